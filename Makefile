@@ -1,0 +1,55 @@
+# netnoise: the two commands of README.md.
+#   make reproduce   set up, then run the quick study and build the report
+#   make test        set up, then run every check CI runs
+# `make setup` alone installs the Debian packages (when missing) and the venv.
+
+SHELL := /bin/bash
+VENV := .venv
+BIN := $(VENV)/bin
+PYTHON ?= python3
+SNAKEMAKE := $(BIN)/snakemake
+CONFIG ?= config/config.yaml
+REPORT := results/report.html
+
+APT_PACKAGES := build-essential git make openmpi-bin libopenmpi-dev hwloc libhwloc-dev \
+	iproute2 iperf3 python3 python3-venv python3-dev
+SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
+
+.PHONY: setup system-packages reproduce test lint clean
+setup: system-packages $(VENV)/.installed
+
+# Installs only what is missing, so a second run costs one dpkg query.
+system-packages:
+	@missing=$$(for p in $(APT_PACKAGES); do \
+	    dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || echo $$p; \
+	  done); \
+	if [ -n "$$missing" ]; then \
+	  echo "installing Debian packages:" $$missing; \
+	  $(SUDO) apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing; \
+	fi
+
+$(VENV)/.installed: pyproject.toml requirements.lock
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip==25.3
+	$(BIN)/python -m pip install --quiet -c requirements.lock -e '.[workflow,dev]'
+	touch $@
+
+reproduce: setup
+	$(SNAKEMAKE) --configfile $(CONFIG)
+	$(SNAKEMAKE) --configfile $(CONFIG) --report $(REPORT)
+	@echo "figures and tables: results/*/figures, results/*/tables; report: $(REPORT)"
+	@$(BIN)/netnoise studies
+
+lint: setup
+	$(SNAKEMAKE) --lint
+	$(BIN)/snakefmt --check workflow
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+test: lint
+	$(MAKE) -C csrc check
+	$(BIN)/pytest
+
+clean:
+	rm -rf results .snakemake csrc/build

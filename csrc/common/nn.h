@@ -1,0 +1,130 @@
+/*
+ * netnoise common layer: option parsing, MPI error checking, timers,
+ * warm-up/timed loops and the self-describing output format.
+ *
+ * Output format (parsed by netnoise.io):
+ *   #@key=value            preamble, one pair per line
+ *   col_unit,col_unit,...  one CSV header line, units as name suffixes
+ *   v,v,...                one row per sample
+ */
+#ifndef NN_H
+#define NN_H
+
+#include <stddef.h>
+#include <stdio.h>
+#include <time.h>
+
+#ifndef NN_VERSION
+#define NN_VERSION "0.1.0"
+#endif
+#ifndef NN_GIT_SHA
+#define NN_GIT_SHA "unknown"
+#endif
+
+/* ---------------------------------------------------------------- options */
+
+typedef enum {
+    NN_OPT_LONG,   /* long, range-checked */
+    NN_OPT_DOUBLE, /* double, range-checked */
+    NN_OPT_SIZE,   /* size_t bytes, optional K/M/G suffix (powers of 1024) */
+    NN_OPT_STRING, /* const char *, non-empty */
+    NN_OPT_FLAG,   /* int, set to 1 when present, takes no value */
+    NN_OPT_CHOICE  /* const char *, one of a '|' separated list */
+} nn_opt_type;
+
+typedef struct {
+    const char *name;    /* long name without the leading dashes */
+    nn_opt_type type;
+    void *dest;
+    double min, max;     /* inclusive bounds for LONG, DOUBLE and SIZE */
+    const char *choices; /* for CHOICE: "a|b|c" */
+    const char *help;
+} nn_option;
+
+#define NN_OPTIONS_END {NULL, NN_OPT_FLAG, NULL, 0, 0, NULL, NULL}
+
+typedef struct {
+    const char *tool;    /* program name printed in messages and preamble */
+    const char *summary; /* one line */
+    const char *method;  /* paragraph(s) for --help: what is measured, seed section */
+} nn_tool_info;
+
+enum { NN_PARSE_OK = 0, NN_PARSE_HELP = 1, NN_PARSE_ERROR = 2 };
+
+/* Parses argv against the table. On error writes one line naming the flag,
+ * the value and the expected form into err. Pure C, no MPI. */
+int nn_parse_options(int argc, char **argv, const nn_option *opts, char *err, size_t errlen);
+void nn_print_usage(FILE *fp, const nn_option *opts, const nn_tool_info *info);
+
+/* Strict converters shared by the option parser and by file readers.
+ * Return 0 on success, -1 on any garbage, overflow or empty input. */
+int nn_parse_long(const char *s, long *out);
+int nn_parse_double(const char *s, double *out);
+int nn_parse_size(const char *s, size_t *out);
+
+/* ---------------------------------------------------------------- timers */
+
+static inline double nn_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static inline long long nn_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* ---------------------------------------------------------------- run options
+ * Every benchmark accepts these; add NN_RUN_OPTIONS(&run) to its table. */
+
+typedef struct {
+    long warmup;          /* untimed iterations before measuring */
+    long iterations;      /* timed iterations; 0 = until duration/stop */
+    double duration_s;    /* stop after this many seconds; 0 = no limit */
+    const char *stop_file;/* stop when this file exists */
+    const char *output;   /* "-" = stdout */
+    long seed;
+} nn_run_options;
+
+#define NN_RUN_DEFAULTS(warm, iters) {(warm), (iters), 0.0, NULL, "-", 1}
+
+#define NN_RUN_OPTIONS(run)                                                              \
+    {"warmup", NN_OPT_LONG, &(run)->warmup, 0, 1e9, NULL,                                \
+     "untimed iterations before measuring"},                                             \
+    {"iterations", NN_OPT_LONG, &(run)->iterations, 0, 1e12, NULL,                       \
+     "timed iterations (0: until --duration, the stop file or SIGUSR1)"},                \
+    {"duration", NN_OPT_DOUBLE, &(run)->duration_s, 0, 1e7, NULL,                        \
+     "stop after this many seconds of timed iterations (0: no limit)"},                  \
+    {"stop-file", NN_OPT_STRING, &(run)->stop_file, 0, 0, NULL,                          \
+     "stop cleanly once this file exists"},                                              \
+    {"output", NN_OPT_STRING, &(run)->output, 0, 0, NULL,                                \
+     "result file, written atomically ('-': standard output)"},                          \
+    {"seed", NN_OPT_LONG, &(run)->seed, 0, 2147483647, NULL,                             \
+     "seed of every random choice"}
+
+/* ---------------------------------------------------------------- writer */
+
+typedef struct {
+    FILE *fp;
+    char *final_path; /* NULL when writing to stdout */
+    char *tmp_path;
+    int active;       /* only rank 0 writes */
+} nn_writer;
+
+/* Opens path+".tmp.<pid>" (or stdout for "-") when active. */
+int nn_writer_open(nn_writer *w, const char *path, int active);
+void nn_meta(nn_writer *w, const char *key, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+void nn_columns(nn_writer *w, const char *header);
+void nn_row(nn_writer *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* success: flush, fsync and rename into place; failure: remove the temp file. */
+int nn_writer_close(nn_writer *w, int success);
+
+/* Date in ISO 8601 UTC. */
+void nn_iso_date(char *buf, size_t len);
+
+#endif

@@ -1,0 +1,194 @@
+#define _POSIX_C_SOURCE 200809L
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "nn_mpi.h"
+
+static volatile sig_atomic_t stop_signal = 0;
+
+static void on_stop_signal(int sig)
+{
+    (void)sig;
+    stop_signal = 1;
+}
+
+int nn_stop_requested(void)
+{
+    return stop_signal != 0;
+}
+
+void nn_mpi_fail(int rc, const char *call, const char *file, int line)
+{
+    char msg[MPI_MAX_ERROR_STRING];
+    int len = 0;
+    if (MPI_Error_string(rc, msg, &len) != MPI_SUCCESS)
+        snprintf(msg, sizeof msg, "error code %d", rc);
+    fprintf(stderr, "%s:%d: %s failed: %s\n", file, line, call, msg);
+    fflush(stderr);
+    MPI_Abort(MPI_COMM_WORLD, 3);
+    exit(3);
+}
+
+void nn_init(int *argc, char ***argv)
+{
+    MPI_CHECK(MPI_Init(argc, argv));
+    MPI_CHECK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_stop_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGUSR1, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGINT, &sa, NULL);
+}
+
+void nn_parse_or_exit(int argc, char **argv, const nn_option *opts, const nn_tool_info *info)
+{
+    int rank;
+    char err[512] = "";
+    MPI_CHECK(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
+    int rc = nn_parse_options(argc, argv, opts, err, sizeof err);
+    if (rc == NN_PARSE_OK)
+        return;
+    if (rank == 0) {
+        if (rc == NN_PARSE_HELP)
+            nn_print_usage(stdout, opts, info);
+        else
+            fprintf(stderr, "%s: %s\n", info->tool, err);
+        fflush(NULL);
+    }
+    MPI_Finalize();
+    exit(rc == NN_PARSE_HELP ? 0 : 2);
+}
+
+void nn_fail_all(MPI_Comm comm, const char *fmt, ...)
+{
+    int rank;
+    MPI_Comm_rank(comm, &rank);
+    if (rank == 0) {
+        va_list ap;
+        va_start(ap, fmt);
+        vfprintf(stderr, fmt, ap);
+        va_end(ap);
+        fputc('\n', stderr);
+        fflush(stderr);
+    }
+    MPI_Barrier(comm);
+    MPI_Finalize();
+    exit(2);
+}
+
+/* Comma-separated unique host names of all ranks, in rank order. */
+static void gather_hosts(MPI_Comm comm, char *out, size_t outlen)
+{
+    int rank, size, len;
+    char name[MPI_MAX_PROCESSOR_NAME] = "";
+    MPI_CHECK(MPI_Comm_rank(comm, &rank));
+    MPI_CHECK(MPI_Comm_size(comm, &size));
+    MPI_CHECK(MPI_Get_processor_name(name, &len));
+    char *all = NULL;
+    if (rank == 0) {
+        all = calloc((size_t)size, MPI_MAX_PROCESSOR_NAME);
+        if (all == NULL)
+            nn_mpi_fail(MPI_ERR_NO_MEM, "calloc", __FILE__, __LINE__);
+    }
+    MPI_CHECK(MPI_Gather(name, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, all, MPI_MAX_PROCESSOR_NAME,
+                         MPI_CHAR, 0, comm));
+    if (rank != 0)
+        return;
+    out[0] = '\0';
+    for (int r = 0; r < size; r++) {
+        const char *h = all + (size_t)r * MPI_MAX_PROCESSOR_NAME;
+        int seen = 0;
+        for (int q = 0; q < r && !seen; q++)
+            seen = strcmp(h, all + (size_t)q * MPI_MAX_PROCESSOR_NAME) == 0;
+        if (seen)
+            continue;
+        if (out[0] != '\0')
+            strncat(out, ",", outlen - strlen(out) - 1);
+        strncat(out, h, outlen - strlen(out) - 1);
+    }
+    free(all);
+}
+
+void nn_preamble(nn_writer *w, const nn_tool_info *info, int argc, char **argv, long seed,
+                 MPI_Comm comm)
+{
+    int size;
+    char hosts[4096];
+    MPI_CHECK(MPI_Comm_size(comm, &size));
+    gather_hosts(comm, hosts, sizeof hosts);
+    if (!w->active)
+        return;
+
+    char args[4096] = "";
+    for (int i = 0; i < argc; i++) {
+        if (i > 0)
+            strncat(args, " ", sizeof args - strlen(args) - 1);
+        strncat(args, argv[i], sizeof args - strlen(args) - 1);
+    }
+    char lib[MPI_MAX_LIBRARY_VERSION_STRING];
+    int liblen = 0;
+    MPI_CHECK(MPI_Get_library_version(lib, &liblen));
+    lib[strcspn(lib, "\n,")] = '\0';
+    char date[64];
+    nn_iso_date(date, sizeof date);
+
+    nn_meta(w, "format", "netnoise-1");
+    nn_meta(w, "tool", "%s", info->tool);
+    nn_meta(w, "version", "%s", NN_VERSION);
+    nn_meta(w, "git_sha", "%s", NN_GIT_SHA);
+    nn_meta(w, "argv", "%s", args);
+    nn_meta(w, "seed", "%ld", seed);
+    nn_meta(w, "mpi_library", "%s", lib);
+    nn_meta(w, "ranks", "%d", size);
+    nn_meta(w, "hosts", "%s", hosts);
+    nn_meta(w, "date", "%s", date);
+}
+
+int nn_local_stop(const nn_run_options *run)
+{
+    struct stat st;
+    if (stop_signal)
+        return 1;
+    return run->stop_file != NULL && stat(run->stop_file, &st) == 0;
+}
+
+void nn_loop_begin(nn_loop *loop, const nn_run_options *run, MPI_Comm comm)
+{
+    loop->run = run;
+    loop->comm = comm;
+    loop->warm_done = 0;
+    loop->timed_done = 0;
+    loop->t_start = 0.0;
+}
+
+int nn_loop_warming(nn_loop *loop)
+{
+    if (loop->warm_done < loop->run->warmup) {
+        loop->warm_done++;
+        return 1;
+    }
+    return 0;
+}
+
+int nn_loop_next(nn_loop *loop)
+{
+    const nn_run_options *run = loop->run;
+    if (loop->timed_done == 0)
+        loop->t_start = nn_now();
+    int stop = run->iterations > 0 && loop->timed_done >= run->iterations;
+    if (!stop && run->duration_s > 0 && nn_now() - loop->t_start >= run->duration_s)
+        stop = 1;
+    if (!stop)
+        stop = nn_local_stop(run);
+    int any_stop = 0;
+    MPI_CHECK(MPI_Allreduce(&stop, &any_stop, 1, MPI_INT, MPI_MAX, loop->comm));
+    if (any_stop)
+        return 0;
+    loop->timed_done++;
+    return 1;
+}

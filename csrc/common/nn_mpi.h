@@ -1,0 +1,65 @@
+/*
+ * MPI side of the netnoise common layer.
+ */
+#ifndef NN_MPI_H
+#define NN_MPI_H
+
+#include <mpi.h>
+
+#include "nn.h"
+
+/* Every MPI call is checked; a failure names the call, file and line and
+ * aborts the whole job so no rank is left waiting. */
+#define MPI_CHECK(call)                                                   \
+    do {                                                                  \
+        int nn_rc_ = (call);                                              \
+        if (nn_rc_ != MPI_SUCCESS)                                        \
+            nn_mpi_fail(nn_rc_, #call, __FILE__, __LINE__);               \
+    } while (0)
+
+void nn_mpi_fail(int rc, const char *call, const char *file, int line) __attribute__((noreturn));
+
+/* MPI_Init, errors-return handler, stop-signal handler (SIGUSR1, which
+ * mpirun forwards to every rank, and SIGTERM/SIGINT). */
+void nn_init(int *argc, char ***argv);
+
+/* Parses the options identically on every rank. On --help rank 0 prints
+ * the usage and every rank exits 0; on a bad option rank 0 prints the
+ * message and every rank exits 2. Returns only when parsing succeeded. */
+void nn_parse_or_exit(int argc, char **argv, const nn_option *opts, const nn_tool_info *info);
+
+/* All ranks exit together with a message printed once by rank 0. */
+void nn_fail_all(MPI_Comm comm, const char *fmt, ...) __attribute__((noreturn, format(printf, 2, 3)));
+
+/* Collective: writes the standard preamble (tool, version, git SHA, argv,
+ * seed, MPI library version, ranks, hostnames, date) on rank 0. */
+void nn_preamble(nn_writer *w, const nn_tool_info *info, int argc, char **argv, long seed,
+                 MPI_Comm comm);
+
+/* Warm-up then timed loop with a collective stop decision:
+ *
+ *   nn_loop loop;
+ *   nn_loop_begin(&loop, &run, comm);
+ *   while (nn_loop_warming(&loop)) exchange();
+ *   while (nn_loop_next(&loop)) { t0 = nn_now(); exchange(); record(nn_now() - t0); }
+ *
+ * The loop stops when every rank agrees to go on no longer: the iteration
+ * count is reached, the duration has passed on some rank, the stop file
+ * exists, or SIGUSR1/SIGTERM arrived. */
+typedef struct {
+    const nn_run_options *run;
+    MPI_Comm comm;
+    long warm_done;
+    long timed_done;
+    double t_start;
+} nn_loop;
+
+void nn_loop_begin(nn_loop *loop, const nn_run_options *run, MPI_Comm comm);
+int nn_loop_warming(nn_loop *loop);
+int nn_loop_next(nn_loop *loop);
+int nn_stop_requested(void);
+
+/* A stop request seen by this rank alone (signal or stop file). */
+int nn_local_stop(const nn_run_options *run);
+
+#endif

@@ -1,0 +1,5 @@
+import sys
+
+from netnoise.cli import main
+
+sys.exit(main())

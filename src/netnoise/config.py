@@ -1,0 +1,107 @@
+"""Load and validate the workflow configuration against its JSON schema.
+
+Validation fills in every default the schema declares, so code downstream
+reads a complete config, and turns schema violations into one paragraph
+that names each offending key, its value and what is allowed.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import yaml
+from jsonschema import validators
+
+SCHEMA_PATH = Path(__file__).resolve().parents[2] / "workflow" / "schemas" / "config.schema.yaml"
+
+
+class ConfigError(ValueError):
+    """The configuration violates the schema."""
+
+
+def _with_defaults(validator_class: type) -> type:
+    check_properties = validator_class.VALIDATORS["properties"]
+
+    def fill_defaults(validator, properties, instance, schema) -> Iterator[Any]:
+        if isinstance(instance, dict):
+            for name, subschema in properties.items():
+                if name not in instance and "default" in subschema:
+                    instance[name] = copy.deepcopy(subschema["default"])
+        yield from check_properties(validator, properties, instance, schema)
+
+    return validators.extend(validator_class, {"properties": fill_defaults})
+
+
+_FillingValidator = _with_defaults(jsonschema.Draft202012Validator)
+
+
+def load_schema(path: str | os.PathLike[str] = SCHEMA_PATH) -> dict[str, Any]:
+    with open(path) as fh:
+        return yaml.safe_load(fh)
+
+
+def _key(error: jsonschema.ValidationError) -> str:
+    return ".".join(str(p) for p in error.absolute_path) or "(top level)"
+
+
+def _describe(error: jsonschema.ValidationError) -> str:
+    key = _key(error)
+    value = error.instance
+    schema = error.schema
+    kind = error.validator
+    if kind == "enum":
+        allowed = ", ".join(repr(v) for v in schema["enum"])
+        problem = f"{value!r} is not allowed; allowed values: {allowed}"
+    elif kind == "type":
+        problem = f"{value!r} has the wrong type; expected {schema['type']}"
+    elif kind == "pattern":
+        problem = f"{value!r} does not match {schema['pattern']}"
+    elif kind in ("minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum"):
+        op = {"minimum": ">=", "exclusiveMinimum": ">", "maximum": "<=", "exclusiveMaximum": "<"}
+        problem = f"{value!r} is out of range; must be {op[kind]} {schema[kind]}"
+    elif kind == "additionalProperties":
+        extra = sorted(set(value) - set(schema.get("properties", {})))
+        allowed = ", ".join(sorted(schema.get("properties", {})))
+        problem = f"unknown key(s) {', '.join(extra)}; allowed keys: {allowed}"
+    elif kind in ("minItems", "maxItems", "uniqueItems", "minLength"):
+        problem = f"{value!r}: {error.message}"
+    else:
+        problem = error.message
+    description = schema.get("description")
+    hint = (
+        f" ({description.strip().rstrip('.')})"
+        if description and kind != "additionalProperties"
+        else ""
+    )
+    return f"{key}: {problem}{hint}"
+
+
+def validate(
+    config: dict[str, Any], schema: dict[str, Any] | None = None, *, source: str = "config"
+) -> dict[str, Any]:
+    """Validate ``config`` in place, filling defaults; raise ConfigError on violations."""
+    schema = schema if schema is not None else load_schema()
+    errors = sorted(
+        _FillingValidator(schema).iter_errors(config), key=lambda e: list(e.absolute_path)
+    )
+    if errors:
+        details = "; ".join(_describe(e) for e in errors)
+        raise ConfigError(
+            f"invalid configuration ({source}): {details}. "
+            "See config/README.md for every key and its allowed values."
+        )
+    return config
+
+
+def load(path: str | os.PathLike[str], schema: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Read a YAML config file and validate it."""
+    with open(path) as fh:
+        config = yaml.safe_load(fh) or {}
+    if not isinstance(config, dict):
+        raise ConfigError(f"invalid configuration ({path}): the top level must be a mapping")
+    return validate(config, schema, source=str(path))

@@ -1,0 +1,30 @@
+"""Platforms turn "run this MPI program with N ranks" into a launch command.
+
+- ``localhost``: every rank on this host, no network emulation.
+- ``slurm``: inside a Slurm allocation, through ``srun`` (or a configured launcher).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from netnoise.platform.base import Launch, Platform, PlatformUnavailable
+from netnoise.platform.localhost import Localhost
+from netnoise.platform.slurm import Slurm
+
+KINDS: dict[str, type[Platform]] = {"localhost": Localhost, "slurm": Slurm}
+
+
+def from_config(platform_config: dict[str, Any]) -> Platform:
+    """The platform described by the validated ``platform`` section of the config."""
+    kind = platform_config["kind"]
+    try:
+        cls = KINDS[kind]
+    except KeyError:
+        raise PlatformUnavailable(
+            f"platform.kind {kind!r} is not known; known kinds: {', '.join(KINDS)}"
+        ) from None
+    return cls(platform_config)
+
+
+__all__ = ["KINDS", "Launch", "Platform", "PlatformUnavailable", "from_config"]

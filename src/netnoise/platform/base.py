@@ -1,0 +1,54 @@
+from __future__ import annotations
+
+import os
+import shutil
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from typing import Any
+
+
+class PlatformUnavailable(RuntimeError):
+    """The configured platform cannot run here; the message says what to do."""
+
+
+@dataclass
+class Launch:
+    """A ready-to-run command: argv plus the environment it needs on top of ours."""
+
+    argv: list[str]
+    env: dict[str, str] = field(default_factory=dict)
+
+    def environment(self) -> dict[str, str]:
+        return {**os.environ, **self.env}
+
+
+def open_mpi_root_env() -> dict[str, str]:
+    """Open MPI refuses to start as root unless told; containers and CI run as root."""
+    if os.geteuid() == 0:
+        return {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"}
+    return {}
+
+
+class Platform(ABC):
+    kind: str
+    #: The program every launch starts with; it must be on PATH.
+    launcher: str
+
+    def __init__(self, config: dict[str, Any]):
+        self.config = config
+
+    @abstractmethod
+    def mpi_launch(self, program: list[str], ranks: int) -> Launch:
+        """The command that runs ``program`` with ``ranks`` MPI ranks."""
+
+    @abstractmethod
+    def describe(self) -> dict[str, Any]:
+        """What a provenance record should say about where the run happened."""
+
+    def check(self) -> None:
+        """Raise PlatformUnavailable when this platform cannot run here."""
+        if shutil.which(self.launcher) is None:
+            raise PlatformUnavailable(
+                f"platform {self.kind!r}: {self.launcher!r} is not on PATH; "
+                "install Open MPI (make setup) or set the launcher in the config"
+            )

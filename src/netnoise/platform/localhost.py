@@ -1,0 +1,42 @@
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from netnoise.platform.base import Launch, Platform, open_mpi_root_env
+
+
+class Localhost(Platform):
+    """All ranks on this host through mpirun; messages never cross a network."""
+
+    kind = "localhost"
+
+    def __init__(self, config: dict[str, Any]):
+        super().__init__(config)
+        self.launcher = config["mpirun"]
+
+    def mpi_launch(self, program: list[str], ranks: int) -> Launch:
+        argv = [
+            self.launcher,
+            "-n",
+            str(ranks),
+            # More ranks than cores is normal here; binding would stack them on core 0.
+            "--oversubscribe",
+            "--bind-to",
+            "none",
+            *self.config["mpirun_args"],
+            *program,
+        ]
+        env = {
+            **open_mpi_root_env(),
+            # Single-copy shared memory needs ptrace rights containers often lack.
+            "OMPI_MCA_btl_vader_single_copy_mechanism": "none",
+        }
+        return Launch(argv, env)
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "network": "none: every rank on one host, messages go through shared memory",
+            "cores": os.cpu_count(),
+        }

@@ -1,0 +1,164 @@
+"""Provenance sidecars: what produced a result, from what, where and when.
+
+Every result file ``X`` gets ``X.prov.json`` holding the config subset that
+drove it, checksums of its inputs and of itself, the git revision, software
+versions, the hwloc topology of the machine, the platform description, the
+start and end time and the exit status.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import functools
+import hashlib
+import json
+import os
+import platform as pyplatform
+import shutil
+import subprocess
+import sys
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+from typing import Any
+
+from netnoise.atomic import write_json
+
+SCHEMA = "netnoise-provenance-1"
+SIDECAR_SUFFIX = ".prov.json"
+PACKAGES = (
+    "netnoise",
+    "snakemake",
+    "numpy",
+    "pandas",
+    "scipy",
+    "scikit-learn",
+    "matplotlib",
+    "seaborn",
+    "pyarrow",
+)
+REPO_ROOT = Path(__file__).resolve().parents[2]
+
+
+def sidecar_path(result: str | os.PathLike[str]) -> Path:
+    return Path(f"{result}{SIDECAR_SUFFIX}")
+
+
+def sha256(path: str | os.PathLike[str]) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def now() -> str:
+    return dt.datetime.now(dt.UTC).isoformat(timespec="milliseconds")
+
+
+def _first_line(argv: list[str]) -> str | None:
+    if shutil.which(argv[0]) is None:
+        return None
+    try:
+        out = subprocess.run(argv, capture_output=True, text=True, timeout=30, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    text = (out.stdout or out.stderr).strip()
+    return text.splitlines()[0] if text else None
+
+
+@functools.cache
+def git_state(root: str = str(REPO_ROOT)) -> dict[str, Any]:
+    """Revision of the source tree and whether it had uncommitted changes."""
+
+    def git(*args: str) -> str | None:
+        try:
+            out = subprocess.run(
+                ["git", "-C", root, *args], capture_output=True, text=True, timeout=30
+            )
+        except (OSError, subprocess.TimeoutExpired):
+            return None
+        return out.stdout.strip() if out.returncode == 0 else None
+
+    sha = git("rev-parse", "HEAD")
+    status = git("status", "--porcelain", "--untracked-files=no")
+    return {"sha": sha or "unknown", "dirty": bool(status) if status is not None else None}
+
+
+@functools.cache
+def software_versions() -> dict[str, Any]:
+    packages = {}
+    for name in PACKAGES:
+        try:
+            packages[name] = version(name)
+        except PackageNotFoundError:
+            packages[name] = None
+    return {
+        "python": sys.version.split()[0],
+        "packages": packages,
+        "mpirun": _first_line(["mpirun", "--version"]),
+        "mpicc": _first_line(["mpicc", "--version"]),
+        "lstopo": _first_line(["lstopo", "--version"]),
+        "kernel": pyplatform.release(),
+        "hostname": pyplatform.node(),
+    }
+
+
+@functools.cache
+def hwloc_topology() -> str | None:
+    """The machine's hwloc topology as lstopo XML, or None without hwloc."""
+    if shutil.which("lstopo") is None:
+        return None
+    try:
+        out = subprocess.run(
+            ["lstopo", "--of", "xml", "-"], capture_output=True, text=True, timeout=60
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return out.stdout if out.returncode == 0 else None
+
+
+def record(
+    *,
+    result: str | os.PathLike[str],
+    inputs: dict[str, str | os.PathLike[str]] | None = None,
+    config: dict[str, Any] | None = None,
+    platform: dict[str, Any] | None = None,
+    command: list[str] | None = None,
+    start: str,
+    end: str,
+    exit_status: int,
+) -> dict[str, Any]:
+    """Build the provenance record of ``result`` (which must already exist)."""
+    return {
+        "schema": SCHEMA,
+        "result": {"path": str(result), "sha256": sha256(result)},
+        "inputs": {
+            name: {"path": str(p), "sha256": sha256(p)} for name, p in (inputs or {}).items()
+        },
+        "config": config or {},
+        "platform": platform or {},
+        "command": command,
+        "git": git_state(),
+        "software": software_versions(),
+        "hwloc_topology_xml": hwloc_topology(),
+        "start": start,
+        "end": end,
+        "exit_status": exit_status,
+    }
+
+
+def write_sidecar(result: str | os.PathLike[str], **fields: Any) -> Path:
+    """Write ``result.prov.json`` atomically and return its path."""
+    path = sidecar_path(result)
+    write_json(path, record(result=result, **fields))
+    return path
+
+
+def read_sidecar(result: str | os.PathLike[str]) -> dict[str, Any]:
+    with open(sidecar_path(result)) as fh:
+        data = json.load(fh)
+    if data.get("schema") != SCHEMA:
+        raise ValueError(
+            f"{sidecar_path(result)}: schema {data.get('schema')!r}, expected {SCHEMA}"
+        )
+    return data

@@ -1,0 +1,56 @@
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+VENV_BIN = Path(sys.executable).parent
+
+
+def snakemake(*args: str, cwd: Path = REPO, timeout: float = 600) -> subprocess.CompletedProcess:
+    """Run the workflow's snakemake with the project's Snakefile."""
+    exe = shutil.which("snakemake", path=str(VENV_BIN)) or "snakemake"
+    return subprocess.run(
+        [exe, "--snakefile", str(REPO / "workflow" / "Snakefile"), *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
+@pytest.fixture(scope="session")
+def built_programs(tmp_path_factory) -> Path:
+    """The C programs, built once per session into a temporary directory."""
+    if shutil.which("mpicc") is None:
+        pytest.skip("mpicc not installed (make setup installs Open MPI)")
+    from netnoise.build import build_programs
+
+    root = tmp_path_factory.mktemp("build")
+    build_programs(
+        REPO / "csrc",
+        root / "bin",
+        mpicc="mpicc",
+        cflags="-O2",
+        log=root / "build.log",
+        build_dir=root / "objects",
+    )
+    return root / "bin"
+
+
+@pytest.fixture
+def localhost_platform():
+    from netnoise.platform import from_config
+
+    return from_config(
+        {"kind": "localhost", "mpirun": "mpirun", "mpirun_args": [], "timeout_s": 120}
+    )
+
+
+def pytest_configure(config):
+    os.environ.setdefault("OMPI_MCA_btl_vader_single_copy_mechanism", "none")

@@ -1,0 +1,76 @@
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import pytest
+
+from netnoise import provenance
+from netnoise.atomic import atomic_open, atomic_path, write_csv, write_json
+
+
+def test_atomic_open_leaves_nothing_when_the_block_fails(tmp_path):
+    target = tmp_path / "out" / "result.csv"
+    with pytest.raises(RuntimeError), atomic_open(target) as fh:
+        fh.write("partial")
+        raise RuntimeError("killed mid-way")
+    assert not target.exists()
+    assert list(target.parent.iterdir()) == []
+
+
+def test_atomic_path_replaces_only_on_success(tmp_path):
+    target = tmp_path / "result.json"
+    write_json(target, {"v": 1})
+    with pytest.raises(ValueError), atomic_path(target) as tmp:
+        tmp.write_text('{"v": 2')
+        raise ValueError("bad")
+    assert json.loads(target.read_text()) == {"v": 1}
+
+
+def test_write_csv_round_trips(tmp_path):
+    frame = pd.DataFrame({"a": [1, 2], "b": ["x", "y"]})
+    write_csv(tmp_path / "t.csv", frame)
+    assert pd.read_csv(tmp_path / "t.csv").equals(frame)
+
+
+def test_sidecar_records_checksums_config_and_environment(tmp_path):
+    result = tmp_path / "r.csv"
+    result.write_text("x_us\n1\n")
+    program = tmp_path / "prog"
+    program.write_bytes(b"\x7fELF")
+    path = provenance.write_sidecar(
+        result,
+        inputs={"program": program},
+        config={"baseline": {"sizes": [8]}},
+        platform={"kind": "localhost"},
+        command=["mpirun", "-n", "2", "prog"],
+        start="2026-01-01T00:00:00+00:00",
+        end="2026-01-01T00:00:01+00:00",
+        exit_status=0,
+    )
+    assert path == tmp_path / "r.csv.prov.json"
+    record = provenance.read_sidecar(result)
+    assert record["result"]["sha256"] == provenance.sha256(result)
+    assert record["inputs"]["program"]["sha256"] == provenance.sha256(program)
+    assert record["config"] == {"baseline": {"sizes": [8]}}
+    assert record["exit_status"] == 0
+    assert record["software"]["python"]
+    assert record["software"]["packages"]["numpy"] == __import__("numpy").__version__
+    assert set(record["git"]) == {"sha", "dirty"}
+
+
+def test_sidecar_has_hwloc_topology_when_lstopo_exists():
+    import shutil
+
+    if shutil.which("lstopo") is None:
+        pytest.skip("hwloc not installed")
+    xml = provenance.hwloc_topology()
+    assert xml is not None and "<topology" in xml
+
+
+def test_read_sidecar_rejects_other_schemas(tmp_path):
+    result = tmp_path / "r.csv"
+    result.write_text("")
+    provenance.sidecar_path(result).write_text('{"schema": "other"}')
+    with pytest.raises(ValueError, match="expected netnoise-provenance-1"):
+        provenance.read_sidecar(result)

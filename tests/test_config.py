@@ -1,0 +1,88 @@
+from __future__ import annotations
+
+import copy
+
+import pytest
+import yaml
+
+from netnoise.config import ConfigError, load, load_schema, validate
+from tests.conftest import REPO, snakemake
+
+
+def walk_keys(schema, path=""):
+    for name, sub in schema.get("properties", {}).items():
+        key = f"{path}.{name}" if path else name
+        yield key, sub
+        yield from walk_keys(sub, key)
+
+
+def test_every_schema_key_has_description_and_default():
+    schema = load_schema()
+    keys = list(walk_keys(schema))
+    assert keys
+    for key, sub in keys:
+        assert sub.get("description"), f"{key} has no description"
+        assert "default" in sub, f"{key} has no default"
+
+
+def test_empty_config_gets_every_default():
+    config = validate({})
+    assert config["platform"]["kind"] == "localhost"
+    assert config["platform"]["slurm"]["launcher"] == "srun --mpi=pmix"
+    assert config["baseline"]["sizes"] == [8, 1024, 65536]
+
+
+@pytest.mark.parametrize("name", ["config.yaml", "paper.yaml"])
+def test_shipped_configs_are_valid(name):
+    load(REPO / "config" / name)
+
+
+def test_every_config_key_is_documented():
+    readme = (REPO / "config" / "README.md").read_text()
+    for key, _ in walk_keys(load_schema()):
+        assert f"`{key}`" in readme, f"config/README.md does not document {key}"
+
+
+BAD = [
+    (
+        {"platform": {"kind": "cloud"}},
+        "platform.kind: 'cloud' is not allowed; allowed values: 'localhost', 'slurm'",
+    ),
+    (
+        {"platform": {"mpirun": "mpirun; rm -rf /"}},
+        "platform.mpirun: 'mpirun; rm -rf /' does not match",
+    ),
+    (
+        {"platform": {"mpirun_args": ["--mca", "a b"]}},
+        "platform.mpirun_args.1: 'a b' does not match",
+    ),
+    ({"platform": {"timeout_s": 0}}, "platform.timeout_s: 0 is out of range; must be > 0"),
+    ({"baseline": {"ranks": 3}}, "baseline.ranks: 3 is not a multiple of 2"),
+    ({"baseline": {"sizes": []}}, "baseline.sizes: []"),
+    ({"baseline": {"sizes": [8, 8]}}, "baseline.sizes: [8, 8]"),
+    ({"baseline": {"iterations": "many"}}, "baseline.iterations: 'many' has the wrong type"),
+    ({"build": {"cflags": "-O2 `id`"}}, "build.cflags: '-O2 `id`' does not match"),
+    (
+        {"colour": "red"},
+        "(top level): unknown key(s) colour; allowed keys: baseline, build, platform",
+    ),
+]
+
+
+@pytest.mark.parametrize(("config", "message"), BAD)
+def test_bad_values_name_key_value_and_allowed(config, message):
+    with pytest.raises(ConfigError) as err:
+        validate(copy.deepcopy(config))
+    assert message in str(err.value)
+    assert "\n" not in str(err.value), "the error must be one paragraph"
+
+
+def test_workflow_stops_before_any_job_on_bad_config(tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(yaml.safe_dump({"platform": {"kind": "cloud"}, "baseline": {"ranks": 5}}))
+    out = snakemake("-n", "--configfile", str(bad))
+    assert out.returncode != 0
+    text = out.stdout + out.stderr
+    assert "platform.kind: 'cloud' is not allowed; allowed values: 'localhost', 'slurm'" in text
+    assert "baseline.ranks: 5 is not a multiple of 2" in text
+    assert "rule " not in text  # no job was scheduled
