@@ -53,7 +53,7 @@ check_format() {
   ok
 }
 
-for prog in $(make -s list-programs); do
+for prog in ${PROGRAMS:?set by make check}; do
   bin="$BINDIR/$prog"
   if mpi -n 1 "$bin" --help >"$tmp/help" 2>&1 && grep -q "^usage: $prog" "$tmp/help" \
      && grep -q "^Method:" "$tmp/help"; then

@@ -28,7 +28,10 @@ def _tool_output(argv: list[str]) -> str | None:
 def list_programs(csrc: str | os.PathLike[str]) -> list[str]:
     """The programs ``csrc/Makefile`` builds."""
     out = subprocess.run(
-        ["make", "-s", "-C", str(csrc), "list-programs"], capture_output=True, text=True, check=True
+        ["make", "-s", "--no-print-directory", "-C", str(csrc), "list-programs"],
+        capture_output=True,
+        text=True,
+        check=True,
     )
     return out.stdout.split()
 
