@@ -27,7 +27,8 @@ def test_every_schema_key_has_description_and_default():
 
 def test_empty_config_gets_every_default():
     config = validate({})
-    assert config["platform"]["kind"] == "localhost"
+    assert config["platform"]["kind"] == "testbed"
+    assert config["platform"]["testbed"]["nodes"] == 8
     assert config["platform"]["slurm"]["launcher"] == "srun --mpi=pmix"
     assert config["baseline"]["sizes"] == [8, 1024, 65536]
 
@@ -46,7 +47,7 @@ def test_every_config_key_is_documented():
 BAD = [
     (
         {"platform": {"kind": "cloud"}},
-        "platform.kind: 'cloud' is not allowed; allowed values: 'localhost', 'slurm'",
+        "platform.kind: 'cloud' is not allowed; allowed values: 'testbed', 'localhost', 'slurm'",
     ),
     (
         {"platform": {"mpirun": "mpirun; rm -rf /"}},
@@ -57,6 +58,15 @@ BAD = [
         "platform.mpirun_args.1: 'a b' does not match",
     ),
     ({"platform": {"timeout_s": 0}}, "platform.timeout_s: 0 is out of range; must be > 0"),
+    ({"platform": {"testbed": {"prefix": "bad-prefix"}}}, "platform.testbed.prefix: 'bad-prefix'"),
+    (
+        {"platform": {"testbed": {"nodes": 1}}},
+        "platform.testbed.nodes: 1 is out of range; must be >= 2",
+    ),
+    (
+        {"platform": {"testbed": {"tcp_congestion": "vegas"}}},
+        "platform.testbed.tcp_congestion: 'vegas' is not allowed; allowed values: 'default'",
+    ),
     ({"baseline": {"ranks": 3}}, "baseline.ranks: 3 is not a multiple of 2"),
     ({"baseline": {"sizes": []}}, "baseline.sizes: []"),
     ({"baseline": {"sizes": [8, 8]}}, "baseline.sizes: [8, 8]"),
@@ -83,6 +93,9 @@ def test_workflow_stops_before_any_job_on_bad_config(tmp_path):
     out = snakemake("-n", "--configfile", str(bad))
     assert out.returncode != 0
     text = out.stdout + out.stderr
-    assert "platform.kind: 'cloud' is not allowed; allowed values: 'localhost', 'slurm'" in text
+    assert (
+        "platform.kind: 'cloud' is not allowed; allowed values: 'testbed', 'localhost', 'slurm'"
+        in text
+    )
     assert "baseline.ranks: 5 is not a multiple of 2" in text
     assert "rule " not in text  # no job was scheduled

@@ -35,7 +35,7 @@ def test_missing_launcher_is_a_clear_error():
 
 
 def test_unknown_kind():
-    with pytest.raises(PlatformUnavailable, match="known kinds: localhost, slurm"):
+    with pytest.raises(PlatformUnavailable, match="known kinds: testbed, localhost, slurm"):
         from_config({"kind": "cloud"})
 
 

@@ -12,7 +12,7 @@ from tests.conftest import REPO, snakemake
 
 @pytest.mark.parametrize("name", ["config.yaml", "paper.yaml"])
 def test_dry_run(name):
-    out = snakemake("-n", "--configfile", str(REPO / "config" / name))
+    out = snakemake("-n", "--forceall", "--configfile", str(REPO / "config" / name))
     assert out.returncode == 0, out.stderr[-3000:]
     assert "measure_baseline_latency" in out.stdout
 

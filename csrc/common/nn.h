@@ -86,11 +86,12 @@ typedef struct {
     long iterations;      /* timed iterations; 0 = until duration/stop */
     double duration_s;    /* stop after this many seconds; 0 = no limit */
     const char *stop_file;/* stop when this file exists */
+    const char *ready_file;/* created once every rank has finished warm-up */
     const char *output;   /* "-" = stdout */
     long seed;
 } nn_run_options;
 
-#define NN_RUN_DEFAULTS(warm, iters) {(warm), (iters), 0.0, NULL, "-", 1}
+#define NN_RUN_DEFAULTS(warm, iters) {(warm), (iters), 0.0, NULL, NULL, "-", 1}
 
 #define NN_RUN_OPTIONS(run)                                                              \
     {"warmup", NN_OPT_LONG, &(run)->warmup, 0, 1e9, NULL,                                \
@@ -101,6 +102,8 @@ typedef struct {
      "stop after this many seconds of timed iterations (0: no limit)"},                  \
     {"stop-file", NN_OPT_STRING, &(run)->stop_file, 0, 0, NULL,                          \
      "stop cleanly once this file exists"},                                              \
+    {"ready-file", NN_OPT_STRING, &(run)->ready_file, 0, 0, NULL,                        \
+     "create this file once every rank has finished warm-up (co-runs wait for it)"},     \
     {"output", NN_OPT_STRING, &(run)->output, 0, 0, NULL,                                \
      "result file, written atomically ('-': standard output)"},                          \
     {"seed", NN_OPT_LONG, &(run)->seed, 0, 2147483647, NULL,                             \

@@ -175,11 +175,25 @@ int nn_loop_warming(nn_loop *loop)
     return 0;
 }
 
+static void signal_ready(const nn_run_options *run, MPI_Comm comm)
+{
+    int rank;
+    MPI_CHECK(MPI_Barrier(comm));
+    MPI_CHECK(MPI_Comm_rank(comm, &rank));
+    if (rank != 0 || run->ready_file == NULL)
+        return;
+    FILE *fp = fopen(run->ready_file, "w");
+    if (fp == NULL || fclose(fp) != 0)
+        fprintf(stderr, "cannot create ready file '%s'\n", run->ready_file);
+}
+
 int nn_loop_next(nn_loop *loop)
 {
     const nn_run_options *run = loop->run;
-    if (loop->timed_done == 0)
+    if (loop->timed_done == 0 && loop->t_start == 0.0) {
+        signal_ready(run, loop->comm);
         loop->t_start = nn_now();
+    }
     int stop = run->iterations > 0 && loop->timed_done >= run->iterations;
     if (!stop && run->duration_s > 0 && nn_now() - loop->t_start >= run->duration_s)
         stop = 1;

@@ -43,6 +43,8 @@ void nn_preamble(nn_writer *w, const nn_tool_info *info, int argc, char **argv, 
  *   while (nn_loop_warming(&loop)) exchange();
  *   while (nn_loop_next(&loop)) { t0 = nn_now(); exchange(); record(nn_now() - t0); }
  *
+ * The first call of nn_loop_next creates the ready file (after a barrier),
+ * so a co-run can start its measured job once this one is in full swing.
  * The loop stops when every rank agrees to go on no longer: the iteration
  * count is reached, the duration has passed on some rank, the stop file
  * exists, or SIGUSR1/SIGTERM arrived. */

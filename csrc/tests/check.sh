@@ -53,7 +53,7 @@ check_format() {
   ok
 }
 
-for prog in ${PROGRAMS:?set by make check}; do
+for prog in ${BENCHMARKS:?set by make check}; do
   bin="$BINDIR/$prog"
   if mpi -n 1 "$bin" --help >"$tmp/help" 2>&1 && grep -q "^usage: $prog" "$tmp/help" \
      && grep -q "^Method:" "$tmp/help"; then
@@ -91,6 +91,13 @@ if mpi -n 2 "$BINDIR/pingpong" --iterations 0 --stop-file "$tmp/stop" --output "
 else
   fail "stop file: $(head -c 400 "$tmp/err")"
 fi
+
+# libnntcpcc.so sets the congestion control of every TCP socket.
+for cc in reno cubic; do
+  got=$(LD_PRELOAD="$BINDIR/libnntcpcc.so" NN_TCP_CONGESTION=$cc python3 -c \
+    'import socket; s = socket.socket(); print(s.getsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, 16).rstrip(b"\0").decode())')
+  [ "$got" = "$cc" ] && ok || fail "libnntcpcc.so: asked for $cc, socket has '$got'"
+done
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -18,7 +18,11 @@ from typing import IO, Any
 
 @contextlib.contextmanager
 def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
-    """Yield a temporary path next to ``path``; rename it into place on success."""
+    """Yield a temporary path next to ``path``; rename it into place on success.
+
+    Whatever else was written beside it under its name (a writer's own
+    temporary ``<tmp>.tmp.<pid>``, left by a killed program) is removed too.
+    """
     final = Path(path)
     final.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp_name = tempfile.mkstemp(prefix=f".{final.name}.", suffix=".tmp", dir=final.parent)
@@ -31,6 +35,8 @@ def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
         os.replace(tmp, final)
     finally:
         tmp.unlink(missing_ok=True)
+        for leftover in tmp.parent.glob(f"{tmp.name}.*"):
+            leftover.unlink(missing_ok=True)
 
 
 @contextlib.contextmanager

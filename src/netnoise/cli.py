@@ -3,11 +3,20 @@
 from __future__ import annotations
 
 import argparse
+import json
+import os
+import subprocess
 import sys
+from pathlib import Path
 
 import yaml
 
 from netnoise import __version__, config, io, studies
+from netnoise.platform import PlatformUnavailable
+from netnoise.platform.testbed import TestbedPlatform
+from netnoise.testbed import TestbedError
+
+DEFAULT_CONFIG = Path("config/config.yaml")
 
 
 def _cmd_version(_: argparse.Namespace) -> int:
@@ -35,6 +44,60 @@ def _cmd_parse(args: argparse.Namespace) -> int:
     return 0
 
 
+def _testbed(args: argparse.Namespace) -> TestbedPlatform:
+    path = Path(args.config)
+    if path.exists():
+        resolved = config.load(path)
+    elif args.config == str(DEFAULT_CONFIG):
+        resolved = config.validate({})
+    else:
+        raise FileNotFoundError(f"{path}: no such config file")
+    return TestbedPlatform(resolved["platform"])
+
+
+def _cmd_testbed_up(args: argparse.Namespace) -> int:
+    platform = _testbed(args)
+    state = platform.testbed.up()
+    status = platform.testbed.status()
+    print(
+        f"testbed {status['prefix']} up in {state['setup_s']:.2f} s: {len(status['nodes'])} nodes, "
+        f"{status['racks']} rack(s), links {status['links']}"
+    )
+    return 0
+
+
+def _cmd_testbed_down(args: argparse.Namespace) -> int:
+    removed = _testbed(args).testbed.down()
+    print(f"removed {len(removed)} namespace(s)" if removed else "nothing to remove")
+    return 0
+
+
+def _cmd_testbed_status(args: argparse.Namespace) -> int:
+    status = _testbed(args).testbed.status()
+    if args.json:
+        print(json.dumps(status, indent=2))
+    else:
+        print(f"testbed {status['prefix']}: {'up' if status['up'] else 'down'}")
+        for node in status["nodes"]:
+            print(f"  {node['name']}  {node['address']}  rack {node['rack']}")
+    return 0 if status["up"] or not args.check else 1
+
+
+def _cmd_testbed_exec(args: argparse.Namespace) -> int:
+    platform = _testbed(args)
+    platform.check()
+    argv = platform.testbed.exec_argv(platform.testbed.node(args.node), args.argv)
+    return subprocess.run(argv).returncode
+
+
+def _cmd_testbed_mpirun(args: argparse.Namespace) -> int:
+    platform = _testbed(args)
+    platform.check()
+    nodes = args.nodes.split(",") if args.nodes else None
+    launch = platform.mpi_launch(args.argv, args.n, nodes)
+    return subprocess.run(launch.argv, env={**os.environ, **launch.env}).returncode
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="netnoise", description="Reproducible experiments on network interference."
@@ -54,6 +117,36 @@ def build_parser() -> argparse.ArgumentParser:
     check_cmd.add_argument("--show", action="store_true", help="print it with defaults filled in")
     check_cmd.set_defaults(func=_cmd_config_check)
 
+    testbed = sub.add_parser(
+        "testbed", help="the emulated cluster: network namespaces as nodes (needs root)"
+    )
+    testbed.add_argument(
+        "--config",
+        default=str(DEFAULT_CONFIG),
+        help="workflow config whose platform.testbed section describes the testbed "
+        "(default: %(default)s, or the schema defaults when it does not exist)",
+    )
+    tb = testbed.add_subparsers(dest="action", required=True)
+    tb.add_parser("up", help="bring it up (after removing leftovers)").set_defaults(
+        func=_cmd_testbed_up
+    )
+    tb.add_parser("down", help="kill what runs inside and remove it").set_defaults(
+        func=_cmd_testbed_down
+    )
+    status = tb.add_parser("status", help="nodes, addresses, link rates, up or not")
+    status.add_argument("--json", action="store_true")
+    status.add_argument("--check", action="store_true", help="exit 1 when it is down")
+    status.set_defaults(func=_cmd_testbed_status)
+    exec_cmd = tb.add_parser("exec", help="run a command on a node: exec NODE -- CMD ...")
+    exec_cmd.add_argument("node", help="node name (nn-n01) or number (1)")
+    exec_cmd.add_argument("argv", nargs=argparse.REMAINDER)
+    exec_cmd.set_defaults(func=_cmd_testbed_exec)
+    mpirun = tb.add_parser("mpirun", help="run an MPI program: mpirun -n N -- PROGRAM ...")
+    mpirun.add_argument("-n", type=int, required=True, help="MPI ranks")
+    mpirun.add_argument("--nodes", help="comma-separated nodes (default: all)")
+    mpirun.add_argument("argv", nargs=argparse.REMAINDER)
+    mpirun.set_defaults(func=_cmd_testbed_mpirun)
+
     parse = sub.add_parser("parse", help="print a benchmark result file as a tidy CSV")
     parse.add_argument("file")
     parse.set_defaults(func=_cmd_parse)
@@ -62,9 +155,20 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    if getattr(args, "argv", None) and args.argv[0] == "--":
+        args.argv = args.argv[1:]
+    if getattr(args, "argv", None) == []:
+        print("netnoise: give the command after --", file=sys.stderr)
+        return 2
     try:
         return args.func(args)
-    except (config.ConfigError, io.BenchmarkFormatError, FileNotFoundError) as err:
+    except (
+        config.ConfigError,
+        io.BenchmarkFormatError,
+        FileNotFoundError,
+        PlatformUnavailable,
+        TestbedError,
+    ) as err:
         print(f"netnoise: {err}", file=sys.stderr)
         return 2
 

@@ -127,9 +127,13 @@ def record(
     start: str,
     end: str,
     exit_status: int,
+    extra: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """Build the provenance record of ``result`` (which must already exist)."""
+    """Build the provenance record of ``result`` (which must already exist).
+
+    ``extra`` adds run-specific sections (CPU load, co-run partners)."""
     return {
+        **(extra or {}),
         "schema": SCHEMA,
         "result": {"path": str(result), "sha256": sha256(result)},
         "inputs": {

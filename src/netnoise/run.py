@@ -1,53 +1,204 @@
-"""Run a benchmark on a platform: timeout, full reaping, atomic result, provenance."""
+"""Run benchmarks on a platform: alone or co-running, with timeouts, full reaping,
+atomic results and provenance.
+
+A co-run starts the background jobs (an ImpactB probe, a CompressionB or
+load-generator background, a second application), waits until each has
+finished its warm-up (``--ready-file``), runs the measured job, then tells
+the background jobs to stop (``--stop-file``) and waits for them. Any job
+failing, a background job ending early, or a timeout fails the whole co-run:
+its results never appear.
+"""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
+import tempfile
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
+from netnoise import counters as counter_tools
 from netnoise import provenance
-from netnoise.atomic import atomic_path
+from netnoise.atomic import atomic_path, write_csv
+from netnoise.cpu import CpuLoad
 from netnoise.io import BenchmarkFormatError, read_benchmark
 from netnoise.platform import Platform
 
 
 class RunFailed(RuntimeError):
-    """A benchmark run exited non-zero or timed out; no result was written."""
+    """A run failed or timed out; none of its results were written."""
 
 
-def _kill_group(proc: subprocess.Popen[bytes], grace_s: float = 5.0) -> None:
-    """Stop a launcher and everything it started (they share its session)."""
-    for sig in (signal.SIGTERM, signal.SIGKILL):
-        try:
-            os.killpg(proc.pid, sig)
-        except ProcessLookupError:
-            return
-        try:
-            proc.wait(timeout=grace_s)
-            return
-        except subprocess.TimeoutExpired:
-            continue
+@dataclass
+class Job:
+    """One MPI program of a run. ``program`` is a netnoise benchmark's argv
+    without ``--output`` (and, for background jobs, without the stop/ready files)."""
+
+    name: str
+    program: list[str]
+    ranks: int
+    output: str | os.PathLike[str]
+    nodes: list[str] | None = None
 
 
-def run_process(argv: list[str], env: dict[str, str], log: Path, timeout_s: float) -> int:
-    """Run argv in its own session, output appended to ``log``; reap it whatever happens."""
-    with open(log, "ab") as log_fh:
-        log_fh.write(f"$ {' '.join(argv)}\n".encode())
-        log_fh.flush()
-        proc = subprocess.Popen(
-            argv, env=env, stdout=log_fh, stderr=subprocess.STDOUT, start_new_session=True
+class _Process:
+    def __init__(self, job: Job, argv: list[str], env: dict[str, str], log: IO[bytes]):
+        self.job = job
+        self.argv = argv
+        log.write(f"$ [{job.name}] {' '.join(argv)}\n".encode())
+        log.flush()
+        # Own session: the launcher and everything it starts can be killed as a group.
+        self.proc = subprocess.Popen(
+            argv, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
         )
+
+    def kill(self, grace_s: float = 5.0) -> None:
+        for sig in (signal.SIGTERM, signal.SIGKILL):
+            if self.proc.poll() is not None:
+                break
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.proc.pid, sig)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.proc.wait(timeout=grace_s)
+        # Stray members of the group (ranks whose launcher died first).
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self.proc.pid, signal.SIGKILL)
+
+
+def _wait_ready(processes: list[_Process], ready: list[Path], deadline: float) -> None:
+    while not all(p.exists() for p in ready):
+        for proc in processes:
+            if proc.proc.poll() is not None:
+                raise RunFailed(
+                    f"background job {proc.job.name} ended (status {proc.proc.returncode}) "
+                    "before its warm-up finished"
+                )
+        if time.monotonic() > deadline:
+            raise RunFailed("background jobs did not finish their warm-up in time")
+        time.sleep(0.02)
+
+
+@contextlib.contextmanager
+def _staged(outputs: Sequence[str | os.PathLike[str]]) -> Iterator[list[Path]]:
+    with contextlib.ExitStack() as stack:
+        yield [stack.enter_context(atomic_path(o)) for o in outputs]
+
+
+def corun(
+    platform: Platform,
+    measured: Job,
+    background: Sequence[Job] = (),
+    *,
+    log: str | os.PathLike[str],
+    timeout_s: float,
+    config: dict[str, Any] | None = None,
+    inputs: dict[str, str | os.PathLike[str]] | None = None,
+    counters: counter_tools.Snapshot | None = None,
+    counters_output: str | os.PathLike[str] | None = None,
+    counter_interval_s: float = 0.0,
+    stop_grace_s: float = 30.0,
+) -> None:
+    """Run ``measured`` while ``background`` jobs load the same platform.
+
+    Every job's output appears, with its provenance sidecar, only if every
+    job succeeded. With ``counters``, network counters are sampled around
+    (and every ``counter_interval_s`` during) the measured job into
+    ``counters_output``.
+    """
+    if counters is not None and counters_output is None:
+        raise ValueError("counters need counters_output")
+    platform.check()
+    jobs = [*background, measured]
+    log_path = Path(log)
+    log_path.parent.mkdir(parents=True, exist_ok=True)
+    start = provenance.now()
+    processes: list[_Process] = []
+    extra_outputs = [counters_output] if counters_output is not None else []
+    with (
+        tempfile.TemporaryDirectory(prefix="netnoise-run-") as scratch,
+        open(log_path, "ab") as log_fh,
+        _staged([*(j.output for j in jobs), *extra_outputs]) as staged,
+    ):
+        stop_file = Path(scratch) / "stop"
         try:
-            return proc.wait(timeout=timeout_s)
-        except subprocess.TimeoutExpired:
-            _kill_group(proc)
-            raise RunFailed(f"{argv[0]} did not finish within {timeout_s:g} s; see {log}") from None
-        except BaseException:
-            _kill_group(proc)
-            raise
+            ready = []
+            for i, job in enumerate(background):
+                ready.append(Path(scratch) / f"ready-{i}")
+                program = [*job.program, "--output", str(staged[i])]
+                program += ["--stop-file", str(stop_file), "--ready-file", str(ready[-1])]
+                launch = platform.mpi_launch(program, job.ranks, job.nodes)
+                processes.append(_Process(job, launch.argv, launch.environment(), log_fh))
+            deadline = time.monotonic() + timeout_s
+            _wait_ready(processes, ready, deadline)
+
+            launch = platform.mpi_launch(
+                [*measured.program, "--output", str(staged[len(background)])],
+                measured.ranks,
+                measured.nodes,
+            )
+            sampler = (
+                counter_tools.Sampler(counters, counter_interval_s)
+                if counters is not None
+                else contextlib.nullcontext()
+            )
+            with CpuLoad() as cpu, sampler:
+                main = _Process(measured, launch.argv, launch.environment(), log_fh)
+                processes.append(main)
+                try:
+                    status = main.proc.wait(timeout=max(deadline - time.monotonic(), 0.1))
+                except subprocess.TimeoutExpired:
+                    raise RunFailed(
+                        f"{measured.name} did not finish within {timeout_s:g} s; see {log_path}"
+                    ) from None
+            if status != 0:
+                raise RunFailed(
+                    f"{measured.name} exited with status {status}; log {log_path}:\n"
+                    + log_path.read_text(errors="replace")[-2000:]
+                )
+            stop_file.touch()
+            for proc in processes[:-1]:
+                try:
+                    code = proc.proc.wait(timeout=stop_grace_s)
+                except subprocess.TimeoutExpired:
+                    raise RunFailed(
+                        f"background job {proc.job.name} did not stop within {stop_grace_s:g} s"
+                    ) from None
+                if code != 0:
+                    raise RunFailed(f"background job {proc.job.name} exited with status {code}")
+            for job, path in zip(jobs, staged, strict=False):
+                try:
+                    read_benchmark(path)
+                except BenchmarkFormatError as err:
+                    raise RunFailed(
+                        f"{job.name} exited 0 but its output is invalid: {err}"
+                    ) from err
+            if counters is not None:
+                write_csv(staged[-1], sampler.result())
+        finally:
+            for proc in processes:
+                proc.kill()
+    end = provenance.now()
+    corun_record = [
+        {"name": p.job.name, "ranks": p.job.ranks, "nodes": p.job.nodes, "command": p.argv}
+        for p in processes
+    ]
+    for job, proc in zip(jobs, processes, strict=True):
+        provenance.write_sidecar(
+            job.output,
+            inputs=inputs,
+            config=config,
+            platform=platform.describe(),
+            command=proc.argv,
+            start=start,
+            end=end,
+            exit_status=0,
+            extra={"cpu": cpu.record(), "corun": corun_record if background else None},
+        )
 
 
 def run_benchmark(
@@ -59,35 +210,9 @@ def run_benchmark(
     timeout_s: float,
     config: dict[str, Any] | None = None,
     inputs: dict[str, str | os.PathLike[str]] | None = None,
+    nodes: list[str] | None = None,
 ) -> Path:
-    """Run ``program`` (a netnoise benchmark taking ``--output``) and record provenance.
-
-    The result appears at ``output`` only if the run succeeded; its
-    provenance sidecar is written next to it.
-    """
-    platform.check()
-    log_path = Path(log)
-    log_path.parent.mkdir(parents=True, exist_ok=True)
-    start = provenance.now()
-    with atomic_path(output) as tmp:
-        launch = platform.mpi_launch([*program, "--output", str(tmp)], ranks)
-        status = run_process(launch.argv, launch.environment(), log_path, timeout_s)
-        if status != 0:
-            tail = log_path.read_text(errors="replace")[-2000:]
-            raise RunFailed(f"{program[0]} exited with status {status}; log {log_path}:\n{tail}")
-        try:
-            read_benchmark(tmp)
-        except BenchmarkFormatError as err:
-            raise RunFailed(f"{program[0]} exited 0 but its output is not valid: {err}") from err
-    end = provenance.now()
-    provenance.write_sidecar(
-        output,
-        inputs=inputs,
-        config=config,
-        platform=platform.describe(),
-        command=launch.argv,
-        start=start,
-        end=end,
-        exit_status=status,
-    )
+    """Run one benchmark alone; its result and provenance appear only on success."""
+    job = Job(Path(program[0]).name, program, ranks, output, nodes)
+    corun(platform, job, log=log, timeout_s=timeout_s, config=config, inputs=inputs)
     return Path(output)

@@ -34,8 +34,19 @@ def program(name):
 
 
 def all_targets():
-    return [
+    targets = [
         f"{RESULTS}/figures/baseline_latency.svg",
         f"{RESULTS}/figures/baseline_latency.png",
         f"{RESULTS}/tables/baseline_latency.csv",
     ]
+    if PLATFORM == "testbed":
+        targets.append(f"{RESULTS}/tables/testbed_validation.csv")
+    return targets
+
+
+def release_testbed():
+    """Tear the testbed down when the workflow ends, unless asked to keep it."""
+    if PLATFORM == "testbed" and not config["platform"]["testbed"]["keep_up"]:
+        from netnoise.platform.testbed import TestbedPlatform
+
+        TestbedPlatform(config["platform"]).testbed.down()

@@ -1,5 +1,6 @@
 """Platforms turn "run this MPI program with N ranks" into a launch command.
 
+- ``testbed``: an emulated cluster of network namespaces on this host (the default).
 - ``localhost``: every rank on this host, no network emulation.
 - ``slurm``: inside a Slurm allocation, through ``srun`` (or a configured launcher).
 """
@@ -11,8 +12,13 @@ from typing import Any
 from netnoise.platform.base import Launch, Platform, PlatformUnavailable
 from netnoise.platform.localhost import Localhost
 from netnoise.platform.slurm import Slurm
+from netnoise.platform.testbed import TestbedPlatform
 
-KINDS: dict[str, type[Platform]] = {"localhost": Localhost, "slurm": Slurm}
+KINDS: dict[str, type[Platform]] = {
+    "testbed": TestbedPlatform,
+    "localhost": Localhost,
+    "slurm": Slurm,
+}
 
 
 def from_config(platform_config: dict[str, Any]) -> Platform:

@@ -38,8 +38,8 @@ class Platform(ABC):
         self.config = config
 
     @abstractmethod
-    def mpi_launch(self, program: list[str], ranks: int) -> Launch:
-        """The command that runs ``program`` with ``ranks`` MPI ranks."""
+    def mpi_launch(self, program: list[str], ranks: int, nodes: list[str] | None = None) -> Launch:
+        """The command that runs ``program`` with ``ranks`` MPI ranks, on ``nodes`` if given."""
 
     @abstractmethod
     def describe(self) -> dict[str, Any]:

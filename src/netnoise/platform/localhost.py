@@ -3,7 +3,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from netnoise.platform.base import Launch, Platform, open_mpi_root_env
+from netnoise.platform.base import Launch, Platform, PlatformUnavailable, open_mpi_root_env
 
 
 class Localhost(Platform):
@@ -15,7 +15,12 @@ class Localhost(Platform):
         super().__init__(config)
         self.launcher = config["mpirun"]
 
-    def mpi_launch(self, program: list[str], ranks: int) -> Launch:
+    def mpi_launch(self, program: list[str], ranks: int, nodes: list[str] | None = None) -> Launch:
+        if nodes:
+            raise PlatformUnavailable(
+                "placing ranks on named nodes needs platform.kind testbed or slurm; "
+                "localhost has one node"
+            )
         argv = [
             self.launcher,
             "-n",

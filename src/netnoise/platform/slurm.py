@@ -19,8 +19,9 @@ class Slurm(Platform):
         self.launch_words = shlex.split(config["slurm"]["launcher"])
         self.launcher = self.launch_words[0]
 
-    def mpi_launch(self, program: list[str], ranks: int) -> Launch:
-        return Launch([*self.launch_words, "-n", str(ranks), *program])
+    def mpi_launch(self, program: list[str], ranks: int, nodes: list[str] | None = None) -> Launch:
+        placement = ["--nodelist", ",".join(nodes)] if nodes else []
+        return Launch([*self.launch_words, "-n", str(ranks), *placement, *program])
 
     def describe(self) -> dict[str, Any]:
         return {

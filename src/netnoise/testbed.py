@@ -1,0 +1,339 @@
+"""An emulated cluster on one machine: network namespaces as nodes, bridges as switches.
+
+Layout for ``prefix`` "nn", 4 nodes, 2 racks::
+
+    nn-n01  nn-n02         nn-n03  nn-n04        node namespaces, eth0 = 10.77.0.i/24
+      |eth0   |eth0          |eth0   |eth0        tbf on eth0: the node's upload
+    nnp01   nnp02          nnp03   nnp04          bridge ports: tbf = the node's download
+      \\      /                \\      /
+       nnbr1  -- nnup1 ... nnup2 -- nnbr2         rack switches (bridges)
+                 nndn1      nndn2                 uplinks to the core, tbf both ways
+                     \\      /
+                      nncore                      core switch (only with racks > 1)
+
+Every switch, port and uplink lives in the namespace ``<prefix>-fabric``; nodes
+are ``<prefix>-nNN``. Nothing outside names starting with the prefix is ever
+created, changed or removed. Bring-up first removes leftovers of a crashed run.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import fcntl
+import json
+import os
+import shutil
+import signal
+import subprocess
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from netnoise.atomic import atomic_open, write_json
+
+STATE_ROOT = Path("/run/netnoise")
+SUBNET = "10.77.0"
+
+
+class TestbedError(RuntimeError):
+    """The testbed cannot be brought up or used here; the message says why and what to do."""
+
+    __test__ = False  # not a pytest test class despite the name
+
+
+@dataclass(frozen=True)
+class Node:
+    index: int  # 1-based
+    name: str  # namespace and host name
+    address: str
+    rack: int  # 1-based
+    port: str  # bridge port in the fabric namespace
+
+
+@dataclass(frozen=True)
+class TestbedSpec:
+    __test__ = False
+    prefix: str
+    nodes: int
+    racks: int
+    nic_mbit: float
+    backbone_mbit: float
+    burst_bytes: int
+    queue_bytes: int
+    tcp_congestion: str
+    btl_tcp_links: int
+
+    @classmethod
+    def from_config(cls, testbed: dict[str, Any]) -> TestbedSpec:
+        fields = {f.name for f in dataclasses.fields(cls)}
+        spec = cls(**{k: v for k, v in testbed.items() if k in fields})
+        if spec.nodes < spec.racks:
+            raise TestbedError(
+                f"platform.testbed.nodes ({spec.nodes}) must be at least "
+                f"platform.testbed.racks ({spec.racks})"
+            )
+        return spec
+
+    @property
+    def fabric(self) -> str:
+        return f"{self.prefix}-fabric"
+
+    def node_list(self) -> list[Node]:
+        nodes = []
+        for i in range(1, self.nodes + 1):
+            rack = (i - 1) * self.racks // self.nodes + 1
+            nodes.append(
+                Node(i, f"{self.prefix}-n{i:02d}", f"{SUBNET}.{i}", rack, f"{self.prefix}p{i:02d}")
+            )
+        return nodes
+
+    def bridge(self, rack: int) -> str:
+        return f"{self.prefix}br{rack}"
+
+    def uplink(self, rack: int) -> tuple[str, str]:
+        """(rack-side end, core-side end) of a rack's uplink veth pair."""
+        return f"{self.prefix}up{rack}", f"{self.prefix}dn{rack}"
+
+    @property
+    def core(self) -> str:
+        return f"{self.prefix}core"
+
+    def namespaces(self) -> list[str]:
+        return [self.fabric, *(n.name for n in self.node_list())]
+
+    def as_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+def _run(argv: list[str], *, input: str | None = None, check: bool = True) -> str:
+    proc = subprocess.run(argv, input=input, capture_output=True, text=True, timeout=60)
+    if check and proc.returncode != 0:
+        raise TestbedError(f"{' '.join(argv)} failed: {proc.stderr.strip() or proc.stdout.strip()}")
+    return proc.stdout
+
+
+def _ip_batch(commands: list[str], netns: str | None = None) -> None:
+    """Run many ip(8) commands in one process: set-up time is dominated by forks."""
+    argv = ["ip", *(["-n", netns] if netns else []), "-batch", "-"]
+    _run(argv, input="\n".join(commands) + "\n")
+
+
+def _tc_batch(commands: list[str], netns: str) -> None:
+    _run(["tc", "-n", netns, "-batch", "-"], input="\n".join(commands) + "\n")
+
+
+def _tbf(dev: str, mbit: float, spec: TestbedSpec) -> str:
+    return (
+        f"qdisc replace dev {dev} root tbf rate {mbit:g}mbit "
+        f"burst {spec.burst_bytes} limit {spec.queue_bytes}"
+    )
+
+
+class Testbed:
+    """Lifecycle and state of one emulated cluster."""
+
+    __test__ = False
+
+    def __init__(self, spec: TestbedSpec, state_root: Path = STATE_ROOT):
+        self.spec = spec
+        self.state_dir = state_root / spec.prefix
+        self.agent = self.state_dir / "agent"
+        self.state_file = self.state_dir / "state.json"
+
+    # ------------------------------------------------------------ checks
+    @staticmethod
+    def check_host() -> None:
+        """Raise TestbedError unless this host can run a testbed."""
+        if os.geteuid() != 0:
+            raise TestbedError(
+                "the testbed platform needs root (it creates network namespaces); "
+                "run as root, or set platform.kind: localhost to run every rank on this host"
+            )
+        missing = [t for t in ("ip", "tc", "unshare", "mpirun") if shutil.which(t) is None]
+        if missing:
+            raise TestbedError(
+                f"the testbed platform needs {', '.join(missing)} on PATH (make setup installs "
+                "iproute2, util-linux and Open MPI), or set platform.kind: localhost"
+            )
+
+    # ------------------------------------------------------------ lifecycle
+    def existing_namespaces(self) -> list[str]:
+        out = _run(["ip", "netns", "list"])
+        names = [line.split()[0] for line in out.splitlines() if line.strip()]
+        return sorted(n for n in names if n.startswith(f"{self.spec.prefix}-"))
+
+    def up(self) -> dict[str, Any]:
+        """Bring the testbed up from scratch (removing any leftovers first)."""
+        self.check_host()
+        self.down()
+        started = time.monotonic()
+        try:
+            self._create()
+        except BaseException:
+            self.down()
+            raise
+        state = {
+            "spec": self.spec.as_dict(),
+            "created": time.time(),
+            "setup_s": round(time.monotonic() - started, 3),
+        }
+        self.state_dir.mkdir(parents=True, exist_ok=True)
+        self._write_agent()
+        write_json(self.state_file, state)
+        return state
+
+    def ensure_up(self) -> None:
+        """Bring the testbed up unless it is already up with this very spec.
+
+        Serialised by a lock, so concurrent jobs never tear down each other's testbed."""
+        self.check_host()
+        self.state_dir.parent.mkdir(parents=True, exist_ok=True)
+        lock = self.state_dir.parent / f"{self.spec.prefix}.lock"
+        with open(lock, "w") as fh:
+            fcntl.flock(fh, fcntl.LOCK_EX)
+            if not self.is_up():
+                self.up()
+
+    def is_up(self) -> bool:
+        try:
+            state = json.loads(self.state_file.read_text())
+        except (OSError, ValueError):
+            return False
+        if state.get("spec") != self.spec.as_dict() or not self.agent.exists():
+            return False
+        return self.existing_namespaces() == sorted(self.spec.namespaces())
+
+    def down(self) -> list[str]:
+        """Kill everything running inside the testbed and remove it; return what was removed."""
+        removed = self.existing_namespaces()
+        for ns in removed:
+            self._kill_namespace_processes(ns)
+        for ns in removed:
+            _run(["ip", "netns", "delete", ns], check=False)
+        shutil.rmtree(self.state_dir, ignore_errors=True)
+        left = self.existing_namespaces()
+        if left:
+            raise TestbedError(f"could not remove namespaces {left}")
+        return removed
+
+    @staticmethod
+    def _kill_namespace_processes(ns: str) -> None:
+        for _ in range(5):
+            pids = [int(p) for p in _run(["ip", "netns", "pids", ns], check=False).split()]
+            if not pids:
+                return
+            for pid in pids:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGKILL)
+            time.sleep(0.05)
+
+    def _create(self) -> None:
+        spec = self.spec
+        nodes = spec.node_list()
+        _ip_batch([f"netns add {ns}" for ns in spec.namespaces()])
+        fabric = ["link set lo up"]
+        for rack in range(1, spec.racks + 1):
+            fabric += [
+                f"link add {spec.bridge(rack)} type bridge stp_state 0 forward_delay 0",
+                f"link set {spec.bridge(rack)} up",
+            ]
+        if spec.racks > 1:
+            fabric += [
+                f"link add {spec.core} type bridge stp_state 0 forward_delay 0",
+                f"link set {spec.core} up",
+            ]
+            for rack in range(1, spec.racks + 1):
+                up, down = spec.uplink(rack)
+                fabric += [
+                    f"link add {up} type veth peer name {down}",
+                    f"link set {up} master {spec.bridge(rack)} up",
+                    f"link set {down} master {spec.core} up",
+                ]
+        for node in nodes:
+            fabric += [
+                f"link add {node.port} type veth peer name eth0 netns {node.name}",
+                f"link set {node.port} master {spec.bridge(node.rack)} up",
+            ]
+        _ip_batch(fabric, spec.fabric)
+        for node in nodes:
+            _ip_batch(
+                [
+                    "link set lo up",
+                    f"addr add {node.address}/24 dev eth0",
+                    "link set eth0 up",
+                ],
+                node.name,
+            )
+            _tc_batch([_tbf("eth0", spec.nic_mbit, spec)], node.name)
+        shaping = [_tbf(node.port, spec.nic_mbit, spec) for node in nodes]
+        if spec.racks > 1:
+            for rack in range(1, spec.racks + 1):
+                shaping += [_tbf(end, spec.backbone_mbit, spec) for end in spec.uplink(rack)]
+        _tc_batch(shaping, spec.fabric)
+
+    def _write_agent(self) -> None:
+        """The rsh agent mpirun uses: maps a node address to its namespace and host name."""
+        cases = "\n".join(f"  {n.address}) ns={n.name} ;;" for n in self.spec.node_list())
+        script = f"""#!/bin/sh
+# netnoise testbed launch agent for mpirun (--mca plm_rsh_agent): called as
+# "agent [options] HOST COMMAND...", runs COMMAND inside HOST's namespace
+# with the node's own host name.
+while [ $# -gt 0 ]; do case "$1" in -*) shift ;; *) break ;; esac; done
+host=$1
+shift
+case "$host" in
+{cases}
+  *) echo "netnoise testbed agent: unknown host '$host'" >&2; exit 255 ;;
+esac
+exec ip netns exec "$ns" unshare --uts sh -c 'hostname "$0" && exec sh -c "$1"' "$ns" "$*"
+"""
+        with atomic_open(self.agent) as fh:
+            fh.write(script)
+        self.agent.chmod(0o755)
+
+    # ------------------------------------------------------------ use
+    def node(self, name_or_index: str | int) -> Node:
+        for node in self.spec.node_list():
+            if name_or_index in (node.name, node.index, str(node.index)):
+                return node
+        raise TestbedError(
+            f"no testbed node {name_or_index!r}; nodes are "
+            f"{', '.join(n.name for n in self.spec.node_list())}"
+        )
+
+    def exec_argv(self, node: Node, argv: list[str]) -> list[str]:
+        """Run ``argv`` on ``node``: in its network namespace, with its host name."""
+        return [
+            "ip",
+            "netns",
+            "exec",
+            node.name,
+            "unshare",
+            "--uts",
+            "sh",
+            "-c",
+            'hostname "$0" && exec "$@"',
+            node.name,
+            *argv,
+        ]
+
+    def status(self) -> dict[str, Any]:
+        spec = self.spec
+        links = {"nic_mbit": spec.nic_mbit}
+        if spec.racks > 1:
+            links["backbone_mbit"] = spec.backbone_mbit
+        return {
+            "up": self.is_up(),
+            "prefix": spec.prefix,
+            "namespaces_present": self.existing_namespaces(),
+            "racks": spec.racks,
+            "links": links,
+            "queue_bytes": spec.queue_bytes,
+            "burst_bytes": spec.burst_bytes,
+            "tcp_congestion": spec.tcp_congestion,
+            "nodes": [
+                {"name": n.name, "address": n.address, "rack": n.rack} for n in spec.node_list()
+            ],
+        }

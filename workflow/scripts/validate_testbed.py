@@ -1,0 +1,24 @@
+from netnoise import provenance
+from netnoise.atomic import write_csv
+from netnoise.jobs import logged
+from netnoise.platform import from_config
+from netnoise.validation import link_checks
+
+with logged(snakemake.log[0]) as log:
+    platform = from_config(snakemake.params.platform)
+    platform.check()
+    start = provenance.now()
+    checks = link_checks(platform.testbed, seconds=snakemake.params.seconds)
+    log.info("link checks:\n%s", checks.to_string(index=False))
+    write_csv(snakemake.output.table, checks)
+    provenance.write_sidecar(
+        snakemake.output.table,
+        config={"platform": snakemake.params.platform},
+        platform=platform.describe(),
+        command=["iperf3"],
+        start=start,
+        end=provenance.now(),
+        exit_status=0,
+    )
+    if not checks["passed"].all():
+        raise SystemExit("the testbed does not reach its configured link rates: see the table")
