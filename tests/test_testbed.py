@@ -12,6 +12,7 @@ import time
 import pandas as pd
 import pytest
 
+from netnoise.config import validate
 from netnoise.counters import deltas
 from netnoise.counters import testbed as testbed_counters
 from netnoise.io import read_benchmark
@@ -30,20 +31,8 @@ PREFIX = "nnt"
 
 
 def platform_config(**testbed) -> dict:
-    spec = {
-        "prefix": PREFIX,
-        "nodes": 4,
-        "racks": 1,
-        "nic_mbit": 50,
-        "backbone_mbit": 500,
-        "burst_bytes": 16000,
-        "queue_bytes": 100000,
-        "tcp_congestion": "default",
-        "btl_tcp_links": 2,
-        "keep_up": False,
-        **testbed,
-    }
-    return {"kind": "testbed", "testbed": spec}
+    """The default config's platform, under a prefix of the tests' own."""
+    return validate({"platform": {"testbed": {"prefix": PREFIX, **testbed}}})["platform"]
 
 
 @pytest.fixture
@@ -75,7 +64,7 @@ def test_up_status_and_down_leave_nothing_behind(make_platform):
     platform = make_platform()
     status = platform.testbed.status()
     assert status["up"]
-    assert [n["name"] for n in status["nodes"]] == [f"{PREFIX}-n0{i}" for i in range(1, 5)]
+    assert [n["name"] for n in status["nodes"]] == [f"{PREFIX}-n0{i}" for i in range(1, 9)]
     assert status["links"] == {"nic_mbit": 50}
     hostname = subprocess.run(
         platform.testbed.exec_argv(platform.testbed.node(3), ["hostname"]),
@@ -130,9 +119,9 @@ def test_mpi_pingpong_crosses_namespaces(make_platform, built_programs, tmp_path
 def test_two_racks_route_across_the_backbone(make_platform):
     platform = make_platform(racks=2, nic_mbit=50, backbone_mbit=20)
     spec = platform.testbed.spec
-    assert [n.rack for n in spec.node_list()] == [1, 1, 2, 2]
+    assert [n.rack for n in spec.node_list()] == [1, 1, 1, 1, 2, 2, 2, 2]
     before = pd.DataFrame(testbed_counters.snapshot_rows(spec))
-    cross_rack = iperf3_mbit(platform.testbed, server=3, client=1)
+    cross_rack = iperf3_mbit(platform.testbed, server=5, client=1)
     after = pd.DataFrame(testbed_counters.snapshot_rows(spec))
     same_rack = iperf3_mbit(platform.testbed, server=2, client=1)
     # The 20 Mbit/s backbone, not the 50 Mbit/s NICs, limits cross-rack traffic.
@@ -229,7 +218,7 @@ def test_cli_up_status_down(tmp_path):
     netnoise = [sys.executable, "-m", "netnoise", "testbed", "--config", str(config)]
     try:
         up = subprocess.run([*netnoise, "up"], capture_output=True, text=True, check=True)
-        assert "4 nodes" in up.stdout
+        assert "8 nodes" in up.stdout
         status = subprocess.run([*netnoise, "status", "--json"], capture_output=True, text=True)
         assert json.loads(status.stdout)["up"] is True
     finally:
