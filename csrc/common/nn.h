@@ -78,6 +78,19 @@ static inline long long nn_now_ns(void)
     return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
+/* Busy-waits for ns nanoseconds on the monotonic clock: no system call, no
+ * scheduler involvement, so microsecond delays stay precise. */
+static inline void nn_spin_ns(long long ns)
+{
+    long long end = nn_now_ns() + ns;
+    while (nn_now_ns() < end)
+        ;
+}
+
+/* Sleeps for ns nanoseconds, giving the core to other processes (several
+ * emulated nodes share one machine's cores). */
+void nn_sleep_ns(long long ns);
+
 /* ---------------------------------------------------------------- run options
  * Every benchmark accepts these; add NN_RUN_OPTIONS(&run) to its table. */
 

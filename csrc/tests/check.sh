@@ -94,7 +94,7 @@ fi
 
 # libnntcpcc.so sets the congestion control of every TCP socket.
 for cc in reno cubic; do
-  got=$(LD_PRELOAD="$BINDIR/libnntcpcc.so" NN_TCP_CONGESTION=$cc python3 -c \
+  got=$(LD_PRELOAD="$(realpath "$BINDIR")/libnntcpcc.so" NN_TCP_CONGESTION=$cc python3 -c \
     'import socket; s = socket.socket(); print(s.getsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, 16).rstrip(b"\0").decode())')
   [ "$got" = "$cc" ] && ok || fail "libnntcpcc.so: asked for $cc, socket has '$got'"
 done
