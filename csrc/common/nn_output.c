@@ -99,12 +99,3 @@ void nn_iso_date(char *buf, size_t len)
     gmtime_r(&now, &tm);
     strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
-
-void nn_sleep_ns(long long ns)
-{
-    if (ns <= 0)
-        return;
-    struct timespec ts = {(time_t)(ns / 1000000000LL), (long)(ns % 1000000000LL)};
-    while (nanosleep(&ts, &ts) != 0)
-        ;
-}
