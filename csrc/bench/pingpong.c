@@ -22,6 +22,17 @@ static const nn_tool_info info = {
     "Implements the library-level latency measurement of seed 004 (Sec. 5).",
 };
 
+static void exchange(char *buf, int count, int peer, int initiator)
+{
+    if (initiator) {
+        MPI_CHECK(MPI_Send(buf, count, MPI_BYTE, peer, 0, MPI_COMM_WORLD));
+        MPI_CHECK(MPI_Recv(buf, count, MPI_BYTE, peer, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+    } else {
+        MPI_CHECK(MPI_Recv(buf, count, MPI_BYTE, peer, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+        MPI_CHECK(MPI_Send(buf, count, MPI_BYTE, peer, 0, MPI_COMM_WORLD));
+    }
+}
+
 int main(int argc, char **argv)
 {
     nn_run_options run = NN_RUN_DEFAULTS(100, 1000);
@@ -47,12 +58,9 @@ int main(int argc, char **argv)
 
     const int initiator = rank % 2 == 0;
     const int peer = initiator ? rank + 1 : rank - 1;
-    char *buf = malloc(size > 0 ? size : 1);
-    size_t cap = run.iterations > 0 ? (size_t)run.iterations : 1024;
-    double *rtt = malloc(cap * sizeof *rtt);
-    if (buf == NULL || rtt == NULL)
+    char *buf = calloc(size > 0 ? size : 1, 1);
+    if (buf == NULL)
         nn_fail_all(MPI_COMM_WORLD, "pingpong: out of memory");
-    memset(buf, 0, size > 0 ? size : 1);
 
     nn_writer out;
     if (nn_writer_open(&out, run.output, rank == 0) != 0)
@@ -64,67 +72,34 @@ int main(int argc, char **argv)
     nn_meta(&out, "clock", "CLOCK_MONOTONIC");
 
     const int count = (int)size;
+    nn_table samples; /* pair, iteration, rtt_us */
+    nn_table_init(&samples, 3);
     nn_loop loop;
     nn_loop_begin(&loop, &run, MPI_COMM_WORLD);
     MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
-    while (nn_loop_warming(&loop)) {
-        if (initiator) {
-            MPI_CHECK(MPI_Send(buf, count, MPI_BYTE, peer, 0, MPI_COMM_WORLD));
-            MPI_CHECK(MPI_Recv(buf, count, MPI_BYTE, peer, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
-        } else {
-            MPI_CHECK(MPI_Recv(buf, count, MPI_BYTE, peer, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
-            MPI_CHECK(MPI_Send(buf, count, MPI_BYTE, peer, 0, MPI_COMM_WORLD));
-        }
-    }
-    size_t n = 0;
+    while (nn_loop_warming(&loop))
+        exchange(buf, count, peer, initiator);
     while (nn_loop_next(&loop)) {
+        double t0 = nn_now();
+        exchange(buf, count, peer, initiator);
+        double rtt = (nn_now() - t0) * 1e6;
         if (initiator) {
-            double t0 = nn_now();
-            MPI_CHECK(MPI_Send(buf, count, MPI_BYTE, peer, 0, MPI_COMM_WORLD));
-            MPI_CHECK(MPI_Recv(buf, count, MPI_BYTE, peer, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
-            double t1 = nn_now();
-            if (n == cap) {
-                cap *= 2;
-                double *grown = realloc(rtt, cap * sizeof *rtt);
-                if (grown == NULL)
-                    nn_mpi_fail(MPI_ERR_NO_MEM, "realloc", __FILE__, __LINE__);
-                rtt = grown;
-            }
-            rtt[n++] = (t1 - t0) * 1e6;
-        } else {
-            MPI_CHECK(MPI_Recv(buf, count, MPI_BYTE, peer, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
-            MPI_CHECK(MPI_Send(buf, count, MPI_BYTE, peer, 0, MPI_COMM_WORLD));
+            double row[3] = {rank / 2, (double)(loop.timed_done - 1), rtt};
+            nn_table_add(&samples, row);
         }
     }
 
-    /* Rank 0 writes every initiator's samples, pair by pair. */
+    nn_table all;
+    nn_table_gather(&samples, MPI_COMM_WORLD, &all);
     nn_columns(&out, "pair,iteration,size_bytes,rtt_us");
-    for (int pair = 0; pair < nranks / 2; pair++) {
-        int src = 2 * pair;
-        if (src == 0 && rank == 0) {
-            for (size_t i = 0; i < n; i++)
-                nn_row(&out, "%d,%zu,%zu,%.3f", pair, i, size, rtt[i]);
-        } else if (rank == src) {
-            unsigned long long count_samples = n;
-            MPI_CHECK(MPI_Send(&count_samples, 1, MPI_UNSIGNED_LONG_LONG, 0, 1, MPI_COMM_WORLD));
-            MPI_CHECK(MPI_Send(rtt, (int)n, MPI_DOUBLE, 0, 2, MPI_COMM_WORLD));
-        } else if (rank == 0) {
-            unsigned long long m = 0;
-            MPI_CHECK(MPI_Recv(&m, 1, MPI_UNSIGNED_LONG_LONG, src, 1, MPI_COMM_WORLD,
-                               MPI_STATUS_IGNORE));
-            double *theirs = malloc((m > 0 ? m : 1) * sizeof *theirs);
-            if (theirs == NULL)
-                nn_mpi_fail(MPI_ERR_NO_MEM, "malloc", __FILE__, __LINE__);
-            MPI_CHECK(MPI_Recv(theirs, (int)m, MPI_DOUBLE, src, 2, MPI_COMM_WORLD,
-                               MPI_STATUS_IGNORE));
-            for (unsigned long long i = 0; i < m; i++)
-                nn_row(&out, "%d,%llu,%zu,%.3f", pair, i, size, theirs[i]);
-            free(theirs);
-        }
+    for (size_t i = 0; i < all.rows; i++) {
+        const double *r = NN_ROW(&all, i);
+        nn_row(&out, "%.0f,%.0f,%zu,%.3f", r[0], r[1], size, r[2]);
     }
     int rc = nn_writer_close(&out, 1);
+    nn_table_free(&all);
+    nn_table_free(&samples);
     free(buf);
-    free(rtt);
     MPI_Finalize();
     return rc == 0 ? 0 : 1;
 }

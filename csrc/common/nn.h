@@ -106,9 +106,11 @@ typedef struct {
 
 #define NN_RUN_DEFAULTS(warm, iters) {(warm), (iters), 0.0, NULL, NULL, "-", 1}
 
-#define NN_RUN_OPTIONS(run)                                                              \
+#define NN_WARMUP_OPTION(run)                                                            \
     {"warmup", NN_OPT_LONG, &(run)->warmup, 0, 1e9, NULL,                                \
-     "untimed iterations before measuring"},                                             \
+     "untimed iterations before measuring"}
+
+#define NN_LOOP_OPTIONS(run)                                                             \
     {"iterations", NN_OPT_LONG, &(run)->iterations, 0, 1e12, NULL,                       \
      "timed iterations (0: until --duration, the stop file or SIGUSR1)"},                \
     {"duration", NN_OPT_DOUBLE, &(run)->duration_s, 0, 1e7, NULL,                        \
@@ -116,11 +118,16 @@ typedef struct {
     {"stop-file", NN_OPT_STRING, &(run)->stop_file, 0, 0, NULL,                          \
      "stop cleanly once this file exists"},                                              \
     {"ready-file", NN_OPT_STRING, &(run)->ready_file, 0, 0, NULL,                        \
-     "create this file once every rank has finished warm-up (co-runs wait for it)"},     \
+     "create this file once every rank has finished warm-up (co-runs wait for it)"}
+
+#define NN_OUTPUT_OPTIONS(run)                                                           \
     {"output", NN_OPT_STRING, &(run)->output, 0, 0, NULL,                                \
      "result file, written atomically ('-': standard output)"},                          \
     {"seed", NN_OPT_LONG, &(run)->seed, 0, 2147483647, NULL,                             \
      "seed of every random choice"}
+
+/* Everything a looping benchmark accepts. */
+#define NN_RUN_OPTIONS(run) NN_WARMUP_OPTION(run), NN_LOOP_OPTIONS(run), NN_OUTPUT_OPTIONS(run)
 
 /* ---------------------------------------------------------------- writer */
 

@@ -175,7 +175,7 @@ int nn_loop_warming(nn_loop *loop)
     return 0;
 }
 
-static void signal_ready(const nn_run_options *run, MPI_Comm comm)
+void nn_signal_ready(const nn_run_options *run, MPI_Comm comm)
 {
     int rank;
     MPI_CHECK(MPI_Barrier(comm));
@@ -191,7 +191,7 @@ int nn_loop_next(nn_loop *loop)
 {
     const nn_run_options *run = loop->run;
     if (loop->timed_done == 0 && loop->t_start == 0.0) {
-        signal_ready(run, loop->comm);
+        nn_signal_ready(run, loop->comm);
         loop->t_start = nn_now();
     }
     int stop = run->iterations > 0 && loop->timed_done >= run->iterations;
@@ -205,4 +205,66 @@ int nn_loop_next(nn_loop *loop)
         return 0;
     loop->timed_done++;
     return 1;
+}
+
+void nn_table_init(nn_table *t, int cols)
+{
+    t->data = NULL;
+    t->rows = 0;
+    t->cap = 0;
+    t->cols = cols;
+}
+
+void nn_table_add(nn_table *t, const double *row)
+{
+    if (t->rows == t->cap) {
+        size_t cap = t->cap ? 2 * t->cap : 1024;
+        double *grown = realloc(t->data, cap * (size_t)t->cols * sizeof *grown);
+        if (grown == NULL)
+            nn_mpi_fail(MPI_ERR_NO_MEM, "realloc", __FILE__, __LINE__);
+        t->data = grown;
+        t->cap = cap;
+    }
+    memcpy(NN_ROW(t, t->rows), row, (size_t)t->cols * sizeof *row);
+    t->rows++;
+}
+
+void nn_table_gather(const nn_table *local, MPI_Comm comm, nn_table *all)
+{
+    int rank, size;
+    MPI_CHECK(MPI_Comm_rank(comm, &rank));
+    MPI_CHECK(MPI_Comm_size(comm, &size));
+    nn_table_init(all, local->cols);
+    int count = (int)(local->rows * (size_t)local->cols);
+    int *counts = NULL, *displs = NULL;
+    if (rank == 0) {
+        counts = malloc((size_t)size * sizeof *counts);
+        displs = malloc((size_t)size * sizeof *displs);
+        if (counts == NULL || displs == NULL)
+            nn_mpi_fail(MPI_ERR_NO_MEM, "malloc", __FILE__, __LINE__);
+    }
+    MPI_CHECK(MPI_Gather(&count, 1, MPI_INT, counts, 1, MPI_INT, 0, comm));
+    if (rank == 0) {
+        long long total = 0;
+        for (int r = 0; r < size; r++) {
+            displs[r] = (int)total;
+            total += counts[r];
+        }
+        if (total > 2147483647LL)
+            nn_mpi_fail(MPI_ERR_COUNT, "nn_table_gather: more than 2^31 values", __FILE__, __LINE__);
+        all->rows = all->cap = (size_t)total / (size_t)local->cols;
+        all->data = malloc(((size_t)total > 0 ? (size_t)total : 1) * sizeof *all->data);
+        if (all->data == NULL)
+            nn_mpi_fail(MPI_ERR_NO_MEM, "malloc", __FILE__, __LINE__);
+    }
+    MPI_CHECK(MPI_Gatherv(local->data, count, MPI_DOUBLE, all->data, counts, displs, MPI_DOUBLE, 0,
+                          comm));
+    free(counts);
+    free(displs);
+}
+
+void nn_table_free(nn_table *t)
+{
+    free(t->data);
+    nn_table_init(t, t->cols);
 }

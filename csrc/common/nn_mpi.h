@@ -64,4 +64,24 @@ int nn_stop_requested(void);
 /* A stop request seen by this rank alone (signal or stop file). */
 int nn_local_stop(const nn_run_options *run);
 
+/* Collective: barrier, then rank 0 creates --ready-file (if given). Loops
+ * built on nn_loop do this on their first timed iteration. */
+void nn_signal_ready(const nn_run_options *run, MPI_Comm comm);
+
+/* Rows of doubles kept per rank and gathered to rank 0 at the end, so
+ * every sample is written without I/O inside timed loops. */
+typedef struct {
+    double *data;
+    size_t rows, cap;
+    int cols;
+} nn_table;
+
+void nn_table_init(nn_table *t, int cols);
+void nn_table_add(nn_table *t, const double *row);
+/* Collective: on rank 0, *all holds every rank's rows in rank order
+ * (initialised by the call); other ranks get an empty table. */
+void nn_table_gather(const nn_table *local, MPI_Comm comm, nn_table *all);
+void nn_table_free(nn_table *t);
+#define NN_ROW(t, i) ((t)->data + (size_t)(i) * (size_t)(t)->cols)
+
 #endif

@@ -10,7 +10,7 @@ if [ "$(id -u)" = 0 ]; then
 fi
 # Shared-memory single copy needs ptrace rights that containers often lack.
 export OMPI_MCA_btl_vader_single_copy_mechanism=none
-read -r -a FLAGS <<<"${MPIRUN_FLAGS:---oversubscribe --bind-to none}"
+read -r -a FLAGS <<<"${MPIRUN_FLAGS:---oversubscribe --bind-to none --mca mpi_yield_when_idle 1}"
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -63,7 +63,7 @@ for prog in ${BENCHMARKS:?set by make check}; do
   fi
   expect_reject 2 "unknown option '--no-such-flag'" "$bin" --no-such-flag 1
   expect_reject 2 "--seed: invalid value 'x1'" "$bin" --seed x1
-  expect_reject 2 "--warmup: missing value" "$bin" --warmup
+  expect_reject 2 "--output: missing value" "$bin" --output
 done
 
 # pingpong: argument checks specific to it, then real runs.
@@ -91,6 +91,69 @@ if mpi -n 2 "$BINDIR/pingpong" --iterations 0 --stop-file "$tmp/stop" --output "
 else
   fail "stop file: $(head -c 400 "$tmp/err")"
 fi
+
+# run_ok NAME MIN_ROWS RANKS PROGRAM ARGS...: a real run that must produce a valid file.
+run_ok() {
+  local name=$1 rows=$2 ranks=$3
+  shift 3
+  if mpi -n "$ranks" "$@" --output "$tmp/$name.csv" 2>"$tmp/err"; then
+    check_format "$tmp/$name.csv" "$rows"
+  else
+    fail "$name: $(head -c 400 "$tmp/err")"
+  fi
+}
+
+# impactb: probes with a short pause; an odd rank count leaves the last rank out.
+run_ok impactb 8 4 "$BINDIR/impactb" --iterations 4 --sleep-us 1000
+run_ok impactb_odd 4 3 "$BINDIR/impactb" --iterations 4 --sleep-us 0
+grep -q '^#@sleep_us=1000$' "$tmp/impactb.csv" && ok || fail "impactb preamble lacks sleep_us"
+expect_reject 2 "--iterations 0 needs --duration or --stop-file" "$BINDIR/impactb" --iterations 0
+
+# compressionb: one ring of all ranks on a single host; the per-core rings need nodes.
+run_ok compressionb 4 4 "$BINDIR/compressionb" --iterations 10 --partners 2 --messages 2 \
+  --sleep-cycles 1000 --cycle-hz 1e9 --ring world
+grep -q '^#@sleep_ns=1000$' "$tmp/compressionb.csv" && ok || fail "compressionb cycles->ns"
+expect_reject 2 "ring (all ranks) has only 2" "$BINDIR/compressionb" --iterations 1 --ring world \
+  --partners 2
+expect_reject 2 "--partners: invalid value '0'" "$BINDIR/compressionb" --partners 0
+
+# noise: 4 splits of 6 ranks at ratio 1/2, with perturbation and without.
+run_ok noise 16 6 "$BINDIR/noise" --ratio 0.5 --splits 4 --reps 2 --perturb-size 256K
+if [ -f "$tmp/noise.csv" ]; then
+  perturbed=$(grep -c '^[0-9]*,3,3,1,' "$tmp/noise.csv")
+  [ "$perturbed" -eq 8 ] && ok || fail "noise: $perturbed perturbed rows, expected 8"
+fi
+run_ok noise_ratio0 4 4 "$BINDIR/noise" --ratio 0 --splits 2 --collective bcast --size 64
+expect_reject 4 "gives 1 perturbing process" "$BINDIR/noise" --ratio 0.25
+expect_reject 4 "--size 12 is not a multiple of 8" "$BINDIR/noise" --size 12
+expect_reject 2 "--collective: invalid value 'alltoall', expected one of allreduce|reduce|bcast" \
+  "$BINDIR/noise" --collective alltoall
+
+# p2p_concurrent: a pattern of three concurrent links; bad pattern files name the line.
+printf 'src,dst,bytes\n0,1,64K\n2,3,128K\n1,2,32K\n' >"$tmp/pattern.csv"
+run_ok p2p 15 4 "$BINDIR/p2p_concurrent" --pattern "$tmp/pattern.csv" --max-iterations 5 \
+  --min-iterations 5
+[ "$(grep -c '^#@link_' "$tmp/p2p.csv")" -eq 3 ] && ok || fail "p2p_concurrent: link summaries"
+printf 'src,dst,bytes\n0,1,64K\n0,1\n' >"$tmp/bad1.csv"
+expect_reject 2 "bad1.csv:3: expected 3 fields src,dst,bytes" "$BINDIR/p2p_concurrent" \
+  --pattern "$tmp/bad1.csv"
+printf 'src,dst,bytes\n0,5,64K\n' >"$tmp/bad2.csv"
+expect_reject 2 "bad2.csv:2: ranks 0 -> 5 must differ and be in [0, 2)" \
+  "$BINDIR/p2p_concurrent" --pattern "$tmp/bad2.csv"
+printf 'from,to,size\n' >"$tmp/bad3.csv"
+expect_reject 2 "bad3.csv:1: header must be 'src,dst,bytes'" "$BINDIR/p2p_concurrent" \
+  --pattern "$tmp/bad3.csv"
+expect_reject 2 "--pattern FILE is required" "$BINDIR/p2p_concurrent"
+
+# loadgen: two pairs at 30 % of 100 Mbit/s for one second, stopped by duration.
+run_ok loadgen 4 4 "$BINDIR/loadgen" --duration 1 --load 0.3 --link-mbit 100 --size 16K
+expect_reject 3 "needs an even number of ranks >= 2, got 3" "$BINDIR/loadgen" --duration 1
+expect_reject 2 "give --duration or --stop-file" "$BINDIR/loadgen"
+expect_reject 2 "--load: invalid value '1.5', expected a number in [0, 1]" "$BINDIR/loadgen" \
+  --load 1.5
+
+# barrier: every sample kept.
+run_ok barrier 20 3 "$BINDIR/barrier" --iterations 20 --warmup 5
 
 # libnntcpcc.so sets the congestion control of every TCP socket.
 for cc in reno cubic; do

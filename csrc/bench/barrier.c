@@ -1,0 +1,63 @@
+/*
+ * barrier: MPI_Barrier latency, every sample kept (seed 004, library level).
+ */
+#include "nn_mpi.h"
+
+static const nn_tool_info info = {
+    "barrier",
+    "MPI_Barrier latency over all ranks, one row per sample.",
+    "After --warmup untimed barriers, each timed iteration every rank times its own "
+    "MPI_Barrier with CLOCK_MONOTONIC; the sample is the slowest rank's time (a reduction "
+    "outside the timed region) and rank 0's own. Every sample is kept: iteration, time_us "
+    "(max over ranks), rank0_us. Implements the library-level barrier measurement of seed 004 "
+    "(Sec. 5-6), where injected latency per message accumulates over the barrier's rounds.",
+};
+
+int main(int argc, char **argv)
+{
+    nn_run_options run = NN_RUN_DEFAULTS(100, 1000);
+    const nn_option opts[] = {NN_RUN_OPTIONS(&run), NN_OPTIONS_END};
+
+    nn_init(&argc, &argv);
+    nn_parse_or_exit(argc, argv, opts, &info);
+    int rank, nranks;
+    MPI_CHECK(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
+    MPI_CHECK(MPI_Comm_size(MPI_COMM_WORLD, &nranks));
+    if (nranks < 2)
+        nn_fail_all(MPI_COMM_WORLD, "barrier: needs at least 2 ranks, got %d", nranks);
+    if (run.iterations == 0 && run.duration_s == 0 && run.stop_file == NULL)
+        nn_fail_all(MPI_COMM_WORLD, "barrier: --iterations 0 needs --duration or --stop-file");
+
+    nn_writer out;
+    if (nn_writer_open(&out, run.output, rank == 0) != 0)
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    nn_preamble(&out, &info, argc, argv, run.seed, MPI_COMM_WORLD);
+    nn_meta(&out, "warmup", "%ld", run.warmup);
+    nn_meta(&out, "clock", "CLOCK_MONOTONIC");
+
+    nn_table samples; /* iteration, max_us, rank0_us */
+    nn_table_init(&samples, 3);
+    nn_loop loop;
+    nn_loop_begin(&loop, &run, MPI_COMM_WORLD);
+    while (nn_loop_warming(&loop))
+        MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
+    while (nn_loop_next(&loop)) {
+        double t0 = nn_now();
+        MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
+        double mine = (nn_now() - t0) * 1e6, slowest = 0;
+        MPI_CHECK(MPI_Reduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD));
+        if (rank == 0) {
+            double row[3] = {(double)(loop.timed_done - 1), slowest, mine};
+            nn_table_add(&samples, row);
+        }
+    }
+    nn_columns(&out, "iteration,time_us,rank0_us");
+    for (size_t i = 0; i < samples.rows; i++) {
+        const double *r = NN_ROW(&samples, i);
+        nn_row(&out, "%.0f,%.3f,%.3f", r[0], r[1], r[2]);
+    }
+    int rc = nn_writer_close(&out, 1);
+    nn_table_free(&samples);
+    MPI_Finalize();
+    return rc == 0 ? 0 : 1;
+}

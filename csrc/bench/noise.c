@@ -1,0 +1,220 @@
+/*
+ * noise: a collective in one part of an allocation while the rest floods the
+ * network with large messages (seed 001, Sec. 2, Fig. 2).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nn_mpi.h"
+#include "nn_rng.h"
+
+static const nn_tool_info info = {
+    "noise",
+    "Network-noise benchmark: collective time with and without perturbation traffic from a "
+    "disjoint, randomly chosen set of processes.",
+    "For each of --splits random splits (re-drawn every split, seeded), MPI_COMM_WORLD is cut "
+    "into an application communicator and a perturbation communicator holding round(ratio x "
+    "ranks) processes. Both are warmed up (--warmup collectives and one perturbation round). "
+    "Then the perturbation processes exchange --perturb-size messages (default 10 MiB, as the "
+    "paper) along a random permutation (a ring over their random order) round after round, "
+    "while the application processes time --reps executions of --collective on --size bytes "
+    "(doubles, default one): each execution starts after a barrier of the application "
+    "communicator and its time is the maximum over the application ranks. The perturbation "
+    "starts before the first timed execution and stops after the last one. The same executions "
+    "are then timed with the perturbation processes idle. One row per execution: split, ranks "
+    "of each communicator, perturbed flag, rep, time_us. Implements the benchmark of seed 001 "
+    "(Sec. 2), which Netgauge provides as its collvsnoise pattern.",
+};
+
+enum { TAG_PERTURB = 1, TAG_DONE = 2 };
+
+static void collective(const char *name, double *buf, double *res, int count, MPI_Comm comm)
+{
+    if (strcmp(name, "allreduce") == 0)
+        MPI_CHECK(MPI_Allreduce(buf, res, count, MPI_DOUBLE, MPI_SUM, comm));
+    else if (strcmp(name, "reduce") == 0)
+        MPI_CHECK(MPI_Reduce(buf, res, count, MPI_DOUBLE, MPI_SUM, 0, comm));
+    else
+        MPI_CHECK(MPI_Bcast(buf, count, MPI_DOUBLE, 0, comm));
+}
+
+/* Times reps collectives; the app root adds one row per execution. */
+static void time_collectives(const char *name, double *buf, double *res, int count, long reps,
+                             MPI_Comm app, nn_table *rows, double split, double n_app,
+                             double n_pert, double perturbed)
+{
+    int app_rank;
+    MPI_CHECK(MPI_Comm_rank(app, &app_rank));
+    for (long rep = 0; rep < reps; rep++) {
+        MPI_CHECK(MPI_Barrier(app));
+        double t0 = nn_now();
+        collective(name, buf, res, count, app);
+        double mine = (nn_now() - t0) * 1e6, slowest = 0;
+        MPI_CHECK(MPI_Reduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, app));
+        if (app_rank == 0) {
+            double row[6] = {split, n_app, n_pert, perturbed, (double)rep, slowest};
+            nn_table_add(rows, row);
+        }
+    }
+}
+
+int main(int argc, char **argv)
+{
+    nn_run_options run = NN_RUN_DEFAULTS(5, 0);
+    double ratio = 0.5;
+    long splits = 128, reps = 1;
+    size_t size = 8, perturb_size = 10 << 20;
+    const char *coll = "allreduce";
+    const nn_option opts[] = {
+        {"ratio", NN_OPT_DOUBLE, &ratio, 0, 0.95, NULL,
+         "perturbation ratio: share of the ranks in the perturbation communicator"},
+        {"collective", NN_OPT_CHOICE, &coll, 0, 0, "allreduce|reduce|bcast",
+         "collective timed in the application communicator"},
+        {"size", NN_OPT_SIZE, &size, 8, 1 << 28, NULL,
+         "collective size in bytes (a multiple of 8: doubles)"},
+        {"perturb-size", NN_OPT_SIZE, &perturb_size, 1, 1 << 30, NULL,
+         "size of each perturbation message in bytes"},
+        {"splits", NN_OPT_LONG, &splits, 1, 1000000, NULL, "random splits"},
+        {"reps", NN_OPT_LONG, &reps, 1, 1000000, NULL, "timed collectives per split and phase"},
+        NN_WARMUP_OPTION(&run),
+        {"ready-file", NN_OPT_STRING, &run.ready_file, 0, 0, NULL,
+         "create this file once every rank is set up (co-runs wait for it)"},
+        NN_OUTPUT_OPTIONS(&run),
+        NN_OPTIONS_END,
+    };
+
+    nn_init(&argc, &argv);
+    nn_parse_or_exit(argc, argv, opts, &info);
+
+    int rank, nranks;
+    MPI_CHECK(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
+    MPI_CHECK(MPI_Comm_size(MPI_COMM_WORLD, &nranks));
+    if (size % 8 != 0)
+        nn_fail_all(MPI_COMM_WORLD, "noise: --size %zu is not a multiple of 8 (doubles)", size);
+    const int n_pert = (int)lround(ratio * nranks);
+    const int n_app = nranks - n_pert;
+    if (n_pert == 1)
+        nn_fail_all(MPI_COMM_WORLD,
+                    "noise: --ratio %g of %d ranks gives 1 perturbing process; a permutation "
+                    "needs 0 or at least 2 (change --ratio or the rank count)",
+                    ratio, nranks);
+    if (n_app < 2)
+        nn_fail_all(MPI_COMM_WORLD,
+                    "noise: --ratio %g of %d ranks leaves %d application process(es); need 2",
+                    ratio, nranks, n_app);
+
+    const int count = (int)(size / 8);
+    double *buf = calloc((size_t)count, sizeof *buf), *res = calloc((size_t)count, sizeof *res);
+    char *psend = calloc(perturb_size, 1), *precv = malloc(perturb_size);
+    int *perm = malloc((size_t)nranks * sizeof *perm);
+    if (!buf || !res || !psend || !precv || !perm)
+        nn_fail_all(MPI_COMM_WORLD, "noise: out of memory");
+
+    nn_writer out;
+    if (nn_writer_open(&out, run.output, rank == 0) != 0)
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    nn_preamble(&out, &info, argc, argv, run.seed, MPI_COMM_WORLD);
+    nn_meta(&out, "ratio", "%g", ratio);
+    nn_meta(&out, "collective", "%s", coll);
+    nn_meta(&out, "size_bytes", "%zu", size);
+    nn_meta(&out, "perturb_size_bytes", "%zu", perturb_size);
+    nn_meta(&out, "splits", "%ld", splits);
+    nn_meta(&out, "reps", "%ld", reps);
+    nn_meta(&out, "application_ranks", "%d", n_app);
+    nn_meta(&out, "perturbing_ranks", "%d", n_pert);
+
+    nn_rng rng;
+    nn_rng_seed(&rng, (uint64_t)run.seed, 0);
+    nn_table rows; /* split, app ranks, perturbing ranks, perturbed, rep, time_us */
+    nn_table_init(&rows, 6);
+    const int pcount = (int)perturb_size;
+    long long perturb_rounds = 0;
+    nn_signal_ready(&run, MPI_COMM_WORLD);
+    for (long split = 0; split < splits; split++) {
+        if (rank == 0) {
+            for (int i = 0; i < nranks; i++)
+                perm[i] = i;
+            nn_rng_shuffle(&rng, perm, nranks);
+        }
+        MPI_CHECK(MPI_Bcast(perm, nranks, MPI_INT, 0, MPI_COMM_WORLD));
+        int pos = 0;
+        while (perm[pos] != rank)
+            pos++;
+        const int in_app = pos < n_app;
+        MPI_Comm sub;
+        MPI_CHECK(MPI_Comm_split(MPI_COMM_WORLD, in_app, pos, &sub));
+        const int app_root = perm[0];
+
+        if (in_app) {
+            for (long w = 0; w < run.warmup; w++)
+                collective(coll, buf, res, count, sub);
+            MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
+            /* Perturbation is under way once this barrier completes. */
+            MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
+            time_collectives(coll, buf, res, count, reps, sub, &rows, split, n_app, n_pert, 1);
+            if (rank == app_root)
+                for (int i = n_app; i < nranks; i++)
+                    MPI_CHECK(MPI_Send(NULL, 0, MPI_BYTE, perm[i], TAG_DONE, MPI_COMM_WORLD));
+        } else {
+            /* Ring over the perturbing processes' random order. */
+            const int k = pos - n_app;
+            const int to = perm[n_app + (k + 1) % n_pert];
+            const int from = perm[n_app + (k - 1 + n_pert) % n_pert];
+            MPI_Request ex[2], done;
+            MPI_CHECK(MPI_Sendrecv(psend, 1, MPI_BYTE, to, TAG_PERTURB, precv, 1, MPI_BYTE, from,
+                                   TAG_PERTURB, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+            MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
+            MPI_CHECK(MPI_Irecv(NULL, 0, MPI_BYTE, app_root, TAG_DONE, MPI_COMM_WORLD, &done));
+            for (int round = 0;; round++) {
+                MPI_CHECK(MPI_Irecv(precv, pcount, MPI_BYTE, from, TAG_PERTURB, MPI_COMM_WORLD,
+                                    &ex[0]));
+                MPI_CHECK(MPI_Isend(psend, pcount, MPI_BYTE, to, TAG_PERTURB, MPI_COMM_WORLD,
+                                    &ex[1]));
+                if (round == 0)
+                    MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
+                MPI_CHECK(MPI_Waitall(2, ex, MPI_STATUSES_IGNORE));
+                perturb_rounds++;
+                int finished = 0, all_finished = 0;
+                MPI_CHECK(MPI_Test(&done, &finished, MPI_STATUS_IGNORE));
+                /* Every perturbing process stops after the same round. */
+                MPI_CHECK(MPI_Allreduce(&finished, &all_finished, 1, MPI_INT, MPI_MAX, sub));
+                if (all_finished) {
+                    if (!finished)
+                        MPI_CHECK(MPI_Wait(&done, MPI_STATUS_IGNORE));
+                    break;
+                }
+            }
+        }
+        MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
+        if (in_app)
+            time_collectives(coll, buf, res, count, reps, sub, &rows, split, n_app, n_pert, 0);
+        MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
+        MPI_CHECK(MPI_Comm_free(&sub));
+    }
+
+    long long total_rounds = 0;
+    MPI_CHECK(MPI_Reduce(&perturb_rounds, &total_rounds, 1, MPI_LONG_LONG, MPI_SUM, 0,
+                         MPI_COMM_WORLD));
+    nn_meta(&out, "perturbation_messages", "%lld", total_rounds);
+    nn_table all;
+    nn_table_gather(&rows, MPI_COMM_WORLD, &all);
+    nn_columns(&out, "split,application_ranks,perturbing_ranks,perturbed,rep,time_us");
+    /* Rows arrive grouped by the app root's rank; order them by split. */
+    for (long split = 0; split < splits; split++)
+        for (size_t i = 0; i < all.rows; i++) {
+            const double *r = NN_ROW(&all, i);
+            if ((long)r[0] == split)
+                nn_row(&out, "%.0f,%.0f,%.0f,%.0f,%.0f,%.3f", r[0], r[1], r[2], r[3], r[4], r[5]);
+        }
+    int rc = nn_writer_close(&out, 1);
+    nn_table_free(&rows);
+    nn_table_free(&all);
+    free(buf);
+    free(res);
+    free(psend);
+    free(precv);
+    free(perm);
+    MPI_Finalize();
+    return rc == 0 ? 0 : 1;
+}
