@@ -1,0 +1,1 @@
+"""Models of the five studies; each is tested on synthetic data with a known answer."""
