@@ -14,6 +14,7 @@ import yaml
 from netnoise import __version__, config, io, studies
 from netnoise.platform import PlatformUnavailable
 from netnoise.platform.testbed import TestbedPlatform
+from netnoise.sim import cli as sim_cli
 from netnoise.testbed import TestbedError
 
 DEFAULT_CONFIG = Path("config/config.yaml")
@@ -146,6 +147,8 @@ def build_parser() -> argparse.ArgumentParser:
     mpirun.add_argument("--nodes", help="comma-separated nodes (default: all)")
     mpirun.add_argument("argv", nargs=argparse.REMAINDER)
     mpirun.set_defaults(func=_cmd_testbed_mpirun)
+
+    sim_cli.register(sub)
 
     parse = sub.add_parser("parse", help="print a benchmark result file as a tidy CSV")
     parse.add_argument("file")
