@@ -12,6 +12,7 @@ from pathlib import Path
 import yaml
 
 from netnoise import __version__, config, io, studies
+from netnoise.models import variability_cli
 from netnoise.platform import PlatformUnavailable
 from netnoise.platform.testbed import TestbedPlatform
 from netnoise.sim import cli as sim_cli
@@ -149,6 +150,7 @@ def build_parser() -> argparse.ArgumentParser:
     mpirun.set_defaults(func=_cmd_testbed_mpirun)
 
     sim_cli.register(sub)
+    variability_cli.register(sub)
 
     parse = sub.add_parser("parse", help="print a benchmark result file as a tidy CSV")
     parse.add_argument("file")
