@@ -81,6 +81,34 @@ def _describe(error: jsonschema.ValidationError) -> str:
     return f"{key}: {problem}{hint}"
 
 
+def _cross_checks(config: dict[str, Any]) -> list[str]:
+    """Constraints between keys that a JSON schema cannot express."""
+    problems = []
+    apps = config.get("applications", {})
+    study = config.get("impact_compression", {})
+    for name in study.get("applications", []):
+        if name not in apps:
+            problems.append(
+                f"impact_compression.applications: {name!r} is not defined in applications "
+                f"(defined: {', '.join(sorted(apps))})"
+            )
+    nodes = study.get("nodes")
+    for p in study.get("compression", {}).get("partners", []):
+        if nodes is not None and p >= nodes:
+            problems.append(
+                f"impact_compression.compression.partners: {p} needs more than {p} nodes; "
+                f"impact_compression.nodes is {nodes}"
+            )
+    platform = config.get("platform", {})
+    if platform.get("kind") == "testbed" and nodes is not None:
+        available = platform.get("testbed", {}).get("nodes")
+        if available is not None and nodes > available:
+            problems.append(
+                f"impact_compression.nodes: {nodes} exceeds platform.testbed.nodes ({available})"
+            )
+    return problems
+
+
 def validate(
     config: dict[str, Any], schema: dict[str, Any] | None = None, *, source: str = "config"
 ) -> dict[str, Any]:
@@ -89,8 +117,9 @@ def validate(
     errors = sorted(
         _FillingValidator(schema).iter_errors(config), key=lambda e: list(e.absolute_path)
     )
-    if errors:
-        details = "; ".join(_describe(e) for e in errors)
+    problems = [_describe(e) for e in errors] or _cross_checks(config)
+    if problems:
+        details = "; ".join(problems)
         raise ConfigError(
             f"invalid configuration ({source}): {details}. "
             "See config/README.md for every key and its allowed values."

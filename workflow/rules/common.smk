@@ -1,6 +1,7 @@
 from netnoise import config as netnoise_config
 from netnoise.build import list_programs
 from netnoise.jobs import expose_package
+from netnoise.network_noise import point_name
 
 netnoise_config.validate(
     config, source=", ".join(map(str, workflow.configfiles)) or "config"
@@ -28,9 +29,50 @@ wildcard_constraints:
     rep=r"\d+",
 
 
+# Cheap table and figure steps run on the submitting host under a cluster
+# executor (profiles/slurm); only builds and measurements become jobs.
+localrules:
+    tidy_baseline_latency,
+    tabulate_baseline_latency,
+    plot_baseline_latency,
+
+
 def program(name):
     """Path of a compiled C program of csrc/."""
     return f"{BIN}/{name}"
+
+
+def study_nodes(count):
+    """Names of the first ``count`` nodes on the testbed; elsewhere the launcher places ranks."""
+    if PLATFORM != "testbed":
+        return None
+    prefix = config["platform"]["testbed"]["prefix"]
+    return [f"{prefix}-n{i:02d}" for i in range(1, count + 1)]
+
+
+def application_job(name, output, ranks, nodes, extra=()):
+    """A co-run job spec of a configured application."""
+    app = config["applications"][name]
+    return {
+        "name": name,
+        "program": program(app["program"]),
+        "args": [*app.get("args", []), *extra],
+        "ranks": ranks,
+        "nodes": nodes,
+        "output": output,
+    }
+
+
+def benchmark_job(name, output, ranks, nodes, args):
+    """A co-run job spec of a csrc benchmark."""
+    return {
+        "name": name,
+        "program": program(name),
+        "args": [str(a) for a in args],
+        "ranks": ranks,
+        "nodes": nodes,
+        "output": output,
+    }
 
 
 def all_targets():
@@ -41,6 +83,10 @@ def all_targets():
     ]
     if PLATFORM == "testbed":
         targets.append(f"{RESULTS}/tables/testbed_validation.csv")
+    if config["impact_compression"]["enabled"]:
+        targets += impact_compression_targets()
+    if config["network_noise"]["enabled"]:
+        targets += network_noise_targets()
     return targets
 
 
@@ -50,3 +96,89 @@ def release_testbed():
         from netnoise.platform.testbed import TestbedPlatform
 
         TestbedPlatform(config["platform"]).testbed.down()
+
+
+# Seed 000 (rules/compression.smk, rules/pairings.smk): job specs and targets.
+
+
+def impactb(output, samples=0):
+    """ImpactB probing every node pair; samples=0 loops until the co-run ends."""
+    args = ["--size", IC["impact_size"], "--sleep-us", IC["impact_sleep_us"]]
+    args += ["--iterations", samples, "--warmup", 2]
+    return benchmark_job("impactb", output, IC_RANKS, IC_NODES, args)
+
+
+def compressionb(cb, output):
+    partners, messages, cycles = IC_CONFIGS[cb]
+    args = ["--partners", partners, "--messages", messages, "--sleep-cycles", cycles]
+    args += [
+        "--cycle-hz",
+        IC_GRID["cycle_hz"],
+        "--size",
+        IC_GRID["size"],
+        "--iterations",
+        0,
+    ]
+    return benchmark_job("compressionb", output, IC_RANKS, IC_NODES, args)
+
+
+def measured_app(app, output):
+    return application_job(
+        app, output, IC_RANKS, IC_NODES, ["--iterations", IC["runs"], "--warmup", 1]
+    )
+
+
+def background_app(app, output):
+    return application_job(
+        app, output, IC_RANKS, IC_NODES, ["--iterations", 0, "--warmup", 0]
+    )
+
+
+def app_program(wildcards):
+    return program(config["applications"][wildcards.app]["program"])
+
+
+def partner_program(wildcards):
+    return program(config["applications"][wildcards.partner]["program"])
+
+
+def impact_compression_targets():
+    return [
+        *expand(
+            f"{IC_FIGURES}/{{name}}.{{ext}}", name=IC_FIGURE_NAMES, ext=["svg", "png"]
+        ),
+        *expand(f"{IC_TABLES}/{{name}}.csv", name=IC_TABLE_NAMES),
+    ]
+
+
+# Seed 001 simulator (rules/simulate.smk): one point per topology and ratio.
+
+
+def simulation_points():
+    """Point id -> (figure, topology SPEC, ratio) of every simulation."""
+    nn = config["network_noise"]
+    points = {}
+
+    def add(figure, spec, ratio):
+        points[point_name(figure, spec, ratio)] = (figure, spec, ratio)
+
+    for spec in nn["fat_trees"]:
+        add("fat_tree_size", spec, 0.5)
+    for ratio in nn["ratios"]:
+        add("torus_ratio", nn["torus_2d"], ratio)
+        add("torus_ratio", nn["torus_3d"], ratio)
+    for k in nn["torus_sizes_2d"]:
+        add("torus_size", f"torus:{k}x{k}", 0.5)
+    for k in nn["torus_sizes_3d"]:
+        add("torus_size", f"torus:{k}x{k}x{k}", 0.5)
+    return points
+
+
+def network_noise_targets():
+    return [
+        *expand(
+            f"{NN_FIGURES}/{{name}}.{{ext}}", name=NN_FIGURE_NAMES, ext=["svg", "png"]
+        ),
+        f"{NN_TABLES}/simulation_summary.csv",
+        f"{NN_TABLES}/topologies.csv",
+    ]
