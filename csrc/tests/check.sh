@@ -10,6 +10,8 @@ if [ "$(id -u)" = 0 ]; then
 fi
 # Shared-memory single copy needs ptrace rights that containers often lack.
 export OMPI_MCA_btl_vader_single_copy_mechanism=none
+# Rejected runs exit at once; mpirun need not wait a second before killing them.
+export OMPI_MCA_odls_base_sigkill_timeout=0
 read -r -a FLAGS <<<"${MPIRUN_FLAGS:---oversubscribe --bind-to none --mca mpi_yield_when_idle 1}"
 
 tmp=$(mktemp -d)

@@ -1,0 +1,277 @@
+/*
+ * halo3d: 3-D domain decomposition with 6 face exchanges per step, compute
+ * on the local cube and an occasional MPI_Allreduce (LULESH-like).
+ *
+ * Seed 000, Sec. II: "Lulesh is a typical finite difference method code
+ * with local communication phases interleaved by intensive computation
+ * phases", run on a 22x22x22 cube per process and on cubic rank counts
+ * only (Sec. V). Its slowdown under switch load stays moderate (8% at 50%
+ * and 15% at 92% queue utilisation, Sec. IV-D).
+ */
+#include "proxy.h"
+
+#define DEFAULT_STEPS 20
+#define DEFAULT_COMPUTE_US 2000
+
+static const nn_tool_info info = {
+    "halo3d",
+    "Proxy of LULESH (seed 000): 3-D halo exchange of the 6 faces with compute on the local "
+    "cube and an occasional MPI_Allreduce, one row per application run.",
+    "Stands for Lulesh in seed 000 (Sec. II: finite differences with local communication "
+    "phases interleaved by intensive computation, a 22^3 cube per process; Sec. V: cubic "
+    "rank counts only; Sec. IV-D: moderately sensitive to switch load) and for the "
+    "stencil codes of seed 002 (Nekbone/Nek5000, Sec. II-B, Table I: medium point-to-point, "
+    "light collectives). The ranks form a 3-D grid (MPI_Dims_create and MPI_Cart_create, "
+    "not periodic, as LULESH's free surfaces; --grid cube demands a cubic rank count as "
+    "LULESH does). Each rank owns an n^3 cube (n = --size) of --fields double fields. One "
+    "step: MPI_Irecv/MPI_Isend of the 6 faces (n^2 x fields doubles each, to the ranks that "
+    "exist in that direction) and MPI_Waitall; the compute phase (arith: an explicit "
+    "diffusion step with a cubic damping term on every field); every --allreduce-every steps "
+    "an MPI_Allreduce (MIN) of the stable time step, as LULESH reduces dt. Message volume per "
+    "step and rank: (faces with a neighbour) x n^2 x fields x 8 bytes (default n=32, 3 fields: "
+    "24 KiB per face; on 4 ranks, a 2x2x1 grid, 2 faces, 48 KiB per rank and step, about 8 ms "
+    "at 50 Mbit/s against 2 ms of computation). In spin and sleep modes the faces carry the "
+    "unchanged initial fields and the reduced value comes from the packed faces."
+    PROXY_METHOD_TAIL,
+};
+
+typedef struct {
+    int n, fields, every;
+    size_t L3;       /* (n+2)^3 */
+    double **u, **w; /* per field: current and next, with one ghost layer */
+    double *sendbuf[6], *recvbuf[6];
+    int nbr[6]; /* face 2d: minus side of dimension d, 2d+1: plus side */
+    int coords[3], dims[3];
+    double dt, local_max;
+    uint64_t seed;
+} app_t;
+
+static inline size_t at(int n, int x, int y, int z)
+{
+    size_t L = (size_t)n + 2;
+    return ((size_t)z * L + (size_t)y) * L + (size_t)x;
+}
+
+/* Copies the layer at coordinate c of dimension d between field and buf. */
+static void face_copy(const app_t *app, double *field, int d, int c, double *buf, int pack)
+{
+    int n = app->n;
+    size_t k = 0;
+    for (int b = 1; b <= n; b++)
+        for (int a = 1; a <= n; a++) {
+            size_t i = d == 0 ? at(n, c, a, b) : d == 1 ? at(n, a, c, b) : at(n, a, b, c);
+            if (pack)
+                buf[k++] = field[i];
+            else
+                field[i] = buf[k++];
+        }
+}
+
+static void reset(void *v, proxy *p)
+{
+    app_t *app = v;
+    int n = app->n;
+    for (int f = 0; f < app->fields; f++) {
+        memset(app->u[f], 0, app->L3 * sizeof(double));
+        memset(app->w[f], 0, app->L3 * sizeof(double));
+        nn_rng rng;
+        nn_rng_seed(&rng, app->seed, (uint64_t)p->rank * (uint64_t)app->fields + (uint64_t)f);
+        for (int z = 1; z <= n; z++)
+            for (int y = 1; y <= n; y++)
+                for (int x = 1; x <= n; x++)
+                    app->u[f][at(n, x, y, z)] = 2.0 * nn_rng_uniform(&rng) - 1.0;
+    }
+    app->dt = 1.0;
+}
+
+static void exchange(app_t *app, proxy *p)
+{
+    const size_t face = (size_t)app->n * (size_t)app->n;
+    const int count = (int)(face * (size_t)app->fields);
+    MPI_Request req[12];
+    double maxabs = 0.0;
+    for (int s = 0; s < 6; s++) {
+        int d = s / 2, c = s % 2 ? app->n : 1;
+        for (int f = 0; f < app->fields; f++)
+            face_copy(app, app->u[f], d, c, app->sendbuf[s] + f * face, 1);
+        for (int k = 0; k < count; k++)
+            maxabs = fmax(maxabs, fabs(app->sendbuf[s][k]));
+    }
+    double t0 = nn_now();
+    for (int s = 0; s < 6; s++)
+        MPI_CHECK(MPI_Irecv(app->recvbuf[s], count, MPI_DOUBLE, app->nbr[s], s ^ 1, p->comm,
+                            &req[s]));
+    for (int s = 0; s < 6; s++) {
+        MPI_CHECK(MPI_Isend(app->sendbuf[s], count, MPI_DOUBLE, app->nbr[s], s, p->comm,
+                            &req[6 + s]));
+        proxy_count_send(p, app->nbr[s], count * sizeof(double));
+    }
+    MPI_CHECK(MPI_Waitall(12, req, MPI_STATUSES_IGNORE));
+    p->comm_s += nn_now() - t0;
+    for (int s = 0; s < 6; s++) {
+        if (app->nbr[s] == MPI_PROC_NULL)
+            continue; /* free surface: the ghost layer stays zero */
+        int d = s / 2, c = s % 2 ? app->n + 1 : 0;
+        for (int f = 0; f < app->fields; f++)
+            face_copy(app, app->u[f], d, c, app->recvbuf[s] + f * face, 0);
+    }
+    if (p->mode != PROXY_ARITH)
+        app->local_max = maxabs;
+}
+
+/* Explicit diffusion with cubic damping and a weak coupling of the fields;
+ * records the largest magnitude for the time-step constraint. */
+static void kernel(app_t *app)
+{
+    int n = app->n;
+    const double c = 0.1 * app->dt;
+    const size_t sx = 1, sy = (size_t)n + 2, sz = sy * sy;
+    double maxabs = 0.0;
+    for (int f = 0; f < app->fields; f++) {
+        const double *u = app->u[f], *o = app->u[(f + 1) % app->fields];
+        double *w = app->w[f];
+        for (int z = 1; z <= n; z++)
+            for (int y = 1; y <= n; y++)
+                for (int x = 1; x <= n; x++) {
+                    size_t i = at(n, x, y, z);
+                    double lap = u[i - sx] + u[i + sx] + u[i - sy] + u[i + sy] + u[i - sz] +
+                                 u[i + sz] - 6.0 * u[i];
+                    double nu = u[i] + c * lap - 0.01 * u[i] * u[i] * u[i] + 0.01 * (o[i] - u[i]);
+                    w[i] = nu;
+                    maxabs = fmax(maxabs, fabs(nu));
+                }
+    }
+    for (int f = 0; f < app->fields; f++) {
+        double *t = app->u[f];
+        app->u[f] = app->w[f];
+        app->w[f] = t;
+    }
+    app->local_max = maxabs;
+}
+
+static void steps(void *v, proxy *p)
+{
+    app_t *app = v;
+    for (long s = 0; s < p->steps; s++) {
+        exchange(app, p);
+        PROXY_COMPUTE(p, 1.0, kernel(app));
+        if ((s + 1) % app->every == 0) {
+            double local_dt = 1.0 / (1.0 + app->local_max), dt;
+            PROXY_MPI(p, MPI_Allreduce(&local_dt, &dt, 1, MPI_DOUBLE, MPI_MIN, p->comm));
+            proxy_count_collective(p, sizeof(double));
+            app->dt = dt;
+        }
+    }
+}
+
+static double checksum(void *v, proxy *p)
+{
+    app_t *app = v;
+    int n = app->n;
+    double s = 0.0;
+    for (int f = 0; f < app->fields; f++)
+        for (int z = 1; z <= n; z++)
+            for (int y = 1; y <= n; y++)
+                for (int x = 1; x <= n; x++)
+                    s += app->u[f][at(n, x, y, z)] * (double)((x * 3 + y * 5 + z * 7 + f) % 13 + 1);
+    return proxy_sum(p, s) + app->dt;
+}
+
+int main(int argc, char **argv)
+{
+    nn_run_options run = NN_RUN_DEFAULTS(1, 1);
+    proxy p;
+    proxy_defaults(&p, info.tool, DEFAULT_STEPS, DEFAULT_COMPUTE_US);
+    long size = 32, fields = 3, every = 5;
+    const char *grid = "auto";
+    const nn_option opts[] = {
+        {"size", NN_OPT_LONG, &size, 2, 512, NULL,
+         "edge n of the local cube of each rank (default 32)"},
+        {"fields", NN_OPT_LONG, &fields, 1, 64, NULL,
+         "double fields per point, all sent in the same face messages (default 3)"},
+        {"allreduce-every", NN_OPT_LONG, &every, 1, 1e7, NULL,
+         "steps between MPI_Allreduce calls of the time step (default 5; LULESH: 1)"},
+        {"grid", NN_OPT_CHOICE, &grid, 0, 0, "auto|cube",
+         "process grid: auto (MPI_Dims_create, the default) or cube (rank count must be a "
+         "cube, as LULESH)"},
+        PROXY_OPTIONS(&p, PROXY_STR(DEFAULT_STEPS), PROXY_STR(DEFAULT_COMPUTE_US)),
+        NN_RUN_OPTIONS(&run),
+        NN_OPTIONS_END,
+    };
+    nn_init(&argc, &argv);
+    nn_parse_or_exit(argc, argv, opts, &info);
+    proxy_setup(&p, &run, MPI_COMM_WORLD, 2);
+
+    proxy_check_memory(&p, 2.0 * fields * pow(size + 2.0, 3) * sizeof(double));
+    app_t app = {0};
+    if (strcmp(grid, "cube") == 0) {
+        int c = (int)lround(cbrt((double)p.nranks));
+        if (c * c * c != p.nranks)
+            nn_fail_all(p.comm,
+                        "halo3d: --grid cube needs a cubic number of ranks (8, 27, 64, ...), "
+                        "got %d",
+                        p.nranks);
+        app.dims[0] = app.dims[1] = app.dims[2] = c;
+    } else {
+        MPI_CHECK(MPI_Dims_create(p.nranks, 3, app.dims));
+    }
+    int periods[3] = {0, 0, 0};
+    MPI_Comm cart;
+    MPI_CHECK(MPI_Cart_create(MPI_COMM_WORLD, 3, app.dims, periods, 0, &cart));
+    p.comm = cart;
+    MPI_CHECK(MPI_Comm_rank(cart, &p.rank));
+    MPI_CHECK(MPI_Cart_coords(cart, p.rank, 3, app.coords));
+    for (int d = 0; d < 3; d++)
+        MPI_CHECK(MPI_Cart_shift(cart, d, 1, &app.nbr[2 * d], &app.nbr[2 * d + 1]));
+
+    app.n = (int)size;
+    app.fields = (int)fields;
+    app.every = (int)every;
+    app.seed = (uint64_t)run.seed;
+    app.L3 = ((size_t)size + 2) * ((size_t)size + 2) * ((size_t)size + 2);
+    app.u = proxy_alloc(&p, (size_t)fields, sizeof(double *));
+    app.w = proxy_alloc(&p, (size_t)fields, sizeof(double *));
+    for (int f = 0; f < app.fields; f++) {
+        app.u[f] = proxy_alloc(&p, app.L3, sizeof(double));
+        app.w[f] = proxy_alloc(&p, app.L3, sizeof(double));
+    }
+    const size_t face = (size_t)size * (size_t)size * (size_t)fields;
+    int faces = 0;
+    for (int s = 0; s < 6; s++) {
+        app.sendbuf[s] = proxy_alloc(&p, face, sizeof(double));
+        app.recvbuf[s] = proxy_alloc(&p, face, sizeof(double));
+        faces += app.nbr[s] != MPI_PROC_NULL;
+    }
+
+    nn_writer out;
+    if (nn_writer_open(&out, run.output, p.rank == 0) != 0)
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    nn_preamble(&out, &info, argc, argv, run.seed, cart);
+    nn_meta(&out, "size", "%ld", size);
+    nn_meta(&out, "fields", "%ld", fields);
+    nn_meta(&out, "allreduce_every", "%ld", every);
+    nn_meta(&out, "grid", "%s", grid);
+    nn_meta(&out, "process_grid", "%dx%dx%d", app.dims[0], app.dims[1], app.dims[2]);
+    nn_meta(&out, "domain", "%ldx%ldx%ld points", size * app.dims[0], size * app.dims[1],
+            size * app.dims[2]);
+    proxy_meta(&p, &out, &run);
+    nn_meta(&out, "bytes_per_step_rank0", "%.0f", (double)faces * face * sizeof(double));
+    nn_meta(&out, "pattern", "%d face messages of %zu bytes per step on rank 0, MPI_Allreduce "
+            "of 8 bytes every %ld steps", faces, face * sizeof(double), every);
+
+    const proxy_app fn = {reset, steps, checksum};
+    int rc = proxy_main_loop(&fn, &app, &p, &out, &run);
+    for (int f = 0; f < app.fields; f++) {
+        free(app.u[f]);
+        free(app.w[f]);
+    }
+    free(app.u);
+    free(app.w);
+    for (int s = 0; s < 6; s++) {
+        free(app.sendbuf[s]);
+        free(app.recvbuf[s]);
+    }
+    MPI_CHECK(MPI_Comm_free(&cart));
+    MPI_Finalize();
+    return rc == 0 ? 0 : 1;
+}

@@ -1,0 +1,206 @@
+"""The proxy applications of csrc/apps, run through the localhost platform and
+parsed with netnoise.io: format, one row per application run, determinism,
+the documented traffic, the compute modes, and the co-run stop protocol."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from netnoise.io import read_benchmark, tidy
+from netnoise.platform import from_config
+from netnoise.run import Job, corun, run_benchmark
+
+APPS = [
+    "fft_transpose",
+    "fft_overlap",
+    "halo3d",
+    "cg_solver",
+    "lu_wavefront",
+    "monte_carlo",
+    "multigrid",
+]
+COLUMNS = [
+    "run",
+    "runtime_s",
+    "comm_s",
+    "comm_mean_s",
+    "compute_s",
+    "sent_bytes",
+    "messages_count",
+    "checksum",
+]
+# Per-application options for quick 2-rank runs in arith mode.
+SMALL = {
+    "fft_transpose": ["--size", "64", "--steps", "3"],
+    "fft_overlap": ["--size", "64", "--steps", "2"],
+    "halo3d": ["--size", "16", "--steps", "5"],
+    "cg_solver": ["--size", "6", "--steps", "8"],
+    "lu_wavefront": ["--size", "8", "--planes", "8", "--steps", "3"],
+    "monte_carlo": ["--size", "1000", "--steps", "4"],
+    "multigrid": ["--size", "16", "--steps", "3"],
+}
+
+
+@pytest.fixture(scope="module")
+def platform():
+    # More ranks than the 2 cores: yielding keeps busy-polling ranks from
+    # starving the ones that compute or sleep.
+    return from_config(
+        {
+            "kind": "localhost",
+            "mpirun": "mpirun",
+            "mpirun_args": ["--mca", "mpi_yield_when_idle", "1"],
+            "timeout_s": 120,
+        }
+    )
+
+
+def run_app(platform, bindir: Path, tmp_path: Path, app: str, args: list[str], ranks: int = 2):
+    """Run one application alone; return its parsed result."""
+    runs = sorted(tmp_path.glob(f"{app}-*.csv"))
+    out = tmp_path / f"{app}-{len(runs)}.csv"
+    run_benchmark(
+        platform,
+        [str(bindir / app), *args],
+        ranks=ranks,
+        output=out,
+        log=tmp_path / f"{app}.log",
+        timeout_s=120,
+    )
+    return read_benchmark(out)
+
+
+@pytest.mark.mpi
+@pytest.mark.parametrize("app", APPS)
+def test_app_output_and_determinism(app, built_programs, platform, tmp_path):
+    args = [*SMALL[app], "--compute", "arith", "--warmup", "0", "--iterations"]
+    first = run_app(platform, built_programs, tmp_path, app, [*args, "2", "--seed", "7"])
+    again = run_app(platform, built_programs, tmp_path, app, [*args, "1", "--seed", "7"])
+    other = run_app(platform, built_programs, tmp_path, app, [*args, "1", "--seed", "8"])
+
+    frame = tidy(first, app=app, mode="arith")
+    assert list(frame.columns[: len(COLUMNS)]) == COLUMNS
+    assert list(frame["run"]) == [0, 1]
+    assert (frame["app"] == app).all()
+    assert (frame["tool"] == app).all()
+    assert (frame["ranks"] == "2").all()
+    assert (frame["seed"] == "7").all()
+    assert (frame["runtime_s"] > 0).all()
+    assert (frame["compute_s"] > 0).all()
+    assert (frame["comm_s"] >= frame["comm_mean_s"]).all()
+    assert (frame["runtime_s"] >= frame["compute_s"]).all()
+    assert (frame["sent_bytes"] > 0).all()
+    assert (frame["messages_count"] > 0).all()
+    assert first.meta["compute"] == "arith"
+    assert first.meta["size"] == SMALL[app][1]
+
+    # Every run starts from the same data: one checksum per seed, whichever run.
+    assert frame["checksum"].nunique() == 1
+    assert again.data["checksum"][0] == first.data["checksum"][0]
+    assert again.data["sent_bytes"][0] == first.data["sent_bytes"][0]
+    assert other.data["checksum"][0] != first.data["checksum"][0]
+
+
+@pytest.mark.mpi
+@pytest.mark.parametrize("app", APPS)
+def test_sleep_compute_adds_runtime(app, built_programs, platform, tmp_path):
+    steps = 4
+    base = ["--steps", str(steps), "--compute", "sleep", "--warmup", "0", "--iterations", "2"]
+    quick = run_app(platform, built_programs, tmp_path, app, [*base, "--compute-us", "0"])
+    slow = run_app(platform, built_programs, tmp_path, app, [*base, "--compute-us", "25000"])
+    asked = steps * 0.025
+    # Sleep overshoot is paid back within the run: the total stays close to what was asked.
+    assert slow.data["compute_s"].min() >= 0.95 * asked
+    assert slow.data["compute_s"].max() <= 2.0 * asked
+    assert (slow.data["runtime_s"] >= slow.data["compute_s"]).all()
+    added = slow.data["runtime_s"].median() - quick.data["runtime_s"].median()
+    assert added >= 0.5 * asked
+    # The compute mode changes neither the messages nor the data they carry.
+    assert list(slow.data["sent_bytes"]) == list(quick.data["sent_bytes"])
+    assert list(slow.data["checksum"]) == list(quick.data["checksum"])
+
+
+@pytest.mark.mpi
+@pytest.mark.parametrize("app", APPS)
+def test_default_run_on_four_ranks(app, built_programs, platform, tmp_path):
+    result = run_app(platform, built_programs, tmp_path, app, ["--iterations", "2"], ranks=4)
+    data = result.data
+    assert len(data) == 2
+    assert result.meta["compute"] == "sleep"
+    assert result.meta["ranks"] == "4"
+    steps = int(result.meta["steps"])
+    compute_us = float(result.meta["compute_us"])
+    # Defaults stay well under a second on localhost (one of the runs, in case
+    # the machine is busy).
+    assert data["runtime_s"].min() < 1.0
+    assert (data["runtime_s"] >= 0.95 * steps * compute_us * 1e-6).all()
+    if app == "monte_carlo":
+        # By design little traffic: below a kilobyte per rank and step.
+        assert (data["sent_bytes"] < 4 * steps * 2048).all()
+    else:
+        # On 4 ranks every rank has the same neighbours, so the documented
+        # per-rank volume of rank 0 accounts for all traffic (halo3d's meta leaves
+        # out its 8-byte allreduce every 5 steps).
+        per_step = float(result.meta["bytes_per_step_rank0"])
+        assert per_step > 16 * 1024
+        assert data["sent_bytes"].iloc[0] == pytest.approx(4 * steps * per_step, rel=1e-3)
+
+
+@pytest.mark.mpi
+def test_fft_result_does_not_depend_on_rank_count(built_programs, platform, tmp_path):
+    args = ["--size", "64", "--steps", "2", "--compute", "arith", "--iterations", "1"]
+    two = run_app(platform, built_programs, tmp_path, "fft_transpose", args, ranks=2)
+    four = run_app(platform, built_programs, tmp_path, "fft_transpose", args, ranks=4)
+    assert two.meta["fft"] == "radix-2"
+    assert four.data["checksum"][0] == pytest.approx(two.data["checksum"][0], rel=1e-9)
+    # In sleep mode the data only travels: each step transposes and transposes
+    # back, so the matrix (and its checksum) is the initial one whatever the
+    # step and rank counts, and differs from the transformed one.
+    sleep = ["--size", "64", "--compute", "sleep", "--compute-us", "0", "--iterations", "1"]
+    one_step = run_app(
+        platform, built_programs, tmp_path, "fft_transpose", [*sleep, "--steps", "1"], ranks=4
+    )
+    three_steps = run_app(
+        platform, built_programs, tmp_path, "fft_transpose", [*sleep, "--steps", "3"], ranks=2
+    )
+    initial = one_step.data["checksum"][0]
+    assert three_steps.data["checksum"][0] == pytest.approx(initial, rel=1e-12)
+    assert two.data["checksum"][0] != pytest.approx(initial, rel=1e-6)
+
+
+@pytest.mark.mpi
+def test_rank_constraint_is_a_failed_run(built_programs, platform, tmp_path):
+    from netnoise.run import RunFailed
+
+    with pytest.raises(RunFailed, match="exited with status 2"):
+        run_app(platform, built_programs, tmp_path, "fft_transpose", ["--size", "100"], ranks=3)
+    log = (tmp_path / "fft_transpose.log").read_text()
+    assert "--size 100 must be divisible by the number of ranks 3" in log
+    assert not list(tmp_path.glob("fft_transpose-*.csv"))
+
+
+@pytest.mark.mpi
+def test_app_as_corun_background(built_programs, platform, tmp_path):
+    """A background application runs whole application runs until the measured
+    job has finished, then stops through the stop file with a valid result."""
+    background = Job(
+        "background",
+        [str(built_programs / "cg_solver"), "--iterations", "0", "--warmup", "1"],
+        ranks=2,
+        output=tmp_path / "bg.csv",
+    )
+    measured = Job(
+        "measured",
+        [str(built_programs / "halo3d"), "--iterations", "3"],
+        ranks=2,
+        output=tmp_path / "fg.csv",
+    )
+    corun(platform, measured, [background], log=tmp_path / "corun.log", timeout_s=120)
+    bg = read_benchmark(tmp_path / "bg.csv")
+    fg = read_benchmark(tmp_path / "fg.csv")
+    assert len(fg.data) == 3
+    assert len(bg.data) >= 1
+    assert list(bg.data["run"]) == list(range(len(bg.data)))
+    assert bg.data["checksum"].nunique() == 1
