@@ -12,7 +12,7 @@ from pathlib import Path
 import yaml
 
 from netnoise import __version__, config, io, studies
-from netnoise.models import variability_cli
+from netnoise.models import asymmetric_cli, variability_cli
 from netnoise.platform import PlatformUnavailable
 from netnoise.platform.testbed import TestbedPlatform
 from netnoise.sim import cli as sim_cli
@@ -151,6 +151,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     sim_cli.register(sub)
     variability_cli.register(sub)
+    asymmetric_cli.register(sub)
 
     parse = sub.add_parser("parse", help="print a benchmark result file as a tidy CSV")
     parse.add_argument("file")
