@@ -100,12 +100,20 @@ def _cross_checks(config: dict[str, Any]) -> list[str]:
                 f"impact_compression.nodes is {nodes}"
             )
     platform = config.get("platform", {})
-    if platform.get("kind") == "testbed" and nodes is not None:
-        available = platform.get("testbed", {}).get("nodes")
-        if available is not None and nodes > available:
-            problems.append(
-                f"impact_compression.nodes: {nodes} exceeds platform.testbed.nodes ({available})"
-            )
+    available = platform.get("testbed", {}).get("nodes")
+    if platform.get("kind") == "testbed" and available is not None:
+        bench = config.get("network_noise", {}).get("benchmark", {})
+        wanted = {
+            "impact_compression.nodes": [nodes] if nodes is not None else [],
+            "network_noise.benchmark.nodes": [bench["nodes"]] if "nodes" in bench else [],
+            "network_noise.benchmark.allocations": bench.get("allocations", []),
+        }
+        for key, counts in wanted.items():
+            for count in counts:
+                if count > available:
+                    problems.append(
+                        f"{key}: {count} exceeds platform.testbed.nodes ({available})"
+                    )
     return problems
 
 

@@ -62,3 +62,29 @@ def topology_table(runs: list[pd.DataFrame], published: pd.DataFrame) -> pd.Data
             }
         )
     return pd.DataFrame(rows)
+
+
+def benchmark_slowdown(tidy: pd.DataFrame) -> pd.DataFrame:
+    """Mean perturbed and unperturbed collective time per point and the relative slowdown
+    (perturbed mean / unperturbed mean, Fig. 4 and 5), with the Mann-Whitney p-value of
+    the two samples (Fig. 3's notches ask the same question)."""
+    from scipy.stats import mannwhitneyu
+
+    rows = []
+    keys = ["collective", "ratio", "allocation"]
+    for key, group in tidy.groupby(keys):
+        perturbed = group.loc[group["perturbed"] == 1, "time_us"]
+        quiet = group.loc[group["perturbed"] == 0, "time_us"]
+        rows.append(
+            {
+                **dict(zip(keys, key, strict=True)),
+                "samples": len(perturbed),
+                "perturbed_mean_us": perturbed.mean(),
+                "unperturbed_mean_us": quiet.mean(),
+                "perturbed_median_us": perturbed.median(),
+                "unperturbed_median_us": quiet.median(),
+                "slowdown_pct": 100 * perturbed.mean() / quiet.mean(),
+                "mann_whitney_p": mannwhitneyu(perturbed, quiet).pvalue,
+            }
+        )
+    return pd.DataFrame(rows)

@@ -87,6 +87,8 @@ def all_targets():
         targets += impact_compression_targets()
     if config["network_noise"]["enabled"]:
         targets += network_noise_targets()
+    if config["network_noise"]["benchmark"]["enabled"]:
+        targets += network_noise_benchmark_targets()
     return targets
 
 
@@ -181,4 +183,24 @@ def network_noise_targets():
         ),
         f"{NN_TABLES}/simulation_summary.csv",
         f"{NN_TABLES}/topologies.csv",
+    ]
+
+
+def noise_points():
+    """(collective, ratio, allocation) of every noise-benchmark run: the ratio sweep of
+    Fig. 3, 4, 6 on the full allocation and the allocation sweep of Fig. 5."""
+    bench = config["network_noise"]["benchmark"]
+    points = [
+        (c, r, bench["nodes"]) for c in bench["collectives"] for r in bench["ratios"]
+    ]
+    points += [("allreduce", 0.5, n) for n in bench["allocations"]]
+    return sorted(set(points))
+
+
+def network_noise_benchmark_targets():
+    return [
+        *expand(
+            f"{NN_FIGURES}/{{name}}.{{ext}}", name=NB_FIGURE_NAMES, ext=["svg", "png"]
+        ),
+        f"{NN_TABLES}/benchmark_slowdown.csv",
     ]

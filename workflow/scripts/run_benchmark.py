@@ -13,4 +13,5 @@ with logged(snakemake.log[0]):
         timeout_s=platform_config["timeout_s"],
         config=snakemake.params.config,
         inputs={"program": snakemake.input.program},
+        nodes=snakemake.params.get("nodes"),
     )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import matplotlib.pyplot as plt
+import numpy as np
 import pandas as pd
 
 
@@ -51,4 +52,78 @@ def torus_size(summary: pd.DataFrame) -> plt.Figure:
     ax.set_ylabel("slowdown (perturbed / unperturbed)")
     ax.set_title("Network noise vs torus size, ratio 1/2")
     ax.legend()
+    return fig
+
+
+def _paired_boxes(ax, groups: list[tuple[str, pd.DataFrame]]) -> None:
+    """Unperturbed and perturbed boxes side by side for each group, log time axis."""
+    positions, data, colors = [], [], []
+    for i, (_, group) in enumerate(groups):
+        for j, perturbed in enumerate((0, 1)):
+            positions.append(3 * i + j)
+            data.append(group.loc[group["perturbed"] == perturbed, "time_us"].to_numpy())
+            colors.append("C0" if perturbed == 0 else "C1")
+    boxes = ax.boxplot(data, positions=positions, notch=True, whis=(0, 100), patch_artist=True)
+    for patch, color in zip(boxes["boxes"], colors, strict=True):
+        patch.set_facecolor(color)
+        patch.set_alpha(0.5)
+    ax.set_xticks([3 * i + 0.5 for i in range(len(groups))], [label for label, _ in groups])
+    ax.set_yscale("log")
+    ax.set_ylabel("collective time (µs)")
+    ax.legend(
+        [boxes["boxes"][0], boxes["boxes"][1]], ["unperturbed", "perturbed"], loc="upper left"
+    )
+
+
+def boxplot_by_ratio(tidy: pd.DataFrame, nodes: int) -> plt.Figure:
+    """Fig. 3: allreduce times with and without perturbation for each perturbation ratio."""
+    rows = tidy[(tidy["collective"] == "allreduce") & (tidy["allocation"] == nodes)]
+    fig, ax = plt.subplots()
+    groups = [(f"{r:g}", g) for r, g in rows.groupby("ratio")]
+    _paired_boxes(ax, groups)
+    ax.set_xlabel("perturbation ratio")
+    ax.set_title(f"Allreduce in a {nodes}-node allocation (whiskers: full range)")
+    return fig
+
+
+def slowdown_by_ratio(slowdown: pd.DataFrame, nodes: int) -> plt.Figure:
+    """Fig. 4: mean slowdown vs perturbation ratio per collective, least-squares lines."""
+    rows = slowdown[slowdown["allocation"] == nodes]
+    fig, ax = plt.subplots()
+    for collective, group in rows.groupby("collective"):
+        group = group.sort_values("ratio")
+        (points,) = ax.plot(group["ratio"], group["slowdown_pct"], "o", label=collective)
+        if len(group) > 1:
+            slope, intercept = np.polyfit(group["ratio"], group["slowdown_pct"], 1)
+            xs = np.array([group["ratio"].min(), group["ratio"].max()])
+            ax.plot(xs, slope * xs + intercept, color=points.get_color())
+    ax.axhline(100, color="black", lw=0.8)
+    ax.set_xlabel("perturbation ratio")
+    ax.set_ylabel("slowdown relative to unperturbed run (%)")
+    ax.set_title(f"{nodes}-node allocation (paper: up to 150 % at small ratios)")
+    ax.legend()
+    return fig
+
+
+def slowdown_by_allocation(slowdown: pd.DataFrame) -> plt.Figure:
+    """Fig. 5: allreduce slowdown vs allocation size at ratio 1/2."""
+    rows = slowdown[(slowdown["collective"] == "allreduce") & (slowdown["ratio"] == 0.5)]
+    rows = rows.sort_values("allocation")
+    fig, ax = plt.subplots()
+    ax.plot(rows["allocation"], rows["slowdown_pct"], marker="o", label="allreduce, ratio 1/2")
+    ax.axhline(100, color="black", lw=0.8)
+    ax.set_xlabel("allocation (nodes)")
+    ax.set_ylabel("slowdown relative to unperturbed run (%)")
+    ax.set_title("Network noise grows with the allocation (paper Fig. 5)")
+    ax.legend()
+    return fig
+
+
+def boxplot_by_collective(tidy: pd.DataFrame, nodes: int) -> plt.Figure:
+    """Fig. 6: every collective with and without perturbation at ratio 1/2."""
+    rows = tidy[(tidy["ratio"] == 0.5) & (tidy["allocation"] == nodes)]
+    fig, ax = plt.subplots()
+    _paired_boxes(ax, list(rows.groupby("collective")))
+    ax.set_xlabel("collective")
+    ax.set_title(f"Ratio 1/2, {nodes} nodes (paper Fig. 6: BlueGene/P)")
     return fig

@@ -1,0 +1,113 @@
+# Seed 001 Sec. 2: the noise benchmark, perturbed vs unperturbed collectives.
+
+NB = config["network_noise"]["benchmark"]
+NB_RAW = f"{RESULTS}/raw/network_noise/benchmark"
+NB_TIDY = f"{RESULTS}/tidy/network_noise/benchmark.csv"
+NB_FIGURE_NAMES = [
+    "fig3_boxplot_ratio",
+    "fig4_slowdown_ratio",
+    "fig5_slowdown_allocation",
+    "fig6_boxplot_collectives",
+]
+NB_POINTS = noise_points()
+
+
+wildcard_constraints:
+    collective=r"allreduce|reduce|bcast",
+    ratio=r"[0-9.]+",
+    allocation=r"\d+",
+
+
+rule measure_network_noise:
+    input:
+        program=program("noise"),
+    output:
+        result=f"{NB_RAW}/{{collective}}_r{{ratio}}_n{{allocation}}.csv",
+        provenance=f"{NB_RAW}/{{collective}}_r{{ratio}}_n{{allocation}}.csv.prov.json",
+    log:
+        f"{LOGS}/network_noise/noise_{{collective}}_r{{ratio}}_n{{allocation}}.log",
+    benchmark:
+        f"{BENCHMARKS}/network_noise/noise_{{collective}}_r{{ratio}}_n{{allocation}}.tsv"
+    conda:
+        "../../envs/build.yaml"
+    resources:
+        network=1,
+    params:
+        ranks=lambda wc: int(wc.allocation),
+        nodes=lambda wc: study_nodes(int(wc.allocation)),
+        args=lambda wc: [
+            "--collective",
+            wc.collective,
+            "--ratio",
+            wc.ratio,
+            "--size",
+            NB["size"],
+            "--perturb-size",
+            NB["perturb_size"],
+            "--splits",
+            NB["splits"],
+            "--reps",
+            NB["reps"],
+        ],
+        platform=config["platform"],
+        config={"network_noise": {"benchmark": NB}},
+    script:
+        "../scripts/run_benchmark.py"
+
+
+rule tidy_network_noise_benchmark:
+    input:
+        results=[f"{NB_RAW}/{c}_r{r:g}_n{n}.csv" for c, r, n in NB_POINTS],
+    output:
+        NB_TIDY,
+    log:
+        f"{LOGS}/network_noise/tidy_benchmark.log",
+    conda:
+        "../../envs/analysis.yaml"
+    params:
+        identifiers={
+            "collective": [c for c, _, _ in NB_POINTS],
+            "ratio": [r for _, r, _ in NB_POINTS],
+            "allocation": [n for _, _, n in NB_POINTS],
+        },
+    script:
+        "../scripts/tidy_results.py"
+
+
+rule tabulate_network_noise_benchmark:
+    input:
+        NB_TIDY,
+    output:
+        f"{NN_TABLES}/benchmark_slowdown.csv",
+    log:
+        f"{LOGS}/network_noise/tabulate_benchmark.log",
+    conda:
+        "../../envs/analysis.yaml"
+    script:
+        "../scripts/tabulate_network_noise_benchmark.py"
+
+
+rule plot_network_noise_benchmark:
+    input:
+        tidy=NB_TIDY,
+        slowdown=f"{NN_TABLES}/benchmark_slowdown.csv",
+        style=STYLE,
+    output:
+        svg=expand(f"{NN_FIGURES}/{{name}}.svg", name=NB_FIGURE_NAMES),
+        png=[
+            report(
+                f"{NN_FIGURES}/{name}.png",
+                caption=f"../report/network_noise/{name}.rst",
+                category="001 Network noise",
+                labels={"figure": name},
+            )
+            for name in NB_FIGURE_NAMES
+        ],
+    log:
+        f"{LOGS}/network_noise/plot_benchmark.log",
+    conda:
+        "../../envs/analysis.yaml"
+    params:
+        nodes=NB["nodes"],
+    script:
+        "../scripts/plot_network_noise_benchmark.py"
