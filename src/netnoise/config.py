@@ -111,9 +111,7 @@ def _cross_checks(config: dict[str, Any]) -> list[str]:
         for key, counts in wanted.items():
             for count in counts:
                 if count > available:
-                    problems.append(
-                        f"{key}: {count} exceeds platform.testbed.nodes ({available})"
-                    )
+                    problems.append(f"{key}: {count} exceeds platform.testbed.nodes ({available})")
     return problems
 
 

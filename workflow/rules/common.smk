@@ -35,6 +35,14 @@ localrules:
     tidy_baseline_latency,
     tabulate_baseline_latency,
     plot_baseline_latency,
+    tidy_impact_compression,
+    analyse_impact_compression,
+    plot_impact_compression,
+    summarise_network_noise_simulation,
+    plot_network_noise_simulation,
+    tidy_network_noise_benchmark,
+    tabulate_network_noise_benchmark,
+    plot_network_noise_benchmark,
 
 
 def program(name):

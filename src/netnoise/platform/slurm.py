@@ -1,31 +1,126 @@
+"""The slurm platform: ranks start through ``srun`` (``platform.slurm.launcher``).
+
+Two ways to use it:
+
+- under the Snakemake slurm executor (``snakemake --profile profiles/slurm``):
+  every measurement is a Slurm job whose allocation the profile asks for
+  (``tasks``, ``nodes``, ``slurm_extra``), and ``srun`` starts the ranks as a
+  step of that job;
+- with the local executor on a login node: every ``srun`` makes its own
+  allocation, so the allocation options below (``exclusive``, ``switches``)
+  act on it directly.
+
+The executor's job step removes most ``SLURM_*`` variables before running a
+rule (``SLURM_JOB_ID`` and ``SLURM_CLUSTER_NAME`` stay), including
+``SLURM_CONF`` and ``SLURM_JOB_NODELIST``: ``srun`` still finds the job
+through ``SLURM_JOB_ID`` and the config at its default path, and
+:meth:`Slurm.describe` asks ``scontrol`` for what the environment lost.
+"""
+
 from __future__ import annotations
 
 import os
 import shlex
+import shutil
+import subprocess
 from typing import Any
 
 from netnoise.platform.base import Launch, Platform
 
 SLURM_ENV = ("SLURM_JOB_ID", "SLURM_JOB_NODELIST", "SLURM_JOB_NUM_NODES", "SLURM_CLUSTER_NAME")
+# Fields of `scontrol show job` that say where and how a measurement ran.
+JOB_FIELDS = (
+    "JobName",
+    "Partition",
+    "Account",
+    "NodeList",
+    "NumNodes",
+    "NumTasks",
+    "NumCPUs",
+    "OverSubscribe",
+    "Switches",
+    "Comment",
+)
+
+
+def placement_words(slurm: dict[str, Any]) -> list[str]:
+    """srun words for the placement keys of ``platform.slurm`` (none by default)."""
+    words = []
+    if slurm.get("nodes"):
+        words.append(f"--nodes={slurm['nodes']}")
+    if slurm.get("tasks_per_node"):
+        words.append(f"--ntasks-per-node={slurm['tasks_per_node']}")
+    if slurm.get("exclusive"):
+        words.append("--exclusive")
+    if slurm.get("switches"):
+        words.append(f"--switches={slurm['switches']}")
+    words.extend(slurm.get("srun_args", []))
+    return words
+
+
+def parse_scontrol(text: str) -> dict[str, str]:
+    """``Key=Value`` pairs of one ``scontrol show -o`` line (values without spaces)."""
+    fields = {}
+    for word in text.split():
+        key, sep, value = word.partition("=")
+        if sep:
+            fields[key] = value
+    return fields
+
+
+def job_record(job_id: str, timeout_s: float = 10) -> dict[str, str] | None:
+    """What ``scontrol show job`` says about ``job_id``, or None if it cannot say."""
+    if shutil.which("scontrol") is None:
+        return None
+    try:
+        out = subprocess.run(
+            ["scontrol", "show", "job", "-o", job_id],
+            capture_output=True,
+            text=True,
+            timeout=timeout_s,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    if out.returncode != 0:
+        return None
+    fields = parse_scontrol(out.stdout)
+    return {name: fields[name] for name in JOB_FIELDS if name in fields}
 
 
 class Slurm(Platform):
-    """Inside a Slurm job: ranks start through the configured launcher (srun by default)."""
+    """In or beside a Slurm allocation: ranks start through the configured launcher."""
 
     kind = "slurm"
 
     def __init__(self, config: dict[str, Any]):
         super().__init__(config)
-        self.launch_words = shlex.split(config["slurm"]["launcher"])
+        slurm = config["slurm"]
+        self.launch_words = shlex.split(slurm["launcher"])
         self.launcher = self.launch_words[0]
+        self.placement = placement_words(slurm)
 
     def mpi_launch(self, program: list[str], ranks: int, nodes: list[str] | None = None) -> Launch:
-        placement = ["--nodelist", ",".join(nodes)] if nodes else []
+        placement = self.placement
+        if nodes:
+            # Named nodes fix the node count; a configured --nodes could contradict it.
+            placement = [w for w in placement if not w.startswith("--nodes=")]
+            placement = [*placement, "--nodelist", ",".join(nodes)]
         return Launch([*self.launch_words, "-n", str(ranks), *placement, *program])
 
     def describe(self) -> dict[str, Any]:
+        env = {name.lower(): os.environ.get(name) for name in SLURM_ENV}
+        job_id = env["slurm_job_id"]
+        job = job_record(job_id) if job_id else None
+        if job:
+            env["slurm_job_nodelist"] = env["slurm_job_nodelist"] or job.get("NodeList")
+            env["slurm_job_num_nodes"] = env["slurm_job_num_nodes"] or job.get("NumNodes")
         return {
             "kind": self.kind,
             "launcher": self.config["slurm"]["launcher"],
-            **{name.lower(): os.environ.get(name) for name in SLURM_ENV},
+            "placement": self.placement,
+            # Inside a job srun starts a step of it; outside, srun allocates.
+            "inside_allocation": job_id is not None,
+            **env,
+            "job": job,
         }
