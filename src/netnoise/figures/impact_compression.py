@@ -76,13 +76,9 @@ def degradation_vs_utilization(
 def prediction_errors(predictions: pd.DataFrame) -> plt.Figure:
     """Fig. 8: measured minus predicted slowdown of every pairing, per method."""
     table = predictions.sort_values(["application", "partner"])
-    labels = [
-        f"{a}\n+{p}"
-        for a, p in table.drop_duplicates(["application", "partner"])[
-            ["application", "partner"]
-        ].itertuples(index=False)
-    ]
-    fig, ax = plt.subplots(figsize=(max(6.4, 0.45 * len(labels)), 4.5))
+    pairs = table.drop_duplicates(["application", "partner"])[["application", "partner"]]
+    labels = [f"{a} + {p}" for a, p in pairs.itertuples(index=False)]
+    fig, ax = plt.subplots(figsize=(max(6.4, 0.5 * len(labels)), 5.5))
     x = np.arange(len(labels))
     offsets = np.linspace(-0.3, 0.3, len(METHODS))
     for offset, (method, label) in zip(offsets, METHODS.items(), strict=True):
@@ -91,10 +87,10 @@ def prediction_errors(predictions: pd.DataFrame) -> plt.Figure:
     ax.axhline(0, color="black", lw=0.8)
     for band in (10, 20):
         ax.axhspan(-band, band, color="grey", alpha=0.08)
-    ax.set_xticks(x, labels, fontsize=7)
+    ax.set_xticks(x, labels, fontsize=7, rotation=60, ha="right")
     ax.set_ylabel("measured − predicted slowdown (points)")
     ax.set_title("Prediction error per pairing (shaded: ±10 and ±20 points)")
-    ax.legend(ncol=4)
+    ax.legend(ncol=4, loc="upper center", bbox_to_anchor=(0.5, -0.45))
     return fig
 
 
