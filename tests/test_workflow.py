@@ -35,6 +35,8 @@ def test_small_real_run_end_to_end(tmp_path):
     config = {
         "platform": {"kind": "localhost", "timeout_s": 120},
         "baseline": {"sizes": [8, 4096], "iterations": 50, "warmup": 5, "repetitions": 2},
+        "impact_compression": {"enabled": False},
+        "network_noise": {"enabled": False, "benchmark": {"enabled": False}},
     }
     (tmp_path / "config" / "config.yaml").write_text(yaml.safe_dump(config))
     out = snakemake("--cores", "1", cwd=tmp_path)

@@ -249,9 +249,7 @@ int main(int argc, char **argv)
     }
 
     nn_writer out;
-    if (nn_writer_open(&out, run.output, pr.rank == 0) != 0)
-        MPI_Abort(MPI_COMM_WORLD, 2);
-    nn_preamble(&out, &info, argc, argv, run.seed, cart);
+    nn_writer_begin(&out, &run, &info, argc, argv, cart);
     nn_meta(&out, "size", "%ld", size);
     nn_meta(&out, "mass", "%g", mass);
     nn_meta(&out, "process_grid", "%dx%dx%dx%d", app.dims[0], app.dims[1], app.dims[2],

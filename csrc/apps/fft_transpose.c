@@ -129,9 +129,7 @@ int main(int argc, char **argv)
     app.tw = proxy_fft_twiddles(&p, app.n);
 
     nn_writer out;
-    if (nn_writer_open(&out, run.output, p.rank == 0) != 0)
-        MPI_Abort(MPI_COMM_WORLD, 2);
-    nn_preamble(&out, &info, argc, argv, run.seed, p.comm);
+    nn_writer_begin(&out, &run, &info, argc, argv, p.comm);
     nn_meta(&out, "size", "%ld", size);
     nn_meta(&out, "matrix", "%ld x %ld complex double, %zu rows per rank", size, size, app.m);
     nn_meta(&out, "fft", "%s", (app.n & (app.n - 1)) == 0 ? "radix-2" : "direct O(N^2)");

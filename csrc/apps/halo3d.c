@@ -88,7 +88,6 @@ static void exchange(app_t *app, proxy *p)
 {
     const size_t face = (size_t)app->n * (size_t)app->n;
     const int count = (int)(face * (size_t)app->fields);
-    MPI_Request req[12];
     double maxabs = 0.0;
     for (int s = 0; s < 6; s++) {
         int d = s / 2, c = s % 2 ? app->n : 1;
@@ -97,17 +96,7 @@ static void exchange(app_t *app, proxy *p)
         for (int k = 0; k < count; k++)
             maxabs = fmax(maxabs, fabs(app->sendbuf[s][k]));
     }
-    double t0 = nn_now();
-    for (int s = 0; s < 6; s++)
-        MPI_CHECK(MPI_Irecv(app->recvbuf[s], count, MPI_DOUBLE, app->nbr[s], s ^ 1, p->comm,
-                            &req[s]));
-    for (int s = 0; s < 6; s++) {
-        MPI_CHECK(MPI_Isend(app->sendbuf[s], count, MPI_DOUBLE, app->nbr[s], s, p->comm,
-                            &req[6 + s]));
-        proxy_count_send(p, app->nbr[s], count * sizeof(double));
-    }
-    MPI_CHECK(MPI_Waitall(12, req, MPI_STATUSES_IGNORE));
-    p->comm_s += nn_now() - t0;
+    proxy_halo6(p, app->sendbuf, app->recvbuf, app->nbr, count);
     for (int s = 0; s < 6; s++) {
         if (app->nbr[s] == MPI_PROC_NULL)
             continue; /* free surface: the ghost layer stays zero */
@@ -244,9 +233,7 @@ int main(int argc, char **argv)
     }
 
     nn_writer out;
-    if (nn_writer_open(&out, run.output, p.rank == 0) != 0)
-        MPI_Abort(MPI_COMM_WORLD, 2);
-    nn_preamble(&out, &info, argc, argv, run.seed, cart);
+    nn_writer_begin(&out, &run, &info, argc, argv, cart);
     nn_meta(&out, "size", "%ld", size);
     nn_meta(&out, "fields", "%ld", fields);
     nn_meta(&out, "allreduce_every", "%ld", every);

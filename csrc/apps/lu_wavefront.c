@@ -274,9 +274,7 @@ int main(int argc, char **argv)
     for (int s = 0; s < 4; s++)
         lateral += nbr[s] != MPI_PROC_NULL;
     nn_writer out;
-    if (nn_writer_open(&out, run.output, p.rank == 0) != 0)
-        MPI_Abort(MPI_COMM_WORLD, 2);
-    nn_preamble(&out, &info, argc, argv, run.seed, cart);
+    nn_writer_begin(&out, &run, &info, argc, argv, cart);
     nn_meta(&out, "size", "%ld", size);
     nn_meta(&out, "planes", "%ld", planes);
     nn_meta(&out, "process_grid", "%dx%d", dims[0], dims[1]);

@@ -340,9 +340,7 @@ int main(int argc, char **argv)
     app.p = &p;
 
     nn_writer out;
-    if (nn_writer_open(&out, run.output, p.rank == 0) != 0)
-        MPI_Abort(MPI_COMM_WORLD, 2);
-    nn_preamble(&out, &info, argc, argv, run.seed, cart);
+    nn_writer_begin(&out, &run, &info, argc, argv, cart);
     nn_meta(&out, "size", "%ld", particles);
     nn_meta(&out, "particles", "%ld per rank, %ld in all", particles, particles * p.nranks);
     nn_meta(&out, "collisions", "%ld", collisions);

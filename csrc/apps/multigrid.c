@@ -83,20 +83,9 @@ static void face_copy(int n, double *field, int d, int c, double *buf, int pack)
 static void exchange(app_t *app, proxy *p, int l)
 {
     const int n = app->nl[l], count = n * n;
-    MPI_Request req[12];
     for (int s = 0; s < 6; s++)
         face_copy(n, app->u[l], s / 2, s % 2 ? n : 1, app->sendbuf[s], 1);
-    double t0 = nn_now();
-    for (int s = 0; s < 6; s++)
-        MPI_CHECK(MPI_Irecv(app->recvbuf[s], count, MPI_DOUBLE, app->nbr[s], s ^ 1, p->comm,
-                            &req[s]));
-    for (int s = 0; s < 6; s++) {
-        MPI_CHECK(MPI_Isend(app->sendbuf[s], count, MPI_DOUBLE, app->nbr[s], s, p->comm,
-                            &req[6 + s]));
-        proxy_count_send(p, app->nbr[s], count * sizeof(double));
-    }
-    MPI_CHECK(MPI_Waitall(12, req, MPI_STATUSES_IGNORE));
-    p->comm_s += nn_now() - t0;
+    proxy_halo6(p, app->sendbuf, app->recvbuf, app->nbr, count);
     for (int s = 0; s < 6; s++)
         if (app->nbr[s] != MPI_PROC_NULL)
             face_copy(n, app->u[l], s / 2, s % 2 ? n + 1 : 0, app->recvbuf[s], 0);
@@ -316,9 +305,7 @@ int main(int argc, char **argv)
         face_doubles += 3.0 * app.nl[l] * app.nl[l];
 
     nn_writer out;
-    if (nn_writer_open(&out, run.output, p.rank == 0) != 0)
-        MPI_Abort(MPI_COMM_WORLD, 2);
-    nn_preamble(&out, &info, argc, argv, run.seed, cart);
+    nn_writer_begin(&out, &run, &info, argc, argv, cart);
     nn_meta(&out, "size", "%ld", size);
     nn_meta(&out, "levels", "%ld", levels);
     nn_meta(&out, "coarse_iters", "%ld", coarse_iters);

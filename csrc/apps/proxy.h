@@ -182,6 +182,25 @@ static inline void proxy_count_send(proxy *p, int dest, double bytes)
     p->messages += 1;
 }
 
+/* Six-face halo exchange of a 3-D process grid: face s goes to nbr[s] with
+ * tag s, and arrives from nbr[s] tagged with the opposite face s ^ 1; all
+ * twelve requests are in flight at once and their time counts as
+ * communication. MPI_PROC_NULL neighbours (free surfaces) are skipped by MPI. */
+static inline void proxy_halo6(proxy *p, double *const send[6], double *const recv[6],
+                               const int nbr[6], int count)
+{
+    MPI_Request req[12];
+    double t0 = nn_now();
+    for (int s = 0; s < 6; s++)
+        MPI_CHECK(MPI_Irecv(recv[s], count, MPI_DOUBLE, nbr[s], s ^ 1, p->comm, &req[s]));
+    for (int s = 0; s < 6; s++) {
+        MPI_CHECK(MPI_Isend(send[s], count, MPI_DOUBLE, nbr[s], s, p->comm, &req[6 + s]));
+        proxy_count_send(p, nbr[s], count * sizeof(double));
+    }
+    MPI_CHECK(MPI_Waitall(12, req, MPI_STATUSES_IGNORE));
+    p->comm_s += nn_now() - t0;
+}
+
 /* Counts a collective: `bytes` of payload this rank contributes for others. */
 static inline void proxy_count_collective(proxy *p, double bytes)
 {

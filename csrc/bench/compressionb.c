@@ -117,9 +117,7 @@ int main(int argc, char **argv)
         nn_fail_all(MPI_COMM_WORLD, "compressionb: out of memory (%zu receive buffers)", nreq);
 
     nn_writer out;
-    if (nn_writer_open(&out, run.output, rank == 0) != 0)
-        MPI_Abort(MPI_COMM_WORLD, 2);
-    nn_preamble(&out, &info, argc, argv, run.seed, MPI_COMM_WORLD);
+    nn_writer_begin(&out, &run, &info, argc, argv, MPI_COMM_WORLD);
     nn_meta(&out, "partners", "%ld", partners);
     nn_meta(&out, "messages", "%ld", messages);
     nn_meta(&out, "sleep_cycles", "%.6g", sleep_cycles);

@@ -81,9 +81,7 @@ int main(int argc, char **argv)
         sreq[i] = MPI_REQUEST_NULL;
 
     nn_writer out;
-    if (nn_writer_open(&out, run.output, rank == 0) != 0)
-        MPI_Abort(MPI_COMM_WORLD, 2);
-    nn_preamble(&out, &info, argc, argv, run.seed, MPI_COMM_WORLD);
+    nn_writer_begin(&out, &run, &info, argc, argv, MPI_COMM_WORLD);
     nn_meta(&out, "load", "%g", load);
     nn_meta(&out, "link_mbit", "%g", link_mbit);
     nn_meta(&out, "size_bytes", "%zu", size);

@@ -181,9 +181,7 @@ int main(int argc, char **argv)
         }
 
     nn_writer out;
-    if (nn_writer_open(&out, run.output, rank == 0) != 0)
-        MPI_Abort(MPI_COMM_WORLD, 2);
-    nn_preamble(&out, &info, argc, argv, run.seed, MPI_COMM_WORLD);
+    nn_writer_begin(&out, &run, &info, argc, argv, MPI_COMM_WORLD);
     nn_meta(&out, "pattern", "%s", pattern);
     nn_meta(&out, "links", "%d", nlinks);
     nn_meta(&out, "ci_width", "%g", ci_width);

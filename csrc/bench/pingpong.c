@@ -63,9 +63,7 @@ int main(int argc, char **argv)
         nn_fail_all(MPI_COMM_WORLD, "pingpong: out of memory");
 
     nn_writer out;
-    if (nn_writer_open(&out, run.output, rank == 0) != 0)
-        MPI_Abort(MPI_COMM_WORLD, 2);
-    nn_preamble(&out, &info, argc, argv, run.seed, MPI_COMM_WORLD);
+    nn_writer_begin(&out, &run, &info, argc, argv, MPI_COMM_WORLD);
     nn_meta(&out, "size_bytes", "%zu", size);
     nn_meta(&out, "warmup", "%ld", run.warmup);
     nn_meta(&out, "pairs", "%d", nranks / 2);

@@ -86,6 +86,8 @@ def _cross_checks(config: dict[str, Any]) -> list[str]:
     problems = []
     apps = config.get("applications", {})
     study = config.get("impact_compression", {})
+    if not study.get("enabled", True):
+        study = {}
     for name in study.get("applications", []):
         if name not in apps:
             problems.append(
@@ -103,6 +105,8 @@ def _cross_checks(config: dict[str, Any]) -> list[str]:
     available = platform.get("testbed", {}).get("nodes")
     if platform.get("kind") == "testbed" and available is not None:
         bench = config.get("network_noise", {}).get("benchmark", {})
+        if not bench.get("enabled", True):
+            bench = {}
         wanted = {
             "impact_compression.nodes": [nodes] if nodes is not None else [],
             "network_noise.benchmark.nodes": [bench["nodes"]] if "nodes" in bench else [],

@@ -45,6 +45,11 @@ localrules:
     plot_network_noise_benchmark,
 
 
+def reference(name):
+    """A published-values table of resources/reference/ (beside the workflow)."""
+    return str(PROJECT / "resources" / "reference" / name)
+
+
 def program(name):
     """Path of a compiled C program of csrc/."""
     return f"{BIN}/{name}"

@@ -93,8 +93,8 @@ rule plot_impact_compression:
     input:
         **{name: f"{IC_TABLES}/{name}.csv" for name in IC_TABLE_NAMES},
         impact=f"{IC_TIDY}/impact.csv",
-        published_table1="resources/reference/seed000_table1.csv",
-        published_claims="resources/reference/seed000_claims.csv",
+        published_table1=reference("seed000_table1.csv"),
+        published_claims=reference("seed000_claims.csv"),
         style=STYLE,
     output:
         svg=expand(f"{IC_FIGURES}/{{name}}.svg", name=IC_FIGURE_NAMES),

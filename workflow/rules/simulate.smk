@@ -30,8 +30,8 @@ rule simulate_network_noise:
 rule summarise_network_noise_simulation:
     input:
         points=expand(f"{NN_TIDY}/{{point}}.csv", point=NN_POINTS),
-        published_fat_trees="resources/reference/seed001_table1.csv",
-        published_tori="resources/reference/seed001_table2.csv",
+        published_fat_trees=reference("seed001_table1.csv"),
+        published_tori=reference("seed001_table2.csv"),
     output:
         summary=f"{NN_TABLES}/simulation_summary.csv",
         topologies=f"{NN_TABLES}/topologies.csv",
