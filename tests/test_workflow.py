@@ -61,3 +61,39 @@ def test_small_real_run_end_to_end(tmp_path):
     out = snakemake("--report", str(report), cwd=tmp_path)
     assert out.returncode == 0, out.stderr[-4000:]
     assert report.stat().st_size > 10_000
+
+
+@pytest.mark.slow
+def test_simulator_figures_including_a_real_fabric(tmp_path):
+    """Seed 001's simulator rules end to end on small topologies and the fixture fabric."""
+    (tmp_path / "config").mkdir()
+    fabric = REPO / "tests" / "data" / "small_fabric.topo"
+    config = {
+        "platform": {"kind": "localhost"},
+        "impact_compression": {"enabled": False},
+        "network_noise": {
+            "runs": 20,
+            "fat_trees": ["xgft:4,4/1,2", "xgft:4,8/1,4"],
+            "torus_2d": "torus:4x4",
+            "torus_3d": "torus:3x3x3",
+            "ratios": [0.25, 0.5],
+            "torus_sizes_2d": [4],
+            "torus_sizes_3d": [3],
+            "fabrics": [str(fabric)],
+            "benchmark": {"enabled": False},
+        },
+    }
+    (tmp_path / "config" / "config.yaml").write_text(yaml.safe_dump(config))
+    target = "results/localhost/figures/network_noise/fig11_fabric_ratio.png"
+    out = snakemake("--cores", "2", target, cwd=tmp_path)
+    figures = tmp_path / "results" / "localhost" / "figures" / "network_noise"
+    assert out.returncode == 0, out.stderr[-4000:]
+    for name in ("fig11_fabric_ratio", "fig13_fat_tree_size", "fig15_torus_ratio"):
+        assert (figures / f"{name}.svg").stat().st_size > 1000
+    summary = pd.read_csv(
+        tmp_path / "results" / "localhost" / "tables" / "network_noise" / "simulation_summary.csv"
+    )
+    fabric_rows = summary[summary["figure"] == "fabric_ratio"]
+    assert fabric_rows["ratio"].tolist() == [0.25, 0.5]
+    assert (fabric_rows["slowdown_mean"] >= 1).all()
+    assert (summary["slowdown_runs"] == 20).all()

@@ -186,6 +186,9 @@ def simulation_points():
         add("torus_size", f"torus:{k}x{k}", 0.5)
     for k in nn["torus_sizes_3d"]:
         add("torus_size", f"torus:{k}x{k}x{k}", 0.5)
+    for path in nn["fabrics"]:
+        for ratio in nn["ratios"]:
+            add("fabric_ratio", f"fabric:{path}", ratio)
     return points
 
 
@@ -197,6 +200,17 @@ def network_noise_targets():
         f"{NN_TABLES}/simulation_summary.csv",
         f"{NN_TABLES}/topologies.csv",
     ]
+
+
+def fabric_file(spec):
+    """The topology file a fabric SPEC reads (an input of its simulations)."""
+    return [spec.split(":", 1)[1]] if spec.startswith("fabric:") else []
+
+
+def nn_figure_names():
+    """Fig. 11 exists only when fabric files are configured."""
+    names = ["fig13_fat_tree_size", "fig15_torus_ratio", "fig16_torus_size"]
+    return ["fig11_fabric_ratio", *names] if config["network_noise"]["fabrics"] else names
 
 
 def noise_points():

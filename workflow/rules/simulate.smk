@@ -5,10 +5,12 @@ NN_POINTS = simulation_points()
 NN_TIDY = f"{RESULTS}/tidy/network_noise/simulation"
 NN_TABLES = f"{RESULTS}/tables/network_noise"
 NN_FIGURES = f"{RESULTS}/figures/network_noise"
-NN_FIGURE_NAMES = ["fig13_fat_tree_size", "fig15_torus_ratio", "fig16_torus_size"]
+NN_FIGURE_NAMES = nn_figure_names()
 
 
 rule simulate_network_noise:
+    input:
+        fabric=lambda wc: fabric_file(NN_POINTS[wc.point][1]),
     output:
         f"{NN_TIDY}/{{point}}.csv",
     log:

@@ -7,11 +7,14 @@ from netnoise.jobs import logged
 with logged(snakemake.log[0]):
     use_style(snakemake.input.style)
     summary = pd.read_csv(snakemake.input.summary)
-    drawn = {
-        "fig13_fat_tree_size": figures.fat_tree_size(summary),
-        "fig15_torus_ratio": figures.torus_ratio(summary),
-        "fig16_torus_size": figures.torus_size(summary),
+    draw = {
+        "fig11_fabric_ratio": figures.fabric_ratio,
+        "fig13_fat_tree_size": figures.fat_tree_size,
+        "fig15_torus_ratio": figures.torus_ratio,
+        "fig16_torus_size": figures.torus_size,
     }
     outputs = [*snakemake.output.svg, *snakemake.output.png]
-    for name, figure in drawn.items():
-        save(figure, [path for path in outputs if f"/{name}." in path])
+    for name, plot in draw.items():
+        paths = [path for path in outputs if f"/{name}." in path]
+        if paths:
+            save(plot(summary), paths)

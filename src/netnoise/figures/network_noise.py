@@ -15,6 +15,21 @@ def _band(ax, rows: pd.DataFrame, x: str, label: str) -> None:
     )
 
 
+def fabric_ratio(summary: pd.DataFrame) -> plt.Figure:
+    """Fig. 11: slowdown vs perturbation ratio on each real fabric given as a topology file."""
+    fig, ax = plt.subplots()
+    rows = summary[summary["figure"] == "fabric_ratio"]
+    for topology, group in rows.groupby("topology"):
+        name = topology.split(":", 1)[1].rsplit("/", 1)[-1]
+        _band(ax, group, "ratio", f"{name} ({int(group['endpoints'].iloc[0])} endpoints)")
+    ax.set_xlabel("perturbation ratio")
+    ax.set_ylabel("slowdown (perturbed / unperturbed)")
+    ax.set_title("Network noise on real fabrics (ibnetdiscover files)")
+    if len(rows):
+        ax.legend()
+    return fig
+
+
 def fat_tree_size(summary: pd.DataFrame) -> plt.Figure:
     """Fig. 13: slowdown vs fat-tree size at perturbation ratio 1/2."""
     fig, ax = plt.subplots()
