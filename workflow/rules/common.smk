@@ -210,7 +210,9 @@ def fabric_file(spec):
 def nn_figure_names():
     """Fig. 11 exists only when fabric files are configured."""
     names = ["fig13_fat_tree_size", "fig15_torus_ratio", "fig16_torus_size"]
-    return ["fig11_fabric_ratio", *names] if config["network_noise"]["fabrics"] else names
+    return (
+        ["fig11_fabric_ratio", *names] if config["network_noise"]["fabrics"] else names
+    )
 
 
 def noise_points():
