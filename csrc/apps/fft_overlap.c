@@ -208,12 +208,7 @@ int main(int argc, char **argv)
     nn_init(&argc, &argv);
     nn_parse_or_exit(argc, argv, opts, &info);
     proxy_setup(&p, &run, MPI_COMM_WORLD, 2);
-    if (size % p.nranks != 0)
-        nn_fail_all(p.comm,
-                    "fft_overlap: --size %ld must be divisible by the number of ranks %d "
-                    "(%ld = %d x %ld + %ld); e.g. --size %ld",
-                    size, p.nranks, size, p.nranks, size / p.nranks, size % p.nranks,
-                    (size / p.nranks + 1) * p.nranks);
+    proxy_require_divisible(&p, size);
 
     proxy_check_memory(&p, 4.0 * fields * size * size / p.nranks * sizeof(double complex));
     app_t app = {0};

@@ -182,6 +182,18 @@ static inline void proxy_count_send(proxy *p, int dest, double bytes)
     p->messages += 1;
 }
 
+/* Transposes split a global edge evenly over the ranks: a size that does not
+ * divide stops every rank with the nearest size that would. */
+static inline void proxy_require_divisible(const proxy *p, long size)
+{
+    if (size % p->nranks != 0)
+        nn_fail_all(p->comm,
+                    "%s: --size %ld must be divisible by the number of ranks %d "
+                    "(%ld = %d x %ld + %ld); e.g. --size %ld",
+                    p->tool, size, p->nranks, size, p->nranks, size / p->nranks,
+                    size % p->nranks, (size / p->nranks + 1) * p->nranks);
+}
+
 /* Six-face halo exchange of a 3-D process grid: face s goes to nbr[s] with
  * tag s, and arrives from nbr[s] tagged with the opposite face s ^ 1; all
  * twelve requests are in flight at once and their time counts as
