@@ -38,6 +38,16 @@ def test_shipped_configs_are_valid(name):
     load(REPO / "config" / name)
 
 
+def test_real_application_recipes_merge_into_a_study_config():
+    from snakemake.utils import update_config
+
+    config = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
+    update_config(config, yaml.safe_load((REPO / "config" / "real-applications.yaml").read_text()))
+    apps = validate(config)["applications"]
+    assert {"halo3d", "lulesh", "npb_cg"} <= set(apps)
+    assert apps["lulesh"]["figure_of_merit"]["unit"] == "z/s"
+
+
 def test_every_config_key_is_documented():
     readme = (REPO / "config" / "README.md").read_text()
     for key, _ in walk_keys(load_schema()):
@@ -72,6 +82,37 @@ BAD = [
     ({"baseline": {"sizes": [8, 8]}}, "baseline.sizes: [8, 8]"),
     ({"baseline": {"iterations": "many"}}, "baseline.iterations: 'many' has the wrong type"),
     ({"build": {"cflags": "-O2 `id`"}}, "build.cflags: '-O2 `id`' does not match"),
+    (
+        {"applications": {"lulesh": {"program": "halo3d", "source": "lulesh.tar.gz"}}},
+        "applications.lulesh: source belong to a real application, but 'program' names",
+    ),
+    (
+        {"applications": {"lulesh": {"source": "lulesh.tar.gz", "build": "make"}}},
+        "applications.lulesh: needs 'program' (a csrc program) or all of source, build and "
+        "binary (missing: binary)",
+    ),
+    (
+        {
+            "applications": {
+                "lulesh": {
+                    "source": "l.tar.gz",
+                    "build": "make",
+                    "binary": "lulesh2.0",
+                    "figure_of_merit": {"pattern": "FOM = [0-9.]+"},
+                }
+            }
+        },
+        "applications.lulesh.figure_of_merit.pattern: 'FOM = [0-9.]+' has no group",
+    ),
+    (
+        {
+            "network_noise": {
+                "benchmark": {"nodes": 8, "ratios": [0.25, 0.375], "netgauge": {"source": "ng"}}
+            }
+        },
+        "network_noise.benchmark.ratios: application communicator sizes [5, 6] (of 8 ranks) "
+        "mix odd and even, but Netgauge steps the size by 2",
+    ),
     (
         {"colour": "red"},
         "(top level): unknown key(s) colour; allowed keys: applications, baseline",

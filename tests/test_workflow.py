@@ -17,6 +17,21 @@ def test_dry_run(name):
     assert "measure_baseline_latency" in out.stdout
 
 
+def test_real_applications_and_netgauge_are_built_when_a_study_uses_them(tmp_path):
+    overlay = tmp_path / "real.yaml"
+    study = {"applications": ["lulesh", "halo3d"]}
+    netgauge = {"benchmark": {"netgauge": {"source": str(tmp_path / "netgauge")}}}
+    overlay.write_text(yaml.safe_dump({"impact_compression": study, "network_noise": netgauge}))
+    configs = [REPO / "config" / n for n in ("config.yaml", "real-applications.yaml")]
+    out = snakemake("-n", "--forceall", "--configfile", *map(str, configs), str(overlay))
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert "build_application" in out.stdout and "apps/lulesh" in out.stdout
+    assert "measure_netgauge_collvsnoise" in out.stdout
+    assert "tabulate_netgauge_comparison" in out.stdout
+    # Unused recipes are not built.
+    assert "apps/npb_cg" not in out.stdout
+
+
 def test_paper_grid_is_larger_than_the_quick_one():
     quick = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
     paper = yaml.safe_load((REPO / "config" / "paper.yaml").read_text())

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import os
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -81,9 +82,58 @@ def _describe(error: jsonschema.ValidationError) -> str:
     return f"{key}: {problem}{hint}"
 
 
+def _application_problems(apps: dict[str, Any]) -> list[str]:
+    """A csrc program or a real application with source, build and binary; not both."""
+    problems = []
+    real_keys = ("source", "build", "binary", "figure_of_merit")
+    for name, app in apps.items():
+        key = f"applications.{name}"
+        if "program" in app:
+            given = [k for k in real_keys if k in app]
+            if given:
+                problems.append(
+                    f"{key}: {', '.join(given)} belong to a real application, but 'program' "
+                    "names a csrc program; give either program or source, build and binary"
+                )
+            continue
+        missing = [k for k in ("source", "build", "binary") if k not in app]
+        if missing:
+            problems.append(
+                f"{key}: needs 'program' (a csrc program) or all of source, build and "
+                f"binary (missing: {', '.join(missing)})"
+            )
+        pattern = app.get("figure_of_merit", {}).get("pattern")
+        if pattern is not None:
+            try:
+                groups = re.compile(pattern).groups
+            except re.error as err:
+                problems.append(f"{key}.figure_of_merit.pattern: {pattern!r} is invalid: {err}")
+                continue
+            if groups < 1:
+                problems.append(
+                    f"{key}.figure_of_merit.pattern: {pattern!r} has no group; put the "
+                    "number in parentheses"
+                )
+    return problems
+
+
+def _netgauge_problems(bench: dict[str, Any]) -> list[str]:
+    if not bench.get("enabled", True) or not bench.get("netgauge", {}).get("source"):
+        return []
+    from netnoise.netgauge import size_problems
+
+    problems = size_problems(bench.get("nodes", 8), bench.get("ratios", []))
+    return [
+        f"network_noise.benchmark.ratios: {p} (network_noise.benchmark.netgauge is set; "
+        "change the ratios or nodes, or unset netgauge.source)"
+        for p in problems
+    ]
+
+
 def _cross_checks(config: dict[str, Any]) -> list[str]:
     """Constraints between keys that a JSON schema cannot express."""
-    problems = []
+    problems = _application_problems(config.get("applications", {}))
+    problems += _netgauge_problems(config.get("network_noise", {}).get("benchmark", {}))
     apps = config.get("applications", {})
     study = config.get("impact_compression", {})
     if not study.get("enabled", True):

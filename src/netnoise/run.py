@@ -26,6 +26,7 @@ from netnoise import counters as counter_tools
 from netnoise import provenance
 from netnoise.atomic import atomic_path, write_csv
 from netnoise.cpu import CpuLoad
+from netnoise.external import ExternalProgram
 from netnoise.io import BenchmarkFormatError, read_benchmark
 from netnoise.platform import Platform
 
@@ -37,13 +38,24 @@ class RunFailed(RuntimeError):
 @dataclass
 class Job:
     """One MPI program of a run. ``program`` is a netnoise benchmark's argv
-    without ``--output`` (and, for background jobs, without the stop/ready files)."""
+    without ``--output`` (and, for background jobs, without the stop/ready files),
+    or, with ``external``, a third-party program's argv that netnoise.external wraps."""
 
     name: str
     program: list[str]
     ranks: int
     output: str | os.PathLike[str]
     nodes: list[str] | None = None
+    external: ExternalProgram | None = None
+
+    def launch(self, platform: Platform, flags: list[str]) -> tuple[list[str], dict[str, str]]:
+        """The command starting this job with the run's ``flags`` (output, stop, ready)."""
+        if self.external is None:
+            launch = platform.mpi_launch([*self.program, *flags], self.ranks, self.nodes)
+            return launch.argv, launch.environment()
+        launch = platform.mpi_launch(self.program, self.ranks, self.nodes)
+        argv = self.external.wrap(launch.argv, flags, self.ranks, self.nodes)
+        return argv, launch.environment()
 
 
 class _Process:
@@ -129,25 +141,20 @@ def corun(
             ready = []
             for i, job in enumerate(background):
                 ready.append(Path(scratch) / f"ready-{i}")
-                program = [*job.program, "--output", str(staged[i])]
-                program += ["--stop-file", str(stop_file), "--ready-file", str(ready[-1])]
-                launch = platform.mpi_launch(program, job.ranks, job.nodes)
-                processes.append(_Process(job, launch.argv, launch.environment(), log_fh))
+                flags = ["--output", str(staged[i])]
+                flags += ["--stop-file", str(stop_file), "--ready-file", str(ready[-1])]
+                processes.append(_Process(job, *job.launch(platform, flags), log_fh))
             deadline = time.monotonic() + timeout_s
             _wait_ready(processes, ready, deadline)
 
-            launch = platform.mpi_launch(
-                [*measured.program, "--output", str(staged[len(background)])],
-                measured.ranks,
-                measured.nodes,
-            )
+            argv, env = measured.launch(platform, ["--output", str(staged[len(background)])])
             sampler = (
                 counter_tools.Sampler(counters, counter_interval_s)
                 if counters is not None
                 else contextlib.nullcontext()
             )
             with CpuLoad() as cpu, sampler:
-                main = _Process(measured, launch.argv, launch.environment(), log_fh)
+                main = _Process(measured, argv, env, log_fh)
                 processes.append(main)
                 try:
                     status = main.proc.wait(timeout=max(deadline - time.monotonic(), 0.1))

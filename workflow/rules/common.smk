@@ -43,6 +43,8 @@ localrules:
     tidy_network_noise_benchmark,
     tabulate_network_noise_benchmark,
     plot_network_noise_benchmark,
+    tidy_netgauge_collvsnoise,
+    tabulate_netgauge_comparison,
 
 
 def reference(name):
@@ -63,17 +65,45 @@ def study_nodes(count):
     return [f"{prefix}-n{i:02d}" for i in range(1, count + 1)]
 
 
-def application_job(name, output, ranks, nodes, extra=()):
-    """A co-run job spec of a configured application."""
+def application_binary(name):
+    """Executable of a configured application: a csrc program or a built real one."""
     app = config["applications"][name]
-    return {
+    return program(app["program"]) if "program" in app else f"{BIN}/apps/{name}"
+
+
+def application_job(name, output, ranks, nodes, iterations, warmup):
+    """A co-run job spec of a configured application; iterations=0 loops until stopped.
+
+    A real application is wrapped by netnoise.external, which times each launch
+    and extracts its figure of merit.
+    """
+    app = config["applications"][name]
+    spec = {
         "name": name,
-        "program": program(app["program"]),
-        "args": [*app.get("args", []), *extra],
+        "program": application_binary(name),
+        "args": list(app.get("args", [])),
         "ranks": ranks,
         "nodes": nodes,
         "output": output,
     }
+    if "program" in app:
+        spec["args"] += ["--iterations", iterations, "--warmup", warmup]
+        return spec
+    fom = app.get("figure_of_merit", {})
+    spec["external"] = {
+        "tool": name,
+        "version": app["version"],
+        "iterations": iterations,
+        "warmup": warmup,
+        "fom": fom.get("pattern"),
+        "fom_unit": fom.get("unit", ""),
+    }
+    return spec
+
+
+def build_environment():
+    """Compiler settings a third-party build command sees."""
+    return {"MPICC": config["build"]["mpicc"], "CFLAGS": config["build"]["cflags"]}
 
 
 def benchmark_job(name, output, ranks, nodes, args):
@@ -101,7 +131,7 @@ def all_targets():
     if config["network_noise"]["enabled"]:
         targets += network_noise_targets()
     if config["network_noise"]["benchmark"]["enabled"]:
-        targets += network_noise_benchmark_targets()
+        targets += network_noise_benchmark_targets() + netgauge_targets()
     return targets
 
 
@@ -138,23 +168,19 @@ def compressionb(cb, output):
 
 
 def measured_app(app, output):
-    return application_job(
-        app, output, IC_RANKS, IC_NODES, ["--iterations", IC["runs"], "--warmup", 1]
-    )
+    return application_job(app, output, IC_RANKS, IC_NODES, IC["runs"], 1)
 
 
 def background_app(app, output):
-    return application_job(
-        app, output, IC_RANKS, IC_NODES, ["--iterations", 0, "--warmup", 0]
-    )
+    return application_job(app, output, IC_RANKS, IC_NODES, 0, 0)
 
 
 def app_program(wildcards):
-    return program(config["applications"][wildcards.app]["program"])
+    return application_binary(wildcards.app)
 
 
 def partner_program(wildcards):
-    return program(config["applications"][wildcards.partner]["program"])
+    return application_binary(wildcards.partner)
 
 
 def impact_compression_targets():
@@ -233,3 +259,39 @@ def network_noise_benchmark_targets():
         ),
         f"{NN_TABLES}/benchmark_slowdown.csv",
     ]
+
+
+def netgauge_build_command():
+    """Netgauge's autotools build against the MPI of build.mpicc."""
+    mpi_root = '"$(dirname "$(dirname "$(command -v "$MPICC")")")"'
+    extra = config["network_noise"]["benchmark"]["netgauge"]["configure_args"]
+    return " ".join(["./configure", f"--with-mpi={mpi_root}", *extra, "&& make"])
+
+
+def netgauge_job(binary, output):
+    """The collvsnoise run covering the ratio sweep of the noise benchmark."""
+    from netnoise.netgauge import collvsnoise_argv
+
+    bench = config["network_noise"]["benchmark"]
+    argv = collvsnoise_argv(
+        binary, bench["netgauge"]["tests"], bench["nodes"], bench["ratios"]
+    )
+    return {
+        "name": "netgauge",
+        "program": argv[0],
+        "args": argv[1:],
+        "ranks": bench["nodes"],
+        "nodes": study_nodes(bench["nodes"]),
+        "output": output,
+        "external": {"tool": "netgauge", "table": "netgauge_collvsnoise"},
+    }
+
+
+def netgauge_targets():
+    if config["network_noise"]["benchmark"]["netgauge"]["source"]:
+        return [f"{NN_TABLES}/netgauge_comparison.csv"]
+    logger.info(
+        "network_noise.benchmark.netgauge.source is empty: "
+        "the Netgauge side-by-side run is skipped"
+    )
+    return []

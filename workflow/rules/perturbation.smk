@@ -111,3 +111,87 @@ rule plot_network_noise_benchmark:
         nodes=NB["nodes"],
     script:
         "../scripts/plot_network_noise_benchmark.py"
+
+
+# Netgauge's collvsnoise beside the noise benchmark, when its source is configured.
+NETGAUGE = NB["netgauge"]
+NETGAUGE_RAW = f"{NB_RAW}/netgauge_collvsnoise_n{NB['nodes']}.csv"
+NETGAUGE_TIDY = f"{RESULTS}/tidy/network_noise/netgauge.csv"
+
+
+rule build_netgauge:
+    output:
+        binary=f"{BIN}/netgauge",
+        info=f"{BIN}/netgauge.build.json",
+    log:
+        f"{LOGS}/build_netgauge.log",
+    conda:
+        "../../envs/build.yaml"
+    params:
+        name="netgauge",
+        source=NETGAUGE["source"],
+        command=netgauge_build_command(),
+        binary="netgauge",
+        work_dir=f"{RESULTS}/build/netgauge",
+        env=build_environment(),
+    script:
+        "../scripts/build_external.py"
+
+
+rule measure_netgauge_collvsnoise:
+    input:
+        program=f"{BIN}/netgauge",
+    output:
+        result=NETGAUGE_RAW,
+        provenance=f"{NETGAUGE_RAW}.prov.json",
+    log:
+        f"{LOGS}/network_noise/netgauge_collvsnoise.log",
+    benchmark:
+        f"{BENCHMARKS}/network_noise/netgauge_collvsnoise.tsv"
+    conda:
+        "../../envs/build.yaml"
+    resources:
+        network=1,
+    params:
+        platform=config["platform"],
+        measured=lambda wc, input, output: netgauge_job(input.program, output.result),
+        background=[],
+        config={"network_noise": {"benchmark": NB}},
+    script:
+        "../scripts/corun.py"
+
+
+rule tidy_netgauge_collvsnoise:
+    input:
+        results=[NETGAUGE_RAW],
+    output:
+        NETGAUGE_TIDY,
+    log:
+        f"{LOGS}/network_noise/tidy_netgauge.log",
+    conda:
+        "../../envs/analysis.yaml"
+    params:
+        identifiers={},
+    script:
+        "../scripts/tidy_results.py"
+
+
+rule tabulate_netgauge_comparison:
+    input:
+        netgauge=NETGAUGE_TIDY,
+        netnoise=f"{NN_TABLES}/benchmark_slowdown.csv",
+    output:
+        report(
+            f"{NN_TABLES}/netgauge_comparison.csv",
+            caption="../report/network_noise/netgauge_comparison.rst",
+            category="001 Network noise",
+            labels={"table": "netgauge_comparison"},
+        ),
+    log:
+        f"{LOGS}/network_noise/tabulate_netgauge.log",
+    conda:
+        "../../envs/analysis.yaml"
+    params:
+        perturb_bytes=NB["perturb_size"],
+    script:
+        "../scripts/tabulate_netgauge_comparison.py"

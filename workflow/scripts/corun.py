@@ -1,3 +1,4 @@
+from netnoise.external import ExternalProgram
 from netnoise.jobs import logged
 from netnoise.platform import from_config
 from netnoise.run import Job, corun
@@ -5,7 +6,8 @@ from netnoise.run import Job, corun
 
 def job(spec):
     program = [spec["program"], *map(str, spec["args"])]
-    return Job(spec["name"], program, spec["ranks"], spec["output"], spec["nodes"])
+    external = ExternalProgram(**spec["external"]) if "external" in spec else None
+    return Job(spec["name"], program, spec["ranks"], spec["output"], spec["nodes"], external)
 
 
 with logged(snakemake.log[0]):

@@ -1,0 +1,130 @@
+"""Netgauge's ``collvsnoise`` pattern beside netnoise's noise benchmark (seed 001, Sec. 2).
+
+Netgauge implements the seed's benchmark as ``netgauge -m mpi -x collvsnoise``.
+For every application-communicator size ``c`` from the ``--commsize`` range
+(in steps of 2) it splits the ranks at random, times 10 back-to-back 8-byte
+``MPI_Allreduce`` in the ``c``-rank communicator while the other ranks exchange
+10 MiB messages with a partner, then times them again without perturbation,
+``-c`` times. Per ``c`` it prints one summary line, in microseconds per 10
+collectives averaged over the ranks::
+
+    # acc: P c size :: mean_quiet (median_quiet), mean_perturbed (median_perturbed)
+
+Its perturbation is fixed at compile time (pairs, 10 MiB) as is its collective
+(Allreduce); netnoise's ``noise`` makes both configurable and draws a random
+permutation, so the comparison is at the ratios both ran.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+import pandas as pd
+
+#: Collectives Netgauge times back to back per sample.
+CALLS_PER_SAMPLE = 10
+PERTURB_BYTES = 10 * 1024 * 1024
+_NUMBER = r"([0-9.eE+-]+)"
+_ACC = re.compile(
+    rf"^# acc: (\d+) (\d+) (\d+) :: {_NUMBER} \({_NUMBER}\), {_NUMBER} \({_NUMBER}\)",
+    re.MULTILINE,
+)
+
+
+def parse_collvsnoise(text: str) -> pd.DataFrame:
+    """The ``# acc:`` lines of a collvsnoise run, per collective call, one row per size."""
+    rows = []
+    for m in _ACC.finditer(text):
+        ranks, app, size = (int(g) for g in m.groups()[:3])
+        quiet_mean, quiet_median, pert_mean, pert_median = (
+            float(g) / CALLS_PER_SAMPLE for g in m.groups()[3:]
+        )
+        rows.append(
+            {
+                "allocation": ranks,
+                "application_ranks": app,
+                "ratio": (ranks - app) / ranks,
+                "size_bytes": size,
+                "unperturbed_mean_us": quiet_mean,
+                "unperturbed_median_us": quiet_median,
+                "perturbed_mean_us": pert_mean,
+                "perturbed_median_us": pert_median,
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def application_sizes(allocation: int, ratios: Sequence[float]) -> list[int]:
+    """Application-communicator sizes of noise's ratios (noise rounds ratio × ranks)."""
+    return sorted({allocation - round(r * allocation) for r in ratios})
+
+
+def size_problems(allocation: int, ratios: Sequence[float]) -> list[str]:
+    """Why Netgauge cannot run these ratios: it steps the size by 2 and pairs the perturbers."""
+    sizes = application_sizes(allocation, ratios)
+    problems = []
+    if len({s % 2 for s in sizes}) > 1:
+        problems.append(
+            f"application communicator sizes {sizes} (of {allocation} ranks) mix odd and "
+            "even, but Netgauge steps the size by 2"
+        )
+    odd = [allocation - s for s in sizes if (allocation - s) % 2]
+    if odd:
+        problems.append(
+            f"perturbing ranks {odd} (of {allocation}) are odd, but Netgauge pairs them"
+        )
+    return problems
+
+
+def collvsnoise_argv(
+    binary: str, tests: int, allocation: int, ratios: Sequence[float]
+) -> list[str]:
+    """Netgauge's command line covering every ratio."""
+    sizes = application_sizes(allocation, ratios)
+    return [
+        binary,
+        "-c",
+        str(tests),
+        "-m",
+        "mpi",
+        "-x",
+        "collvsnoise",
+        "--commsize",
+        f"{sizes[0]}-{sizes[-1]}",
+    ]
+
+
+def comparison(ours: pd.DataFrame, netgauge: pd.DataFrame, perturb_bytes: int) -> pd.DataFrame:
+    """Allreduce slowdown of both benchmarks at the ratios both ran, side by side.
+
+    ``ours`` is the noise benchmark's slowdown table, ``netgauge`` the tidy
+    collvsnoise rows; slowdowns are perturbed mean / unperturbed mean in %.
+    """
+    mine = ours[ours["collective"] == "allreduce"]
+    rows = []
+    for _, theirs in netgauge.iterrows():
+        match = mine[
+            (mine["allocation"] == theirs["allocation"])
+            & ((mine["ratio"] - theirs["ratio"]).abs() < 1e-9)
+        ]
+        if match.empty:
+            continue
+        row = match.iloc[0]
+        rows.append(
+            {
+                "allocation": int(theirs["allocation"]),
+                "ratio": float(theirs["ratio"]),
+                "netnoise_unperturbed_mean_us": row["unperturbed_mean_us"],
+                "netnoise_perturbed_mean_us": row["perturbed_mean_us"],
+                "netnoise_slowdown_pct": row["slowdown_pct"],
+                "netnoise_perturb_bytes": perturb_bytes,
+                "netgauge_unperturbed_mean_us": theirs["unperturbed_mean_us"],
+                "netgauge_perturbed_mean_us": theirs["perturbed_mean_us"],
+                "netgauge_slowdown_pct": 100
+                * theirs["perturbed_mean_us"]
+                / theirs["unperturbed_mean_us"],
+                "netgauge_perturb_bytes": PERTURB_BYTES,
+            }
+        )
+    return pd.DataFrame(rows)
