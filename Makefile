@@ -1,6 +1,8 @@
 # netnoise: the two commands of README.md.
 #   make reproduce   set up, then run the quick study and build the report
 #   make test        set up, then run every check CI runs
+#   make review      set up, then rebuild every figure and table from a results
+#                    bundle (BUNDLE=..., default: the shipped one), running nothing
 # `make setup` alone installs the Debian packages (when missing) and the venv.
 
 SHELL := /bin/bash
@@ -10,12 +12,14 @@ PYTHON ?= python3
 SNAKEMAKE := $(BIN)/snakemake
 CONFIG ?= config/config.yaml
 REPORT := results/report.html
+PLATFORM_KIND = $(shell $(BIN)/python -c "import yaml,sys; print((yaml.safe_load(open('$(CONFIG)')) or {}).get('platform', {}).get('kind', 'testbed'))")
+BUNDLE ?= resources/cache/quick-testbed.tar.gz
 
 APT_PACKAGES := build-essential git make openmpi-bin libopenmpi-dev hwloc libhwloc-dev \
 	iproute2 iperf3 python3 python3-venv python3-dev
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 
-.PHONY: setup system-packages reproduce test lint clean
+.PHONY: setup system-packages reproduce review test lint clean
 setup: system-packages $(VENV)/.installed
 
 # Installs only what is missing, so a second run costs one dpkg query.
@@ -38,8 +42,13 @@ $(VENV)/.installed: pyproject.toml requirements.lock
 reproduce: setup
 	$(SNAKEMAKE) --configfile $(CONFIG)
 	$(SNAKEMAKE) --configfile $(CONFIG) --report $(REPORT)
+	$(BIN)/netnoise bundle create --configfile $(CONFIG) --output results/bundle-$(PLATFORM_KIND).tar.gz
 	@echo "figures and tables: results/*/figures, results/*/tables; report: $(REPORT)"
+	@echo "results bundle: results/bundle-$(PLATFORM_KIND).tar.gz"
 	@$(BIN)/netnoise studies
+
+review: setup
+	$(BIN)/netnoise review --bundle $(BUNDLE)
 
 lint: setup
 	$(SNAKEMAKE) --lint

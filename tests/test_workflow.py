@@ -77,6 +77,24 @@ def test_small_real_run_end_to_end(tmp_path):
     assert out.returncode == 0, out.stderr[-4000:]
     assert report.stat().st_size > 10_000
 
+    # Reviewer mode: the bundle of this run rebuilds the same table, measuring nothing.
+    from netnoise import bundle
+
+    packed = tmp_path / "bundle.tar.gz"
+    manifest = bundle.create(packed, workdir=tmp_path, configfiles=["config/config.yaml"])
+    assert "results/localhost/tidy/baseline_latency.csv" in manifest["files"]
+    assert not any("/raw/" in f and not f.endswith(".prov.json") for f in manifest["files"])
+    assert not any(f.endswith(("/pingpong", ".svg")) for f in manifest["files"])
+    review = bundle.review(packed, tmp_path / "review", cores=1)
+    rebuilt = review / "results" / "localhost"
+    assert (rebuilt / "tables" / "baseline_latency.csv").read_text() == (
+        results / "tables" / "baseline_latency.csv"
+    ).read_text()
+    assert (rebuilt / "figures" / "baseline_latency.png").stat().st_size > 1000
+    assert not (rebuilt / "raw" / "baseline" / "pingpong_size8_rep0.csv").exists()
+    assert not (rebuilt / "bin" / "pingpong").exists()
+    assert (review / "report.html").stat().st_size > 10_000
+
 
 @pytest.mark.slow
 def test_simulator_figures_including_a_real_fabric(tmp_path):

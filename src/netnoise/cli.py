@@ -11,7 +11,7 @@ from pathlib import Path
 
 import yaml
 
-from netnoise import __version__, config, io, studies
+from netnoise import __version__, bundle, config, io, studies
 from netnoise.models import asymmetric_cli, variability_cli
 from netnoise.platform import PlatformUnavailable
 from netnoise.platform.testbed import TestbedPlatform
@@ -43,6 +43,36 @@ def _cmd_config_check(args: argparse.Namespace) -> int:
 def _cmd_parse(args: argparse.Namespace) -> int:
     frame = io.tidy(io.read_benchmark(args.file))
     frame.to_csv(sys.stdout, index=False)
+    return 0
+
+
+def _cmd_bundle_create(args: argparse.Namespace) -> int:
+    manifest = bundle.create(
+        args.output,
+        workdir=args.workdir,
+        configfiles=args.configfile,
+        include_raw=args.raw,
+    )
+    size = Path(args.output).stat().st_size
+    print(f"{args.output}: {len(manifest['files'])} files, {size / 1e6:.1f} MB")
+    return 0
+
+
+def _cmd_bundle_verify(args: argparse.Namespace) -> int:
+    manifest = bundle.verify(args.bundle)
+    git = manifest["git"]
+    print(
+        f"{args.bundle}: ok, {len(manifest['files'])} files from netnoise "
+        f"{manifest['netnoise_version']} ({git['sha'][:12]}{', dirty' if git['dirty'] else ''}) "
+        f"on {manifest['platform']}, {manifest['created']}"
+    )
+    return 0
+
+
+def _cmd_review(args: argparse.Namespace) -> int:
+    out = bundle.review(args.bundle, args.workdir, cores=args.cores, report=not args.no_report)
+    print(f"figures: {out}/results/*/figures, tables: {out}/results/*/tables", end="")
+    print("" if args.no_report else f", report: {out}/report.html")
     return 0
 
 
@@ -153,6 +183,33 @@ def build_parser() -> argparse.ArgumentParser:
     variability_cli.register(sub)
     asymmetric_cli.register(sub)
 
+    bundles = sub.add_parser(
+        "bundle", help="pack or check a run's cached results (tidy tables, models, provenance)"
+    ).add_subparsers(dest="bundle_command", required=True)
+    create = bundles.add_parser("create", help="pack the finished run in WORKDIR")
+    create.add_argument("--output", "-o", required=True, help="bundle file (.tar.gz)")
+    create.add_argument("--workdir", default=".", help="where the workflow ran")
+    create.add_argument(
+        "--configfile", nargs="+", default=[str(DEFAULT_CONFIG)], help="the run's config files"
+    )
+    create.add_argument("--raw", action="store_true", help="include the raw per-sample files")
+    create.set_defaults(func=_cmd_bundle_create)
+    verify = bundles.add_parser("verify", help="check format, checksums and config")
+    verify.add_argument("bundle")
+    verify.set_defaults(func=_cmd_bundle_verify)
+
+    review = sub.add_parser(
+        "review",
+        help="rebuild every figure and table (and the report) from a bundle, running nothing",
+    )
+    review.add_argument(
+        "--bundle", default=str(bundle.SHIPPED), help="default: the bundle shipped in resources/"
+    )
+    review.add_argument("--workdir", default="results/review", help="emptied, then filled")
+    review.add_argument("--cores", type=int, default=2)
+    review.add_argument("--no-report", action="store_true", help="skip the HTML report")
+    review.set_defaults(func=_cmd_review)
+
     parse = sub.add_parser("parse", help="print a benchmark result file as a tidy CSV")
     parse.add_argument("file")
     parse.set_defaults(func=_cmd_parse)
@@ -169,6 +226,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return args.func(args)
     except (
+        bundle.BundleError,
         config.ConfigError,
         io.BenchmarkFormatError,
         FileNotFoundError,

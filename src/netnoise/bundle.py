@@ -1,0 +1,312 @@
+"""Results bundles: a run's cached results, from which every figure and table is rebuilt.
+
+A bundle holds what the workflow's analysis rules read but do not make
+themselves (tidy tables, fitted models, measured summaries) and every file a
+measurement rule makes that nothing consumes (provenance sidecars, the testbed
+validation table), found from the workflow's own job graph
+(``snakemake --detailed-summary``), so a new rule needs no bundle code. Raw
+per-sample files are left out unless asked for. ``manifest.json`` lists every
+file with its SHA-256 and size and records the software and config of the
+run; ``config.yaml`` is the run's validated config.
+
+Reviewer mode (:func:`review`) unpacks a verified bundle into a scratch
+working directory and runs the workflow there with only the analysis rules
+allowed: nothing is built or measured, and a bundle lacking a file the
+current analysis needs is refused before any job runs.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tarfile
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+import yaml
+
+from netnoise import __version__, provenance
+from netnoise import config as netnoise_config
+from netnoise.atomic import atomic_path
+
+FORMAT = "netnoise-bundle-1"
+MANIFEST = "manifest.json"
+CONFIG = "config.yaml"
+REPO = Path(__file__).resolve().parents[2]
+SNAKEFILE = REPO / "workflow" / "Snakefile"
+SHIPPED = REPO / "resources" / "cache" / "quick-testbed.tar.gz"
+#: Rules that derive tables, figures and model evaluations from cached results;
+#: everything else (builds, measurements, tidying of raw files, simulations,
+#: model training) makes what a bundle carries.
+ANALYSIS_PREFIXES = ("analyse_", "tabulate_", "plot_", "evaluate_", "compare_")
+
+
+class BundleError(ValueError):
+    """A bundle is missing, damaged, or does not match this version of netnoise."""
+
+
+def is_analysis(rule: str) -> bool:
+    return rule.startswith(ANALYSIS_PREFIXES)
+
+
+@dataclass(frozen=True)
+class PlannedFile:
+    """One output of the workflow's job graph, the rule making it and that job's inputs."""
+
+    path: str
+    rule: str
+    inputs: tuple[str, ...]
+
+
+def parse_summary(text: str) -> list[PlannedFile]:
+    """Rows of ``snakemake --detailed-summary``."""
+    lines = [line for line in text.splitlines() if line.count("\t") >= 4]
+    rows = csv.DictReader(io.StringIO("\n".join(lines)), delimiter="\t")
+    planned = []
+    for row in rows:
+        inputs = row.get("input-file(s)") or ""
+        planned.append(
+            PlannedFile(
+                row["output_file"],
+                row["rule"],
+                tuple(i for i in inputs.split(",") if i and i != "-"),
+            )
+        )
+    return planned
+
+
+def _snakemake(workdir: Path, configfiles: Sequence[str | os.PathLike[str]], *args: str):
+    exe = Path(sys.executable).parent / "snakemake"
+    argv = [str(exe) if exe.exists() else "snakemake", "--snakefile", str(SNAKEFILE)]
+    argv += ["--directory", str(workdir)]
+    if configfiles:
+        argv += ["--configfile", *map(str, configfiles)]
+    return [*argv, *args]
+
+
+def planned_files(
+    workdir: str | os.PathLike[str], configfiles: Sequence[str | os.PathLike[str]]
+) -> list[PlannedFile]:
+    """The workflow's job graph for this working directory and config."""
+    argv = _snakemake(Path(workdir), configfiles, "--detailed-summary")
+    out = subprocess.run(argv, capture_output=True, text=True, check=False)
+    if out.returncode != 0:
+        raise BundleError(f"the workflow could not plan its jobs:\n{out.stderr[-3000:]}")
+    return parse_summary(out.stdout)
+
+
+def analysis_inputs(planned: Iterable[PlannedFile]) -> dict[str, str]:
+    """Inputs of analysis rules that other rules make, each with the rule making it."""
+    planned = list(planned)
+    made_by = {f.path: f.rule for f in planned}
+    needed = {i for f in planned if is_analysis(f.rule) for i in f.inputs}
+    return {p: made_by[p] for p in needed if p in made_by and not is_analysis(made_by[p])}
+
+
+def cached_files(planned: Iterable[PlannedFile]) -> dict[str, str]:
+    """Files a bundle carries, each with the rule that makes it.
+
+    The analysis inputs, and outputs of other rules that nothing consumes
+    (provenance sidecars, measured tables that are targets themselves).
+    """
+    planned = list(planned)
+    consumed = {i for f in planned for i in f.inputs}
+    unconsumed = {
+        f.path: f.rule
+        for f in planned
+        if not is_analysis(f.rule)
+        and f.path not in consumed
+        # Programs are rebuilt from source, never shipped; their build record is.
+        and not (f.rule.startswith("build_") and not f.path.endswith(".json"))
+    }
+    return {**unconsumed, **analysis_inputs(planned)}
+
+
+def raw_files(planned: Iterable[PlannedFile]) -> dict[str, str]:
+    return {f.path: f.rule for f in planned if "/raw/" in f.path}
+
+
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def run_config(configfiles: Sequence[str | os.PathLike[str]]) -> dict[str, Any]:
+    """The config the workflow ran with: files merged in order, validated, defaults filled."""
+    from snakemake.utils import update_config
+
+    merged: dict[str, Any] = {}
+    for path in configfiles:
+        with open(path) as fh:
+            update_config(merged, yaml.safe_load(fh) or {})
+    return netnoise_config.validate(merged, source=", ".join(map(str, configfiles)))
+
+
+def create(
+    output: str | os.PathLike[str],
+    *,
+    workdir: str | os.PathLike[str] = ".",
+    configfiles: Sequence[str | os.PathLike[str]] = ("config/config.yaml",),
+    include_raw: bool = False,
+) -> dict[str, Any]:
+    """Pack the cached results of the run in ``workdir`` into ``output`` (tar.gz)."""
+    workdir = Path(workdir).resolve()
+    configfiles = [Path(c) if Path(c).is_absolute() else workdir / c for c in configfiles]
+    planned = planned_files(workdir, configfiles)
+    chosen = cached_files(planned)
+    if include_raw:
+        chosen |= raw_files(planned)
+    missing = sorted(p for p in chosen if not (workdir / p).is_file())
+    if missing:
+        shown = ", ".join(missing[:5]) + (
+            f" and {len(missing) - 5} more" if len(missing) > 5 else ""
+        )
+        raise BundleError(f"the run is incomplete (run the workflow first): missing {shown}")
+    config = run_config(configfiles)
+    files = {}
+    for path in sorted(chosen):
+        data = (workdir / path).read_bytes()
+        files[path] = {"sha256": _sha256(data), "bytes": len(data), "rule": chosen[path]}
+    manifest = {
+        "format": FORMAT,
+        "created": provenance.now(),
+        "netnoise_version": __version__,
+        "git": provenance.git_state(),
+        "software": provenance.software_versions(),
+        "platform": config["platform"]["kind"],
+        "raw_included": include_raw,
+        "analysis_prefixes": list(ANALYSIS_PREFIXES),
+        "files": files,
+    }
+    config_text = yaml.safe_dump(config, sort_keys=False).encode()
+    with atomic_path(output) as staged, tarfile.open(staged, "w:gz") as tar:
+        _add(tar, MANIFEST, json.dumps(manifest, indent=1, sort_keys=True).encode())
+        _add(tar, CONFIG, config_text)
+        for path in sorted(chosen):
+            _add(tar, path, (workdir / path).read_bytes())
+        os.chmod(staged, 0o644)
+    return manifest
+
+
+def _add(tar: tarfile.TarFile, name: str, data: bytes) -> None:
+    info = tarfile.TarInfo(name)
+    info.size = len(data)
+    info.mtime = int(time.time())
+    info.mode = 0o644
+    tar.addfile(info, io.BytesIO(data))
+
+
+def _safe_name(name: str) -> bool:
+    path = PurePosixPath(name)
+    return not path.is_absolute() and ".." not in path.parts
+
+
+def verify(bundle: str | os.PathLike[str]) -> dict[str, Any]:
+    """Check format, checksums and config of a bundle; return its manifest."""
+    bundle = Path(bundle)
+    if not bundle.is_file():
+        raise BundleError(f"{bundle}: no such bundle")
+    try:
+        with tarfile.open(bundle, "r:gz") as tar:
+            members = {m.name: m for m in tar.getmembers()}
+            problems = [f"unsafe member name {n!r}" for n in members if not _safe_name(n)]
+            problems += [
+                f"{n!r} is not a regular file" for n, m in members.items() if not m.isfile()
+            ]
+            if problems:
+                raise BundleError(f"{bundle}: {'; '.join(problems)}")
+            if MANIFEST not in members or CONFIG not in members:
+                raise BundleError(f"{bundle}: no {MANIFEST} or {CONFIG}: not a netnoise bundle")
+            manifest = json.loads(tar.extractfile(MANIFEST).read())
+            if manifest.get("format") != FORMAT:
+                raise BundleError(
+                    f"{bundle}: bundle format {manifest.get('format')!r}; this netnoise "
+                    f"({__version__}) reads {FORMAT!r}"
+                )
+            listed = set(manifest["files"])
+            present = set(members) - {MANIFEST, CONFIG}
+            if listed - present:
+                raise BundleError(
+                    f"{bundle}: files in the manifest are missing: {sorted(listed - present)[:5]}"
+                )
+            if present - listed:
+                raise BundleError(
+                    f"{bundle}: files not in the manifest: {sorted(present - listed)[:5]}"
+                )
+            for name in sorted(listed):
+                data = tar.extractfile(members[name]).read()
+                if _sha256(data) != manifest["files"][name]["sha256"]:
+                    raise BundleError(f"{bundle}: {name} does not match its checksum")
+            config = yaml.safe_load(tar.extractfile(CONFIG).read())
+    except (tarfile.TarError, OSError, json.JSONDecodeError, KeyError) as err:
+        raise BundleError(f"{bundle}: damaged or not a bundle ({err})") from err
+    try:
+        netnoise_config.validate(config, source=f"{bundle}:{CONFIG}")
+    except netnoise_config.ConfigError as err:
+        raise BundleError(
+            f"{bundle}: its config does not match this version's schema: {err}"
+        ) from err
+    return manifest
+
+
+def unpack(bundle: str | os.PathLike[str], workdir: str | os.PathLike[str]) -> dict[str, Any]:
+    """Verify ``bundle`` and unpack it into a fresh ``workdir``."""
+    manifest = verify(bundle)
+    workdir = Path(workdir)
+    if workdir.exists():
+        shutil.rmtree(workdir)
+    workdir.mkdir(parents=True)
+    with tarfile.open(bundle, "r:gz") as tar:
+        tar.extractall(workdir, filter="data")
+    return manifest
+
+
+def missing_for_analysis(workdir: str | os.PathLike[str]) -> dict[str, str]:
+    """Files this version's analysis reads that the unpacked bundle lacks."""
+    workdir = Path(workdir)
+    needed = analysis_inputs(planned_files(workdir, [workdir / CONFIG]))
+    return {p: r for p, r in needed.items() if not (workdir / p).is_file()}
+
+
+def analysis_rules(workdir: str | os.PathLike[str]) -> list[str]:
+    workdir = Path(workdir)
+    rules = {f.rule for f in planned_files(workdir, [workdir / CONFIG])}
+    return sorted(r for r in rules if is_analysis(r))
+
+
+def review(
+    bundle: str | os.PathLike[str] = SHIPPED,
+    workdir: str | os.PathLike[str] = "results/review",
+    *,
+    cores: int = 2,
+    report: bool = True,
+) -> Path:
+    """Rebuild every figure and table (and the report) of ``bundle`` in ``workdir``."""
+    workdir = Path(workdir).resolve()
+    unpack(bundle, workdir)
+    missing = missing_for_analysis(workdir)
+    if missing:
+        listed = ", ".join(f"{p} (rule {r})" for p, r in sorted(missing.items())[:5])
+        raise BundleError(
+            f"{bundle} lacks what this version's figures and tables need: {listed}; "
+            "make the bundle with this version (netnoise bundle create)"
+        )
+    allowed = ["all", *analysis_rules(workdir)]
+    config = [workdir / CONFIG]
+    run = _snakemake(workdir, config, "--cores", str(cores), "--allowed-rules", *allowed)
+    if subprocess.run(run, check=False).returncode != 0:
+        raise BundleError(f"rebuilding the figures and tables from {bundle} failed (see above)")
+    if report:
+        html = workdir / "report.html"
+        out = subprocess.run(_snakemake(workdir, config, "--report", str(html)), check=False)
+        if out.returncode != 0:
+            raise BundleError("the report could not be built (see above)")
+    return workdir
