@@ -74,3 +74,22 @@ def test_read_sidecar_rejects_other_schemas(tmp_path):
     provenance.sidecar_path(result).write_text('{"schema": "other"}')
     with pytest.raises(ValueError, match="expected netnoise-provenance-1"):
         provenance.read_sidecar(result)
+
+
+def test_summary_table_has_one_row_per_result(tmp_path):
+    for name, status in (("a.csv", 0), ("b.csv", 3)):
+        result = tmp_path / name
+        result.write_text("x_us\n1\n")
+        provenance.write_sidecar(
+            result,
+            platform={"kind": "testbed", "nodes": [{"name": "n1"}, {"name": "n2"}]},
+            start="2026-01-01T00:00:00+00:00",
+            end="2026-01-01T00:00:02.500+00:00",
+            exit_status=status,
+        )
+    table = provenance.summary_table(sorted(tmp_path.glob("*.prov.json")), root=tmp_path)
+    assert table["result"].tolist() == ["a.csv", "b.csv"]
+    assert table["exit_status"].tolist() == [0, 3]
+    assert table["duration_s"].tolist() == [2.5, 2.5]
+    assert (table["nodes"] == 2).all() and (table["platform"] == "testbed").all()
+    assert table["result_sha256"].iloc[0] == provenance.sha256(tmp_path / "a.csv")[:16]

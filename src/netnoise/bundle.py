@@ -310,3 +310,16 @@ def review(
         if out.returncode != 0:
             raise BundleError("the report could not be built (see above)")
     return workdir
+
+
+def open_results(
+    bundle: str | os.PathLike[str] | None = None, workdir: str | os.PathLike[str] | None = None
+) -> Path:
+    """Unpack a bundle (default: ``$NETNOISE_BUNDLE`` or the shipped one) for exploration;
+    return its ``results/<platform>`` directory."""
+    import tempfile
+
+    bundle = bundle or os.environ.get("NETNOISE_BUNDLE") or SHIPPED
+    workdir = Path(workdir) if workdir else Path(tempfile.mkdtemp(prefix="netnoise-bundle-"))
+    manifest = unpack(bundle, workdir)
+    return workdir / "results" / manifest["platform"]

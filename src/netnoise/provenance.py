@@ -166,3 +166,50 @@ def read_sidecar(result: str | os.PathLike[str]) -> dict[str, Any]:
             f"{sidecar_path(result)}: schema {data.get('schema')!r}, expected {SCHEMA}"
         )
     return data
+
+
+def _hwloc_summary(xml: str | None) -> str:
+    if not xml:
+        return "unknown"
+    counts = {kind: xml.count(f'type="{kind}"') for kind in ("Package", "Core", "PU")}
+    return f"{counts['Package']} package(s), {counts['Core']} cores, {counts['PU']} PUs"
+
+
+def summary_table(sidecars: list[str | os.PathLike[str]], root: str | os.PathLike[str]):
+    """One row per result: where, when and with what it was made (from its sidecar)."""
+    import pandas as pd
+
+    rows = []
+    for path in sorted(map(str, sidecars)):
+        with open(path) as fh:
+            record = json.load(fh)
+        platform = record.get("platform") or {}
+        software = record.get("software") or {}
+        git = record.get("git") or {}
+        start, end = record.get("start"), record.get("end")
+        rows.append(
+            {
+                "result": os.path.relpath(record["result"]["path"], root)
+                if os.path.isabs(record["result"]["path"])
+                else record["result"]["path"],
+                "exit_status": record.get("exit_status"),
+                "start": start,
+                "duration_s": (
+                    dt.datetime.fromisoformat(end) - dt.datetime.fromisoformat(start)
+                ).total_seconds()
+                if start and end
+                else None,
+                "git_sha": git.get("sha", "unknown")[:12],
+                "git_dirty": git.get("dirty"),
+                "netnoise": (software.get("packages") or {}).get("netnoise"),
+                "platform": platform.get("kind"),
+                "nodes": len(platform.get("nodes") or []) or None,
+                "mpi": software.get("mpirun"),
+                "kernel": software.get("kernel"),
+                "host": software.get("hostname"),
+                "hwloc": _hwloc_summary(record.get("hwloc_topology_xml")),
+                "cpu_saturated": (record.get("cpu") or {}).get("saturated"),
+                "result_sha256": record["result"]["sha256"][:16],
+            }
+        )
+    return pd.DataFrame(rows)

@@ -45,6 +45,7 @@ localrules:
     plot_network_noise_benchmark,
     tidy_netgauge_collvsnoise,
     tabulate_netgauge_comparison,
+    tabulate_provenance,
 
 
 def reference(name):
