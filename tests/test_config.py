@@ -74,7 +74,7 @@ BAD = [
     ({"build": {"cflags": "-O2 `id`"}}, "build.cflags: '-O2 `id`' does not match"),
     (
         {"colour": "red"},
-        "(top level): unknown key(s) colour; allowed keys: applications, baseline",
+        "(top level): unknown key(s) colour; allowed keys: applications,",
     ),
 ]
 
