@@ -16,7 +16,7 @@ from netnoise.config import ConfigError, validate
 from netnoise.models import asymmetric as am
 from netnoise.platform import PlatformUnavailable
 from netnoise.platform.testbed import TestbedPlatform
-from tests.conftest import REPO
+from tests.conftest import REPO, snakemake
 
 REFERENCE = REPO / "resources" / "reference"
 # A prefix of these tests' own: nothing else (workflow, other tests) uses it.
@@ -363,6 +363,30 @@ def test_reference_tables_carry_their_source():
     fig4 = pd.read_csv(REFERENCE / "seed003_fig4.csv")
     assert fig4["source"].str.contains("Sec. 5").all()
     assert set(fig4["experiment"]) <= set(study.EXPERIMENTS)
+
+
+# --------------------------------------------------------------------------- workflow
+
+
+def test_workflow_plans_the_study_on_the_testbed_only(tmp_path):
+    overlay = tmp_path / "overlay.yaml"
+    overlay.write_text("platform:\n  testbed:\n    prefix: na\n")
+    out = snakemake("-n", "--forceall", "--configfile", str(overlay))
+    assert out.returncode == 0, out.stderr[-3000:]
+    for rule in (
+        "validate_asymmetric_testbed",
+        "measure_asymmetric_properties",
+        "measure_asymmetric_random",
+        "measure_asymmetric_alltoallv",
+        "measure_asymmetric_tcp",
+        "plot_asymmetric",
+    ):
+        assert rule in out.stdout
+    overlay.write_text("platform:\n  kind: localhost\n")
+    out = snakemake("-n", "--forceall", "--configfile", str(overlay))
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert "measure_asymmetric" not in out.stdout
+    assert "asymmetric (seed 003) skipped" in out.stderr + out.stdout
 
 
 # --------------------------------------------------------------------------- on a testbed
