@@ -115,7 +115,7 @@ BAD = [
     ),
     (
         {"colour": "red"},
-        "(top level): unknown key(s) colour; allowed keys: applications, baseline",
+        "(top level): unknown key(s) colour; allowed keys: applications,",
     ),
 ]
 

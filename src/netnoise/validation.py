@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import time
+from collections.abc import Sequence
 from typing import Any
 
 import pandas as pd
@@ -22,38 +23,92 @@ BROKEN_SHARE = 0.90
 CAPACITY_CONGESTION = "cubic"
 
 
+# First port of the iperf3 servers; link i of a concurrent run uses BASE_PORT + i.
+BASE_PORT = 5201
+
+
+def iperf3_links(
+    testbed: Testbed,
+    links: Sequence[tuple[int | str, int | str]],
+    seconds: float = 3,
+    congestion: str | None = None,
+    omit_s: int = 1,
+) -> list[dict[str, Any]]:
+    """Concurrent TCP transfers, one iperf3 client and server per link ``(src, dst)``.
+
+    Every server listens on its node before any client starts, so the transfers
+    start together; each then runs ``omit_s`` unrecorded seconds (slow start)
+    and ``seconds`` recorded ones. Per link: goodput at the receiver
+    (``mbit``), retransmitted segments and the sender's mean smoothed RTT (µs).
+    """
+    servers: list[subprocess.Popen] = []
+    clients: list[subprocess.Popen] = []
+    try:
+        for i, (_, dst) in enumerate(links):
+            node = testbed.node(dst)
+            argv = ["iperf3", "--server", "--one-off", "--forceflush", "--bind", node.address]
+            proc = subprocess.Popen(
+                testbed.exec_argv(node, [*argv, "--port", str(BASE_PORT + i)]),
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                text=True,
+            )
+            servers.append(proc)
+            _wait_listening(proc, node.name)
+        for i, (src, dst) in enumerate(links):
+            argv = ["iperf3", "-c", testbed.node(dst).address, "--port", str(BASE_PORT + i)]
+            argv += ["-t", f"{seconds:g}", "-O", str(omit_s), "--json"]
+            if congestion:
+                argv += ["-C", congestion]
+            clients.append(
+                subprocess.Popen(
+                    testbed.exec_argv(testbed.node(src), argv),
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.PIPE,
+                    text=True,
+                )
+            )
+        results = []
+        for (src, dst), client in zip(links, clients, strict=True):
+            out, err = client.communicate(timeout=seconds + omit_s + 60)
+            try:
+                report = json.loads(out)
+            except ValueError:
+                report = {"error": err.strip()}
+            if client.returncode != 0 or "error" in report:
+                raise RuntimeError(
+                    f"iperf3 client {src} -> {dst} failed: {report.get('error') or out[-500:]}"
+                )
+            sender = report["end"]["streams"][0]["sender"]
+            results.append(
+                {
+                    "mbit": report["end"]["sum_received"]["bits_per_second"] / 1e6,
+                    "retransmits": sender.get("retransmits"),
+                    "mean_rtt_us": sender.get("mean_rtt"),
+                }
+            )
+        return results
+    finally:
+        for proc in [*clients, *servers]:
+            proc.kill()
+            proc.wait()
+
+
+def _wait_listening(server: subprocess.Popen, node: str, timeout_s: float = 10) -> None:
+    deadline = time.monotonic() + timeout_s
+    for line in server.stdout:
+        if "listening" in line:
+            return
+        if time.monotonic() > deadline:
+            break
+    raise RuntimeError(f"iperf3 server on {node} did not start listening")
+
+
 def iperf3_mbit(
     testbed: Testbed, server: int, client: int, seconds: float = 3, congestion: str | None = None
 ) -> float:
     """TCP goodput (Mbit/s) from node ``client`` to node ``server``, first second omitted."""
-    srv = testbed.node(server)
-    server_proc = subprocess.Popen(
-        testbed.exec_argv(srv, ["iperf3", "--server", "--one-off", "--bind", srv.address]),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    argv = ["iperf3", "-c", srv.address, "-t", f"{seconds:g}", "-O", "1", "--json"]
-    if congestion:
-        argv += ["-C", congestion]
-    try:
-        for _ in range(50):  # the server needs a moment to listen
-            out = subprocess.run(
-                testbed.exec_argv(testbed.node(client), argv),
-                capture_output=True,
-                text=True,
-                timeout=seconds + 30,
-            )
-            try:
-                result = json.loads(out.stdout)
-            except ValueError:
-                result = {"error": out.stderr.strip()}
-            if out.returncode == 0 and "error" not in result:
-                return result["end"]["sum_received"]["bits_per_second"] / 1e6
-            time.sleep(0.1)
-        raise RuntimeError(f"iperf3 client failed: {out.stdout[-500:]} {out.stderr[-500:]}")
-    finally:
-        server_proc.kill()
-        server_proc.wait()
+    return iperf3_links(testbed, [(client, server)], seconds, congestion)[0]["mbit"]
 
 
 def link_checks(testbed: Testbed, seconds: float = 5, attempts: int = 3) -> pd.DataFrame:

@@ -1,3 +1,6 @@
+from snakemake.logging import logger
+
+from netnoise import asymmetric_study
 from netnoise import config as netnoise_config
 from netnoise.build import list_programs
 from netnoise.jobs import expose_package
@@ -46,6 +49,12 @@ localrules:
     tidy_netgauge_collvsnoise,
     tabulate_netgauge_comparison,
     tabulate_provenance,
+    make_asymmetric_patterns,
+    tidy_asymmetric,
+    fit_asymmetric_platform,
+    predict_asymmetric_links,
+    tabulate_asymmetric,
+    plot_asymmetric,
 
 
 def reference(name):
@@ -133,15 +142,26 @@ def all_targets():
         targets += network_noise_targets()
     if config["network_noise"]["benchmark"]["enabled"]:
         targets += network_noise_benchmark_targets() + netgauge_targets()
+    if config["asymmetric"]["enabled"]:
+        if PLATFORM == "testbed":
+            targets += asymmetric_targets()
+        else:
+            logger.warning(
+                "asymmetric (seed 003) skipped: it runs on its own two-rack testbed, "
+                f"so it needs platform.kind testbed, not {PLATFORM}"
+            )
     return targets
 
 
 def release_testbed():
-    """Tear the testbed down when the workflow ends, unless asked to keep it."""
+    """Tear the testbeds (the main one and seed 003's) down when the workflow ends,
+    unless asked to keep them."""
     if PLATFORM == "testbed" and not config["platform"]["testbed"]["keep_up"]:
         from netnoise.platform.testbed import TestbedPlatform
 
         TestbedPlatform(config["platform"]).testbed.down()
+        if config["asymmetric"]["enabled"]:
+            TestbedPlatform(asymmetric_platform()).testbed.down()
 
 
 # Seed 000 (rules/compression.smk, rules/pairings.smk): job specs and targets.
@@ -296,3 +316,58 @@ def netgauge_targets():
         "the Netgauge side-by-side run is skipped"
     )
     return []
+
+
+# Seed 003 (rules/asymmetric.smk): the study's own testbed, its runs and targets.
+
+
+def asymmetric_platform(congestion=None):
+    """The platform config of seed 003's two-rack testbed (with a TCP congestion control)."""
+    return asymmetric_study.study_platform(
+        config["platform"], config["asymmetric"], congestion
+    )
+
+
+def asymmetric_congestions(family):
+    """Congestion controls a pattern family runs with."""
+    study = config["asymmetric"]
+    if family == "random":
+        return study["random"]["congestion_controls"]
+    return study["congestion_controls"]
+
+
+def asymmetric_results(family, suffix=""):
+    """p2p_concurrent result of every trial of a family ({congestion} left open)."""
+    count = asymmetric_study.trial_count(family, config["asymmetric"])
+    return [
+        f"{AS_RAW}/mpi/{family}/{{congestion}}/trial{i:03d}.csv{suffix}"
+        for i in range(count)
+    ]
+
+
+def asymmetric_runs():
+    """(family, congestion control, result files) of every MPI-level job."""
+    return [
+        (
+            family,
+            cc,
+            [path.format(congestion=cc) for path in asymmetric_results(family)],
+        )
+        for family in asymmetric_study.FAMILIES
+        for cc in asymmetric_congestions(family)
+    ]
+
+
+def asymmetric_caption(figure):
+    """One caption serves Fig. 6 of every congestion control."""
+    return "fig6_errors" if figure.startswith("fig6_errors_") else figure
+
+
+def asymmetric_targets():
+    return [
+        *expand(
+            f"{AS_FIGURES}/{{name}}.{{ext}}", name=AS_FIGURE_NAMES, ext=["svg", "png"]
+        ),
+        *expand(f"{AS_TABLES}/{{name}}.csv", name=AS_TABLE_NAMES),
+        f"{AS_TABLES}/testbed_validation.csv",
+    ]

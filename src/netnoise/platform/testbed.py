@@ -39,19 +39,29 @@ class TestbedPlatform(Platform):
             raise PlatformUnavailable(str(err)) from err
 
     def mpi_launch(self, program: list[str], ranks: int, nodes: list[str] | None = None) -> Launch:
+        """``nodes``: the nodes to spread the ranks over, or, when a node appears more
+        than once, the node of every rank in rank order (one entry per rank)."""
         spec = self.testbed.spec
         chosen = [self.testbed.node(n) for n in nodes] if nodes else spec.node_list()
-        slots = math.ceil(ranks / len(chosen))
         binary = Path(program[0]).resolve()
+        if len({n.name for n in chosen}) < len(chosen):
+            if len(chosen) != ranks:
+                raise PlatformUnavailable(
+                    f"a placement with repeated nodes needs one node per rank: "
+                    f"{len(chosen)} nodes for {ranks} ranks"
+                )
+            # Open MPI's sequential mapper puts rank i on the i-th host listed.
+            placement = ["--host", ",".join(n.address for n in chosen), "--map-by", "seq"]
+        else:
+            slots = math.ceil(ranks / len(chosen))
+            placement = ["--host", ",".join(f"{n.address}:{slots}" for n in chosen)]
+            # Consecutive ranks on different nodes: pairs and rings cross the network.
+            placement += ["--map-by", "node"]
         mpirun = [
             "mpirun",
             "-n",
             str(ranks),
-            "--host",
-            ",".join(f"{n.address}:{slots}" for n in chosen),
-            # Consecutive ranks on different nodes: pairs and rings cross the network.
-            "--map-by",
-            "node",
+            *placement,
             "--mca",
             "plm_rsh_agent",
             str(self.testbed.agent),

@@ -1,0 +1,35 @@
+"""Every study notebook runs top to bottom against a results bundle (the shipped one by default)."""
+
+from __future__ import annotations
+
+import nbformat
+import pytest
+from nbclient import NotebookClient
+
+from tests.conftest import REPO
+
+NOTEBOOKS = sorted((REPO / "notebooks").glob("*.ipynb"))
+
+
+def test_one_notebook_per_study():
+    from netnoise.studies import STUDIES
+
+    seeds = {nb.name[:3] for nb in NOTEBOOKS}
+    assert seeds == {study.seed[:3] for study in STUDIES}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_notebook_runs(path, tmp_path, monkeypatch):
+    monkeypatch.setenv("MPLBACKEND", "Agg")
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    notebook = nbformat.read(path, as_version=4)
+    NotebookClient(
+        notebook,
+        timeout=300,
+        kernel_name="python3",
+        resources={"metadata": {"path": str(tmp_path)}},
+    ).execute()
+    outputs = [o for cell in notebook.cells if cell.cell_type == "code" for o in cell.outputs]
+    assert not [o for o in outputs if o.output_type == "error"]
+    assert any(o.output_type in ("execute_result", "display_data") for o in outputs)
