@@ -93,6 +93,22 @@ if mpi -n 2 "$BINDIR/pingpong" --iterations 0 --stop-file "$tmp/stop" --output "
 else
   fail "stop file: $(head -c 400 "$tmp/err")"
 fi
+# A start file holds the timed part (and the ready file) until it exists.
+mpi -n 2 "$BINDIR/pingpong" --iterations 5 --start-file "$tmp/go" --ready-file "$tmp/started" \
+  --output "$tmp/gated.csv" 2>"$tmp/err" &
+gated=$!
+sleep 1
+if [ -e "$tmp/started" ] || [ -e "$tmp/gated.csv" ]; then
+  fail "start file: the timed part began before the start file existed"
+else
+  ok
+fi
+touch "$tmp/go"
+if wait "$gated" && [ -e "$tmp/started" ]; then
+  check_format "$tmp/gated.csv" 5
+else
+  fail "start file: $(head -c 400 "$tmp/err")"
+fi
 
 # run_ok NAME MIN_ROWS RANKS PROGRAM ARGS...: a real run that must produce a valid file.
 run_ok() {
