@@ -1,7 +1,10 @@
+import copy
+
 from netnoise import config as netnoise_config
 from netnoise.build import list_programs
 from netnoise.jobs import expose_package
 from netnoise.network_noise import point_name
+from netnoise.variability_campaign import batches, run_keys
 
 netnoise_config.validate(
     config, source=", ".join(map(str, workflow.configfiles)) or "config"
@@ -43,6 +46,10 @@ localrules:
     tidy_network_noise_benchmark,
     tabulate_network_noise_benchmark,
     plot_network_noise_benchmark,
+    tidy_variability_runs,
+    train_variability_model,
+    tabulate_variability,
+    plot_variability,
 
 
 def reference(name):
@@ -102,6 +109,9 @@ def all_targets():
         targets += network_noise_targets()
     if config["network_noise"]["benchmark"]["enabled"]:
         targets += network_noise_benchmark_targets()
+    # The campaign draws placements on the testbed and reads its counters.
+    if config["variability"]["enabled"] and PLATFORM == "testbed":
+        targets += variability_targets()
     return targets
 
 
@@ -232,4 +242,59 @@ def network_noise_benchmark_targets():
             f"{NN_FIGURES}/{{name}}.{{ext}}", name=NB_FIGURE_NAMES, ext=["svg", "png"]
         ),
         f"{NN_TABLES}/benchmark_slowdown.csv",
+    ]
+
+
+# Seed 002 (rules/variability.smk): the campaign's measurement jobs and targets.
+
+
+def variability_batches():
+    """Campaign -> its measurement jobs, each a list of [application, nodes, run index]."""
+    vb = config["variability"]
+    runs = {"production": vb["runs"]}
+    runs |= {campaign: vb["controlled_runs"] for campaign in ("dedicated", "maximal")}
+    jobs = {}
+    for campaign, count in runs.items():
+        keys = run_keys(vb["applications"], vb["node_counts"], count)
+        if keys:
+            jobs[campaign] = [
+                [[k.application, k.node_count, k.index] for k in batch]
+                for batch in batches(keys, vb["runs_per_job"])
+            ]
+    return jobs
+
+
+def variability_batch_runs(wildcards):
+    return VB_BATCHES[wildcards.campaign][int(wildcards.batch)]
+
+
+def application_program(name):
+    """Program path and arguments of a configured application."""
+    app = config["applications"][name]
+    return {"program": program(app["program"]), "args": app.get("args", [])}
+
+
+def variability_programs():
+    return sorted(
+        {program(config["applications"][a]["program"]) for a in VB["applications"]}
+    )
+
+
+def variability_platform():
+    """The platform with the study's testbed layout (racks, backbone) over the shared one.
+
+    Measurements run one at a time (resource network), so the testbed is rebuilt
+    with this layout when the study's jobs start and back when another study's do."""
+    platform = copy.deepcopy(config["platform"])
+    platform["testbed"].update(netnoise_config.study_testbed(config["variability"]))
+    return platform
+
+
+def variability_targets():
+    return [
+        *expand(
+            f"{VB_FIGURES}/{{name}}.{{ext}}", name=VB_FIGURE_NAMES, ext=["svg", "png"]
+        ),
+        *expand(f"{VB_TABLES}/{{name}}.csv", name=VB_TABLE_NAMES),
+        VB_MODEL,
     ]
