@@ -111,7 +111,8 @@ def controlled_extremes(table: pd.DataFrame) -> plt.Figure:
 def tsne(coordinates: pd.DataFrame) -> plt.Figure:
     """Fig. 5: t-SNE of the seven scaled features, one colour per application."""
     fig, ax = plt.subplots(figsize=(6.4, 5))
-    markers = dict(zip(sorted(coordinates["nodes"].unique()), "os^Dv", strict=False))
+    shapes = {"o": "circles", "s": "squares", "^": "triangles", "D": "diamonds", "v": "wedges"}
+    markers = dict(zip(sorted(coordinates["nodes"].unique()), shapes, strict=False))
     for i, (app, group) in enumerate(coordinates.groupby("application")):
         for nodes, points in group.groupby("nodes"):
             ax.scatter(
@@ -124,8 +125,8 @@ def tsne(coordinates: pd.DataFrame) -> plt.Figure:
             )
     ax.set_xlabel("t-SNE 1")
     ax.set_ylabel("t-SNE 2")
-    shapes = ", ".join(f"{m} {n} nodes" for n, m in markers.items())
-    ax.set_title(f"Feature space of the production runs ({shapes})")
+    legend = ", ".join(f"{shapes[m]}: {n} nodes" for n, m in markers.items())
+    ax.set_title(f"Feature space of the production runs ({legend})")
     ax.legend(fontsize=8)
     return fig
 
