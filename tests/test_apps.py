@@ -4,8 +4,10 @@ the documented traffic, the compute modes, and the co-run stop protocol."""
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from netnoise.io import read_benchmark, tidy
@@ -198,3 +200,40 @@ def test_app_as_corun_background(built_programs, platform, tmp_path):
     assert len(bg.data) >= 1
     assert list(bg.data["run"]) == list(range(len(bg.data)))
     assert bg.data["checksum"].nunique() == 1
+
+
+@pytest.mark.mpi
+def test_counters_are_read_from_the_start_of_the_timed_run(built_programs, platform, tmp_path):
+    """Launched together, the measured job's timed part waits for the background's
+    warm-up, and the first counter reading comes after its own warm-up runs."""
+    log = tmp_path / "run.log"
+    seen = []
+
+    def flag(job: str, option: str) -> Path:
+        command = next(line for line in log.read_text().splitlines() if line.startswith(job))
+        return Path(command.split(f"{option} ")[1].split()[0])
+
+    def snapshot():
+        seen.append(
+            (flag("$ [app]", "--ready-file").exists(), flag("$ [load]", "--ready-file").exists())
+        )
+        row = {"time_s": time.monotonic(), "device": "host", "port": "p", "role": "node_nic"}
+        return [row | {"counter": "tx_bytes", "value": len(seen)}]
+
+    halo3d = str(built_programs / "halo3d")
+    corun(
+        platform,
+        Job("app", [halo3d, "--warmup", "2", "--iterations", "1"], 2, tmp_path / "app.csv"),
+        [Job("load", [halo3d, "--iterations", "0", "--warmup", "3"], 2, tmp_path / "load.csv")],
+        log=log,
+        timeout_s=120,
+        counters=snapshot,
+        counters_output=tmp_path / "counters.csv",
+        counter_interval_s=0.02,
+        counters_from_ready=True,
+        launch_together=True,
+    )
+    assert len(seen) >= 2 and all(measured and load for measured, load in seen)
+    assert "--start-file" in next(line for line in log.read_text().splitlines() if "[app]" in line)
+    assert len(pd.read_csv(tmp_path / "counters.csv")) == len(seen)
+    assert len(read_benchmark(tmp_path / "load.csv").data) >= 1

@@ -6,7 +6,11 @@ import pandas as pd
 import pytest
 
 from netnoise.counters import GAUGES, Sampler, csvimport, deltas, gauge_summary, infiniband
+from netnoise.counters import testbed as testbed_counters
 from netnoise.cpu import CpuLoad
+from netnoise.testbed import TestbedSpec
+
+SPEC = TestbedSpec("nv", 8, 2, 50.0, 100.0, 16000, 100000, "default", 2)
 
 
 def fake_ib_tree(root, xmit_words: int, rcv_words: int, wait: int):
@@ -110,3 +114,15 @@ def test_cpu_load_from_proc_stat(tmp_path):
     assert record["busy_fraction"] == pytest.approx(0.8)
     assert record["mean_runnable_tasks"] > record["cores"]
     assert record["saturated"] is True
+
+
+def test_counter_snapshots_of_a_job_read_its_nodes_and_the_fabric_only(monkeypatch):
+    read = []
+    monkeypatch.setattr(testbed_counters, "_json", lambda argv: read.append(argv[2]) or [])
+    assert testbed_counters.snapshot_rows(SPEC, ["nv-n02", "nv-n07"]) == []
+    assert sorted(set(read)) == ["nv-fabric", "nv-n02", "nv-n07"]
+    read.clear()
+    testbed_counters.snapshot_rows(SPEC)
+    assert len(set(read)) == 9
+    with pytest.raises(ValueError, match="not testbed nodes: nv-n09"):
+        testbed_counters.snapshot_rows(SPEC, ["nv-n09"])

@@ -125,6 +125,7 @@ def workspace(tmp_path_factory) -> Path:
         "baseline": {"ranks": 2, "sizes": [8], "iterations": 50, "warmup": 5, "repetitions": 1},
         # Seed 003 needs its emulated racks; the workflow would skip it here anyway.
         "asymmetric": {"enabled": False},
+        "variability": {"enabled": False},
     }
     (root / "config" / "config.yaml").write_text(yaml.safe_dump(config))
     return root

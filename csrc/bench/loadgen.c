@@ -29,6 +29,17 @@ static const nn_tool_info info = {
 
 enum { TAG_DATA = 1, TAG_STOP = 2 };
 
+/* Completes the posted data receive if its message arrived and posts the next one;
+ * returns 1 if a message arrived. */
+static int receive_next(MPI_Request *rreq, char *buf, int count, int peer)
+{
+    int got = 0;
+    MPI_CHECK(MPI_Test(rreq, &got, MPI_STATUS_IGNORE));
+    if (got)
+        MPI_CHECK(MPI_Irecv(buf, count, MPI_BYTE, peer, TAG_DATA, MPI_COMM_WORLD, rreq));
+    return got;
+}
+
 int main(int argc, char **argv)
 {
     nn_run_options run = NN_RUN_DEFAULTS(0, 0);
@@ -107,15 +118,8 @@ int main(int argc, char **argv)
     for (;;) {
         if (nn_local_stop(&run) || (run.duration_s > 0 && nn_now() - t_start >= run.duration_s))
             break;
-        if (receives) {
-            int got = 0;
-            MPI_CHECK(MPI_Test(&rreq, &got, MPI_STATUS_IGNORE));
-            if (got) {
-                received++;
-                MPI_CHECK(MPI_Irecv(recvbuf, count, MPI_BYTE, peer, TAG_DATA, MPI_COMM_WORLD,
-                                    &rreq));
-            }
-        }
+        if (receives)
+            received += receive_next(&rreq, recvbuf, count, peer);
         long long now = nn_now_ns();
         bucket += now - last;
         last = now;
@@ -142,21 +146,22 @@ int main(int argc, char **argv)
     }
     const double elapsed = nn_now() - t_start;
 
-    /* Drain: finish our sends, announce the stop, receive until the peer's stop. */
-    MPI_CHECK(MPI_Waitall((int)window, sreq, MPI_STATUSES_IGNORE));
+    /* Drain: finish our sends, announce the stop, receive until the peer's stop. Our
+     * receives go on while our sends finish: a send larger than the eager limit completes
+     * only once the peer has posted its receive, so with both directions a blocking wait
+     * here would wait for a peer that waits for us (it hung whenever the window was full). */
+    int sent_all = 0;
+    while (!sent_all) {
+        MPI_CHECK(MPI_Testall((int)window, sreq, &sent_all, MPI_STATUSES_IGNORE));
+        if (receives)
+            received += receive_next(&rreq, recvbuf, count, peer);
+    }
     MPI_CHECK(MPI_Send(NULL, 0, MPI_BYTE, peer, TAG_STOP, MPI_COMM_WORLD));
     int peer_stopped = 0;
     while (!peer_stopped) {
         MPI_CHECK(MPI_Test(&stop_req, &peer_stopped, MPI_STATUS_IGNORE));
-        if (receives) {
-            int got = 0;
-            MPI_CHECK(MPI_Test(&rreq, &got, MPI_STATUS_IGNORE));
-            if (got) {
-                received++;
-                MPI_CHECK(MPI_Irecv(recvbuf, count, MPI_BYTE, peer, TAG_DATA, MPI_COMM_WORLD,
-                                    &rreq));
-            }
-        }
+        if (receives)
+            received += receive_next(&rreq, recvbuf, count, peer);
     }
     /* MPI keeps order between a pair: every data message precedes the stop. */
     if (receives) {

@@ -102,9 +102,10 @@ typedef struct {
     const char *ready_file;/* created once every rank has finished warm-up */
     const char *output;   /* "-" = stdout */
     long seed;
+    const char *start_file;/* wait for this file before the first timed iteration */
 } nn_run_options;
 
-#define NN_RUN_DEFAULTS(warm, iters) {(warm), (iters), 0.0, NULL, NULL, "-", 1}
+#define NN_RUN_DEFAULTS(warm, iters) {(warm), (iters), 0.0, NULL, NULL, "-", 1, NULL}
 
 #define NN_WARMUP_OPTION(run)                                                            \
     {"warmup", NN_OPT_LONG, &(run)->warmup, 0, 1e9, NULL,                                \
@@ -118,7 +119,10 @@ typedef struct {
     {"stop-file", NN_OPT_STRING, &(run)->stop_file, 0, 0, NULL,                          \
      "stop cleanly once this file exists"},                                              \
     {"ready-file", NN_OPT_STRING, &(run)->ready_file, 0, 0, NULL,                        \
-     "create this file once every rank has finished warm-up (co-runs wait for it)"}
+     "create this file once every rank has finished warm-up (co-runs wait for it)"},     \
+    {"start-file", NN_OPT_STRING, &(run)->start_file, 0, 0, NULL,                        \
+     "after warm-up, wait until this file exists before timing (a co-run's measured "    \
+     "job waits so for its background)"}
 
 #define NN_OUTPUT_OPTIONS(run)                                                           \
     {"output", NN_OPT_STRING, &(run)->output, 0, 0, NULL,                                \

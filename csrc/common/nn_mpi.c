@@ -197,10 +197,22 @@ void nn_signal_ready(const nn_run_options *run, MPI_Comm comm)
         fprintf(stderr, "cannot create ready file '%s'\n", run->ready_file);
 }
 
+void nn_wait_start(const nn_run_options *run, MPI_Comm comm)
+{
+    int rank;
+    MPI_CHECK(MPI_Comm_rank(comm, &rank));
+    if (rank != 0 || run->start_file == NULL)
+        return;
+    struct stat st;
+    while (stat(run->start_file, &st) != 0 && !nn_local_stop(run))
+        nn_sleep_ns(1000000);
+}
+
 int nn_loop_next(nn_loop *loop)
 {
     const nn_run_options *run = loop->run;
     if (loop->timed_done == 0 && loop->t_start == 0.0) {
+        nn_wait_start(run, loop->comm);
         nn_signal_ready(run, loop->comm);
         loop->t_start = nn_now();
     }

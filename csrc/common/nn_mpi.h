@@ -48,8 +48,10 @@ void nn_writer_begin(nn_writer *w, const nn_run_options *run, const nn_tool_info
  *   while (nn_loop_warming(&loop)) exchange();
  *   while (nn_loop_next(&loop)) { t0 = nn_now(); exchange(); record(nn_now() - t0); }
  *
- * The first call of nn_loop_next creates the ready file (after a barrier),
- * so a co-run can start its measured job once this one is in full swing.
+ * The first call of nn_loop_next waits for the start file (if given), then
+ * creates the ready file (after a barrier), so a co-run can start its
+ * measured job once this one is in full swing, or launch both at once and
+ * let the measured one wait for the background's ready file.
  * The loop stops when every rank agrees to go on no longer: the iteration
  * count is reached, the duration has passed on some rank, the stop file
  * exists, or SIGUSR1/SIGTERM arrived. */
@@ -72,6 +74,11 @@ int nn_local_stop(const nn_run_options *run);
 /* Collective: barrier, then rank 0 creates --ready-file (if given). Loops
  * built on nn_loop do this on their first timed iteration. */
 void nn_signal_ready(const nn_run_options *run, MPI_Comm comm);
+
+/* Rank 0 waits (sleeping, 1 ms at a time) until --start-file exists or a stop
+ * is requested; the barrier of nn_signal_ready then releases every rank.
+ * Loops built on nn_loop do this before signalling ready. */
+void nn_wait_start(const nn_run_options *run, MPI_Comm comm);
 
 /* Rows of doubles kept per rank and gathered to rank 0 at the end, so
  * every sample is written without I/O inside timed loops. */

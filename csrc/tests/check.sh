@@ -93,6 +93,22 @@ if mpi -n 2 "$BINDIR/pingpong" --iterations 0 --stop-file "$tmp/stop" --output "
 else
   fail "stop file: $(head -c 400 "$tmp/err")"
 fi
+# A start file holds the timed part (and the ready file) until it exists.
+mpi -n 2 "$BINDIR/pingpong" --iterations 5 --start-file "$tmp/go" --ready-file "$tmp/started" \
+  --output "$tmp/gated.csv" 2>"$tmp/err" &
+gated=$!
+sleep 1
+if [ -e "$tmp/started" ] || [ -e "$tmp/gated.csv" ]; then
+  fail "start file: the timed part began before the start file existed"
+else
+  ok
+fi
+touch "$tmp/go"
+if wait "$gated" && [ -e "$tmp/started" ]; then
+  check_format "$tmp/gated.csv" 5
+else
+  fail "start file: $(head -c 400 "$tmp/err")"
+fi
 
 # run_ok NAME MIN_ROWS RANKS PROGRAM ARGS...: a real run that must produce a valid file.
 run_ok() {
@@ -149,6 +165,11 @@ expect_reject 2 "--pattern FILE is required" "$BINDIR/p2p_concurrent"
 
 # loadgen: two pairs at 30 % of 100 Mbit/s for one second, stopped by duration.
 run_ok loadgen 4 4 "$BINDIR/loadgen" --duration 1 --load 0.3 --link-mbit 100 --size 16K
+# Full load faster than the ranks can send keeps the send window full: the stop must
+# still drain (it once waited for its own sends while the peer waited for its receives).
+for attempt in 1 2 3; do
+  run_ok loadgen 2 2 "$BINDIR/loadgen" --duration 0.5 --load 1 --link-mbit 100000
+done
 expect_reject 3 "needs an even number of ranks >= 2, got 3" "$BINDIR/loadgen" --duration 1
 expect_reject 2 "give --duration or --stop-file" "$BINDIR/loadgen"
 expect_reject 2 "--load: invalid value '1.5', expected a number in [0, 1]" "$BINDIR/loadgen" \

@@ -169,7 +169,7 @@ def _cross_checks(config: dict[str, Any]) -> list[str]:
     asymmetric = config.get("asymmetric", {})
     if asymmetric.get("enabled", True) and "testbed" in asymmetric:
         problems += _asymmetric_checks(asymmetric, platform.get("testbed", {}).get("prefix"))
-    return problems
+    return problems + _variability_checks(config)
 
 
 def _asymmetric_checks(study: dict[str, Any], main_prefix: str | None) -> list[str]:
@@ -233,6 +233,83 @@ def _asymmetric_checks(study: dict[str, Any], main_prefix: str | None) -> list[s
             f"asymmetric.iterations.min: {iterations['min']} exceeds "
             f"asymmetric.iterations.max ({iterations['max']})"
         )
+    return problems
+
+
+def study_testbed(study: dict[str, Any]) -> dict[str, Any]:
+    """The keys of a study's testbed layout that override platform.testbed (None keeps it)."""
+    return {k: v for k, v in study.get("testbed", {}).items() if v is not None}
+
+
+def _variability_checks(config: dict[str, Any]) -> list[str]:
+    """Seed 002: the campaign's names, sizes and the model's splits must fit together."""
+    study = config.get("variability", {})
+    if not study.get("enabled", True):
+        return []
+    problems = []
+    platform = config.get("platform", {})
+    apps = config.get("applications", {})
+    chosen = study.get("applications", [])
+    for name in chosen:
+        if name not in apps:
+            problems.append(
+                f"variability.applications: {name!r} is not defined in applications "
+                f"(defined: {', '.join(sorted(apps))})"
+            )
+    model = study.get("model", {})
+    named = {
+        "variability.model.unseen_application": [model.get("unseen_application")],
+        "variability.model.sparse_application": [model.get("sparse_application")],
+        "variability.model.use_case.applications": model.get("use_case", {}).get(
+            "applications", []
+        ),
+    }
+    for key, names in named.items():
+        for name in names:
+            if name is not None and name not in chosen:
+                problems.append(
+                    f"{key}: {name!r} is not one of variability.applications ({', '.join(chosen)})"
+                )
+    counts = study.get("node_counts", [])
+    use_nodes = model.get("use_case", {}).get("nodes")
+    if use_nodes is not None and use_nodes not in counts:
+        problems.append(
+            f"variability.model.use_case.nodes: {use_nodes} is not one of "
+            f"variability.node_counts ({', '.join(map(str, counts))})"
+        )
+    testbed = {**platform.get("testbed", {}), **study_testbed(study)}
+    nodes, racks = testbed.get("nodes"), testbed.get("racks", 1)
+    # Other platforms leave the study out (its campaign is the testbed's).
+    if platform.get("kind") == "testbed" and nodes is not None:
+        if racks > nodes:
+            problems.append(
+                f"variability.testbed.racks: {racks} racks need at least {racks} nodes; "
+                f"the study's testbed has {nodes}"
+            )
+        for count in counts:
+            if count > nodes:
+                problems.append(
+                    f"variability.node_counts: {count} exceeds the study's testbed nodes ({nodes})"
+                )
+    runs = study.get("runs", 2)
+    per_application = runs * len(counts)
+    for added in model.get("added", []):
+        if added > per_application - 2:
+            problems.append(
+                f"variability.model.added: {added} runs of a held-out application leave "
+                f"fewer than 2 of its {per_application} runs (runs x node_counts) to test"
+            )
+    cv = model.get("cv", 10)
+    if runs * len(counts) * len(chosen) < 2 * cv:
+        problems.append(
+            f"variability.runs: {runs * len(counts) * len(chosen)} production runs in all are "
+            f"too few for {cv}-fold cross-validation (need {2 * cv})"
+        )
+    background = study.get("background", {})
+    for key in ("load", "compression_messages", "compression_sleep_cycles"):
+        low, high = background.get(key, [1, 1])
+        if low > high:
+            problems.append(f"variability.background.{key}: low {low} is above high {high}")
     return problems
 
 

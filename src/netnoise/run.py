@@ -82,16 +82,18 @@ class _Process:
             os.killpg(self.proc.pid, signal.SIGKILL)
 
 
-def _wait_ready(processes: list[_Process], ready: list[Path], deadline: float) -> None:
+def _wait_ready(
+    processes: list[_Process], ready: list[Path], deadline: float, what: str = "background job"
+) -> None:
     while not all(p.exists() for p in ready):
         for proc in processes:
             if proc.proc.poll() is not None:
                 raise RunFailed(
-                    f"background job {proc.job.name} ended (status {proc.proc.returncode}) "
+                    f"{what} {proc.job.name} ended (status {proc.proc.returncode}) "
                     "before its warm-up finished"
                 )
         if time.monotonic() > deadline:
-            raise RunFailed("background jobs did not finish their warm-up in time")
+            raise RunFailed(f"{what}s did not finish their warm-up in time")
         time.sleep(0.02)
 
 
@@ -113,6 +115,8 @@ def corun(
     counters: counter_tools.Snapshot | None = None,
     counters_output: str | os.PathLike[str] | None = None,
     counter_interval_s: float = 0.0,
+    counters_from_ready: bool = False,
+    launch_together: bool = False,
     stop_grace_s: float = 30.0,
 ) -> None:
     """Run ``measured`` while ``background`` jobs load the same platform.
@@ -120,7 +124,14 @@ def corun(
     Every job's output appears, with its provenance sidecar, only if every
     job succeeded. With ``counters``, network counters are sampled around
     (and every ``counter_interval_s`` during) the measured job into
-    ``counters_output``.
+    ``counters_output``: from its launch, or with ``counters_from_ready`` from
+    the moment its timed part starts (the measured program gets a
+    ``--ready-file``), so that start-up and warm-up traffic stay out.
+
+    The measured job starts once the background is in full swing; with
+    ``launch_together`` it is launched at once beside the background and its
+    timed part waits (``--start-file``) for that, so its launch and warm-up
+    overlap the background's: a co-run costs one launch time instead of two.
     """
     if counters is not None and counters_output is None:
         raise ValueError("counters need counters_output")
@@ -145,23 +156,36 @@ def corun(
                 flags += ["--stop-file", str(stop_file), "--ready-file", str(ready[-1])]
                 processes.append(_Process(job, *job.launch(platform, flags), log_fh))
             deadline = time.monotonic() + timeout_s
-            _wait_ready(processes, ready, deadline)
+            if not launch_together:
+                _wait_ready(processes, ready, deadline)
 
-            argv, env = measured.launch(platform, ["--output", str(staged[len(background)])])
+            flags = ["--output", str(staged[len(background)])]
+            started, go = Path(scratch) / "ready-measured", Path(scratch) / "start"
+            if counters is not None and counters_from_ready:
+                flags += ["--ready-file", str(started)]
+            if launch_together:
+                flags += ["--start-file", str(go)]
+            argv, env = measured.launch(platform, flags)
             sampler = (
                 counter_tools.Sampler(counters, counter_interval_s)
                 if counters is not None
                 else contextlib.nullcontext()
             )
-            with CpuLoad() as cpu, sampler:
+            with CpuLoad() as cpu:
                 main = _Process(measured, argv, env, log_fh)
                 processes.append(main)
-                try:
-                    status = main.proc.wait(timeout=max(deadline - time.monotonic(), 0.1))
-                except subprocess.TimeoutExpired:
-                    raise RunFailed(
-                        f"{measured.name} did not finish within {timeout_s:g} s; see {log_path}"
-                    ) from None
+                if launch_together:
+                    _wait_ready(processes, ready, deadline, what="job")
+                    go.touch()
+                if counters is not None and counters_from_ready:
+                    _wait_ready([main], [started], deadline, what="measured job")
+                with sampler:
+                    try:
+                        status = main.proc.wait(timeout=max(deadline - time.monotonic(), 0.1))
+                    except subprocess.TimeoutExpired:
+                        raise RunFailed(
+                            f"{measured.name} did not finish within {timeout_s:g} s; see {log_path}"
+                        ) from None
             if status != 0:
                 raise RunFailed(
                     f"{measured.name} exited with status {status}; log {log_path}:\n"

@@ -1,10 +1,13 @@
 from snakemake.logging import logger
 
+import copy
+
 from netnoise import asymmetric_study
 from netnoise import config as netnoise_config
 from netnoise.build import list_programs
 from netnoise.jobs import expose_package
 from netnoise.network_noise import point_name
+from netnoise.variability_campaign import batches, run_keys
 
 netnoise_config.validate(
     config, source=", ".join(map(str, workflow.configfiles)) or "config"
@@ -55,6 +58,10 @@ localrules:
     predict_asymmetric_links,
     tabulate_asymmetric,
     plot_asymmetric,
+    tidy_variability_runs,
+    train_variability_model,
+    tabulate_variability,
+    plot_variability,
 
 
 def reference(name):
@@ -150,6 +157,9 @@ def all_targets():
                 "asymmetric (seed 003) skipped: it runs on its own two-rack testbed, "
                 f"so it needs platform.kind testbed, not {PLATFORM}"
             )
+    # The campaign draws placements on the testbed and reads its counters.
+    if config["variability"]["enabled"] and PLATFORM == "testbed":
+        targets += variability_targets()
     return targets
 
 
@@ -311,11 +321,17 @@ def netgauge_job(binary, output):
 def netgauge_targets():
     if config["network_noise"]["benchmark"]["netgauge"]["source"]:
         return [f"{NN_TABLES}/netgauge_comparison.csv"]
+    return []
+
+
+if (
+    config["network_noise"]["benchmark"]["enabled"]
+    and not config["network_noise"]["benchmark"]["netgauge"]["source"]
+):
     logger.info(
         "network_noise.benchmark.netgauge.source is empty: "
         "the Netgauge side-by-side run is skipped"
     )
-    return []
 
 
 # Seed 003 (rules/asymmetric.smk): the study's own testbed, its runs and targets.
@@ -370,4 +386,59 @@ def asymmetric_targets():
         ),
         *expand(f"{AS_TABLES}/{{name}}.csv", name=AS_TABLE_NAMES),
         f"{AS_TABLES}/testbed_validation.csv",
+    ]
+
+
+# Seed 002 (rules/variability.smk): the campaign's measurement jobs and targets.
+
+
+def variability_batches():
+    """Campaign -> its measurement jobs, each a list of [application, nodes, run index]."""
+    vb = config["variability"]
+    runs = {"production": vb["runs"]}
+    runs |= {campaign: vb["controlled_runs"] for campaign in ("dedicated", "maximal")}
+    jobs = {}
+    for campaign, count in runs.items():
+        keys = run_keys(vb["applications"], vb["node_counts"], count)
+        if keys:
+            jobs[campaign] = [
+                [[k.application, k.node_count, k.index] for k in batch]
+                for batch in batches(keys, vb["runs_per_job"])
+            ]
+    return jobs
+
+
+def variability_batch_runs(wildcards):
+    return VB_BATCHES[wildcards.campaign][int(wildcards.batch)]
+
+
+def application_program(name):
+    """Program path and arguments of a configured application."""
+    return {
+        "program": application_binary(name),
+        "args": config["applications"][name].get("args", []),
+    }
+
+
+def variability_programs():
+    return sorted({application_binary(a) for a in VB["applications"]})
+
+
+def variability_platform():
+    """The platform with the study's testbed layout (racks, backbone) over the shared one.
+
+    Measurements run one at a time (resource network), so the testbed is rebuilt
+    with this layout when the study's jobs start and back when another study's do."""
+    platform = copy.deepcopy(config["platform"])
+    platform["testbed"].update(netnoise_config.study_testbed(config["variability"]))
+    return platform
+
+
+def variability_targets():
+    return [
+        *expand(
+            f"{VB_FIGURES}/{{name}}.{{ext}}", name=VB_FIGURE_NAMES, ext=["svg", "png"]
+        ),
+        *expand(f"{VB_TABLES}/{{name}}.csv", name=VB_TABLE_NAMES),
+        VB_MODEL,
     ]

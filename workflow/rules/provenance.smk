@@ -19,6 +19,6 @@ rule tabulate_provenance:
     conda:
         "../../envs/analysis.yaml"
     params:
-        results=RESULTS,
+        results=lambda wc, output: str(Path(output[0]).parent.parent),
     script:
         "../scripts/tabulate_provenance.py"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+from collections.abc import Iterable
 from typing import Any
 
 from netnoise.counters import now
@@ -47,11 +48,23 @@ def roles(spec: TestbedSpec) -> dict[tuple[str, str], str]:
     return mapping
 
 
-def snapshot_rows(spec: TestbedSpec) -> list[dict[str, Any]]:
-    """One reading of every counter of every shaped interface."""
+def snapshot_rows(spec: TestbedSpec, nodes: Iterable[str] | None = None) -> list[dict[str, Any]]:
+    """One reading of every counter of every shaped interface.
+
+    With ``nodes``, only those nodes' NICs and the fabric (every switch port and
+    uplink) are read: a job's own view, in fewer ip/tc calls, so that sampling
+    during a run costs less CPU than on every node.
+    """
     wanted = roles(spec)
+    namespaces = spec.namespaces()
+    if nodes is not None:
+        names = set(nodes)
+        unknown = names - set(namespaces)
+        if unknown:
+            raise ValueError(f"not testbed nodes: {', '.join(sorted(unknown))}")
+        namespaces = [ns for ns in namespaces if ns == spec.fabric or ns in names]
     rows = []
-    for ns in spec.namespaces():
+    for ns in namespaces:
         t = now()
         for link in _json(["ip", "-n", ns, "-s", "-j", "link", "show"]):
             role = wanted.get((ns, link["ifname"]))

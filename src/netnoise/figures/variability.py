@@ -1,0 +1,210 @@
+"""Seed 002 figures: Fig. 1, 2, 4, 5, 7-11 from the tidy runs and the model's tables."""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+
+# Marks of the controlled runs (Sec. III-F) drawn over the production runs.
+CAMPAIGN_MARKERS = {"dedicated": "v", "maximal": "^"}
+CAMPAIGN_LABELS = {"dedicated": "no background (dedicated)", "maximal": "maximal background"}
+# Fig. 2: the four dominant features of Sec. IV-A and how to draw them.
+TOP_FEATURES = (
+    ("injection_rate_mean", "NIC bytes per second (proctile flits/s)", True),
+    ("net_to_nic_ratio", "network / NIC bytes (flit ratio)", True),
+    ("stall_ratio_p75", "75th pct. stalls per packet", False),
+    ("network_stalls_p95", "95th pct. stalls per port", False),
+)
+
+
+def _grid(count: int, width: float = 3.6, height: float = 2.9) -> tuple[plt.Figure, np.ndarray]:
+    cols = int(np.ceil(np.sqrt(count)))
+    rows = -(-count // cols)
+    fig, axes = plt.subplots(rows, cols, figsize=(width * cols, height * rows), squeeze=False)
+    for ax in axes.flat[count:]:
+        ax.set_visible(False)
+    return fig, axes.flat
+
+
+def _campaign_legend(fig: plt.Figure, ax: plt.Axes) -> None:
+    handles, labels = ax.get_legend_handles_labels()
+    for campaign, marker in CAMPAIGN_MARKERS.items():
+        handles.append(plt.Line2D([], [], ls="none", marker=marker, color="black"))
+        labels.append(CAMPAIGN_LABELS[campaign])
+    fig.legend(handles, labels, loc="lower center", ncol=4, bbox_to_anchor=(0.5, -0.05))
+
+
+def runtimes(table: pd.DataFrame) -> plt.Figure:
+    """Fig. 1: runtime distribution of the production runs per application and node
+    count; the controlled runs as marks above (the paper: MILC, MILC Reorder)."""
+    apps = sorted(table["application"].unique())
+    counts = sorted(table["nodes"].unique())
+    fig, axes = _grid(len(apps))
+    for ax, app in zip(axes, apps, strict=False):
+        rows = table[table["application"] == app]
+        for i, nodes in enumerate(counts):
+            prod = rows[(rows["campaign"] == "production") & (rows["nodes"] == nodes)]
+            ax.hist(
+                prod["runtime_s"], bins=12, histtype="step", color=f"C{i}", label=f"{nodes} nodes"
+            )
+        top = ax.get_ylim()[1]
+        for i, nodes in enumerate(counts):
+            for campaign, marker in CAMPAIGN_MARKERS.items():
+                marks = rows[(rows["campaign"] == campaign) & (rows["nodes"] == nodes)]
+                y = np.full(len(marks), top * (0.97 - 0.06 * i))
+                ax.plot(marks["runtime_s"], y, ls="none", marker=marker, color=f"C{i}", ms=6)
+        ax.set_title(app)
+        ax.set_xlabel("runtime (s)")
+        ax.set_ylabel("runs")
+    _campaign_legend(fig, axes[0])
+    fig.suptitle("Runtime of every production run (controlled runs marked above)")
+    fig.tight_layout()
+    return fig
+
+
+def feature_distributions(table: pd.DataFrame) -> plt.Figure:
+    """Fig. 2: distributions of the four dominant features per application."""
+    runs = table[table["campaign"] == "production"]
+    fig, axes = plt.subplots(2, 2, figsize=(9, 6.4))
+    for ax, (column, label, log) in zip(axes.flat, TOP_FEATURES, strict=True):
+        values = runs[column][np.isfinite(runs[column])]
+        positive = values[values > 0]
+        if log and len(positive):
+            edges = np.geomspace(positive.min(), positive.max(), 25)
+            ax.set_xscale("log")
+        else:
+            edges = np.linspace(values.min(), values.max(), 25) if len(values) else 10
+        for app, group in runs.groupby("application"):
+            ax.hist(group[column], bins=edges, histtype="step", label=app)
+        ax.set_xlabel(label)
+        ax.xaxis.set_minor_formatter(plt.NullFormatter())
+    for ax in axes[:, 0]:
+        ax.set_ylabel("runs")
+    axes[0, 0].legend(fontsize=8)
+    fig.suptitle("The four dominant features per application (production runs)")
+    fig.tight_layout()
+    return fig
+
+
+def controlled_extremes(table: pd.DataFrame) -> plt.Figure:
+    """Fig. 4: the mean stall-to-packet ratio of every run: production runs between the
+    dedicated and the maximal-background runs, per node count."""
+    counts = sorted(table["nodes"].unique())
+    fig, axes = plt.subplots(1, len(counts), figsize=(4.2 * len(counts), 3.8), squeeze=False)
+    for i, (ax, nodes) in enumerate(zip(axes.flat, counts, strict=True)):
+        rows = table[table["nodes"] == nodes]
+        values = rows.loc[rows["campaign"] == "production", "stall_ratio_mean"].dropna()
+        ax.hist(values, bins=20, color=f"C{i}", alpha=0.5, label="production runs")
+        top = ax.get_ylim()[1]
+        for campaign, marker in CAMPAIGN_MARKERS.items():
+            marks = rows.loc[rows["campaign"] == campaign, "stall_ratio_mean"].dropna()
+            ax.plot(marks, np.full(len(marks), top * 0.95), ls="none", marker=marker, color="black")
+        ax.set_title(f"{nodes}-node jobs")
+        ax.set_xlabel("mean stalls per packet, job's network ports")
+    axes.flat[0].set_ylabel("runs")
+    _campaign_legend(fig, axes.flat[0])
+    fig.tight_layout()
+    return fig
+
+
+def tsne(coordinates: pd.DataFrame) -> plt.Figure:
+    """Fig. 5: t-SNE of the seven scaled features, one colour per application."""
+    fig, ax = plt.subplots(figsize=(6.4, 5))
+    shapes = {"o": "circles", "s": "squares", "^": "triangles", "D": "diamonds", "v": "wedges"}
+    markers = dict(zip(sorted(coordinates["nodes"].unique()), shapes, strict=False))
+    for i, (app, group) in enumerate(coordinates.groupby("application")):
+        for nodes, points in group.groupby("nodes"):
+            ax.scatter(
+                points["x"],
+                points["y"],
+                s=14,
+                color=f"C{i}",
+                marker=markers[nodes],
+                label=f"{app}" if nodes == min(markers) else None,
+            )
+    ax.set_xlabel("t-SNE 1")
+    ax.set_ylabel("t-SNE 2")
+    legend = ", ".join(f"{shapes[m]}: {n} nodes" for n, m in markers.items())
+    ax.set_title(f"Feature space of the production runs ({legend})")
+    ax.legend(fontsize=8)
+    return fig
+
+
+def predicted_vs_true(points: pd.DataFrame, paper: str) -> plt.Figure:
+    """Fig. 7, 9, 10: predicted against true z of the test runs; shaded where both
+    are below (light congestion) or above (heavy) the mean."""
+    fig, ax = plt.subplots(figsize=(5.2, 5))
+    low = min(points["z_true"].min(), points["z_pred"].min(), -1) - 0.3
+    high = max(points["z_true"].max(), points["z_pred"].max(), 1) + 0.3
+    ax.fill_between([low, 0], low, 0, color="#56B4E9", alpha=0.15, lw=0)
+    ax.fill_between([0, high], 0, high, color="#56B4E9", alpha=0.15, lw=0)
+    ax.plot([low, high], [low, high], "k--", lw=1)
+    for app, group in points.groupby("application"):
+        ax.scatter(group["z_true"], group["z_pred"], s=14, label=app)
+    ax.set_xlim(low, high)
+    ax.set_ylim(low, high)
+    ax.set_xlabel("true z (runtime standard deviations from the mean)")
+    ax.set_ylabel("predicted z")
+    first = points.iloc[0]
+    ax.set_title(
+        f"R² {first['r2']:.2f} on {len(points)} test runs, {int(first['n_train'])} trained"
+        f"\n(paper: {paper})",
+        fontsize=10,
+    )
+    ax.legend(fontsize=8)
+    return fig
+
+
+def learning_curve(curve: pd.DataFrame, paper_samples: float) -> plt.Figure:
+    """Fig. 8: training and cross-validation R² against the number of training runs."""
+    fig, ax = plt.subplots()
+    for column, label in (("train_r2", "training"), ("cv_r2", "cross-validation")):
+        (line,) = ax.plot(curve["n_train"], curve[column], marker="o", label=label)
+        spread = curve[f"{column}_std"]
+        ax.fill_between(
+            curve["n_train"],
+            curve[column] - spread,
+            curve[column] + spread,
+            color=line.get_color(),
+            alpha=0.15,
+        )
+    ax.set_xlabel("training runs")
+    ax.set_ylabel("R²")
+    ax.set_title(f"SVR learning curve (paper: about {paper_samples:.0f} runs needed)")
+    ax.legend()
+    return fig
+
+
+def rf_bound(bound: pd.DataFrame, summary: pd.DataFrame) -> plt.Figure:
+    """Fig. 11: out-of-fold forest estimates ± the spread of its trees, against true z,
+    runs ordered by true z; SVR predictions outside the interval give no estimate."""
+    rates = summary.set_index("quantity")
+    ours, paper = rates["netnoise"], rates["paper"]
+    rows = bound.sort_values("z_true").reset_index(drop=True)
+    x = np.arange(len(rows))
+    fig, ax = plt.subplots(figsize=(8, 4))
+    ax.errorbar(
+        x,
+        rows["rf"],
+        yerr=rows["bound"],
+        fmt="none",
+        ecolor="grey",
+        alpha=0.5,
+        lw=1,
+        label="forest estimate ± bound",
+    )
+    given = rows["accepted"].astype(bool)
+    ax.plot(x[given], rows.loc[given, "svr"], "o", ms=3, label="SVR, estimate given")
+    ax.plot(x[~given], rows.loc[~given, "svr"], "x", ms=4, label="SVR outside: no estimate")
+    ax.plot(x, rows["z_true"], "k-", lw=1, label="true z")
+    ax.set_xlabel("run (ordered by true z)")
+    ax.set_ylabel("z")
+    ax.set_title(
+        f"Combined model: estimate given for {ours['coverage']:.1%} of runs, true z within "
+        f"it for {ours['containment']:.1%}\n(paper: {paper['coverage']:.1%} and "
+        f"{paper['containment']:.1%})",
+        fontsize=10,
+    )
+    ax.legend(fontsize=8, ncol=2)
+    return fig
