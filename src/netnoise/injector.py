@@ -20,12 +20,13 @@ from __future__ import annotations
 
 import operator
 import os
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 import numpy as np
 
 from netnoise.atomic import atomic_open
+from netnoise.platform.base import mpirun_exports as mpirun_exports
 
 ROWS = 512
 COLUMNS = 8
@@ -248,14 +249,6 @@ def environment(
     if library is not None:
         env["LD_PRELOAD"] = os.path.abspath(library)
     return env
-
-
-def mpirun_exports(env: Mapping[str, str]) -> list[str]:
-    """Open MPI ``mpirun`` arguments that set ``env`` in every rank (and not in mpirun)."""
-    args: list[str] = []
-    for name, value in env.items():
-        args += ["-x", f"{name}={value}"]
-    return args
 
 
 def _report_value(text: str) -> int | float | str:

@@ -18,7 +18,7 @@ import subprocess
 import tempfile
 import time
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
@@ -37,13 +37,16 @@ class RunFailed(RuntimeError):
 @dataclass
 class Job:
     """One MPI program of a run. ``program`` is a netnoise benchmark's argv
-    without ``--output`` (and, for background jobs, without the stop/ready files)."""
+    without ``--output`` (and, for background jobs, without the stop/ready files).
+    ``env`` is given to every rank, not to the launcher: e.g. the latency
+    injector's ``LD_PRELOAD`` and ``NN_LATENCY_*`` (``netnoise.injector.environment``)."""
 
     name: str
     program: list[str]
     ranks: int
     output: str | os.PathLike[str]
     nodes: list[str] | None = None
+    env: dict[str, str] = field(default_factory=dict)
 
 
 class _Process:
@@ -131,7 +134,7 @@ def corun(
                 ready.append(Path(scratch) / f"ready-{i}")
                 program = [*job.program, "--output", str(staged[i])]
                 program += ["--stop-file", str(stop_file), "--ready-file", str(ready[-1])]
-                launch = platform.mpi_launch(program, job.ranks, job.nodes)
+                launch = platform.mpi_launch(program, job.ranks, job.nodes, job.env)
                 processes.append(_Process(job, launch.argv, launch.environment(), log_fh))
             deadline = time.monotonic() + timeout_s
             _wait_ready(processes, ready, deadline)
@@ -140,6 +143,7 @@ def corun(
                 [*measured.program, "--output", str(staged[len(background)])],
                 measured.ranks,
                 measured.nodes,
+                measured.env,
             )
             sampler = (
                 counter_tools.Sampler(counters, counter_interval_s)

@@ -5,7 +5,9 @@ from netnoise.run import Job, corun
 
 def job(spec):
     program = [spec["program"], *map(str, spec["args"])]
-    return Job(spec["name"], program, spec["ranks"], spec["output"], spec["nodes"])
+    return Job(
+        spec["name"], program, spec["ranks"], spec["output"], spec["nodes"], spec.get("env", {})
+    )
 
 
 with logged(snakemake.log[0]):
