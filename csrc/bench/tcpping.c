@@ -33,7 +33,10 @@ static const nn_tool_info info = {
     "even rank sends --size bytes with send(2), the odd rank receives them with recv(2) and "
     "sends them back, and the even rank times the round trip with CLOCK_MONOTONIC. No MPI "
     "call happens between the --warmup untimed and the --iterations timed exchanges (fewer "
-    "when --duration ends them; the initiator then closes the connection): the "
+    "when --duration ends them; the initiator then closes the connection). --gap-us spaces "
+    "the timed round trips (the initiator sleeps until the next start), so that under a "
+    "bursty background they sample the link at times spread over the run rather than in the "
+    "quiet spells, when back-to-back round trips are fastest and most numerous. This is the "
     "packet-level measurement of seed 004 (Sec. 4.2, ib_write_lat there), under the MPI "
     "library that pingpong measures. Columns pair, iteration, size_bytes, rtt_us (one-way "
     "latency is rtt_us/2), as pingpong's. The latency injector's tcp level delays each send.",
@@ -198,6 +201,7 @@ int main(int argc, char **argv)
     nn_run_options run = NN_RUN_DEFAULTS(100, 1000);
     size_t size = 1;
     const char *interface = "auto";
+    double gap_us = 0;
     const nn_option opts[] = {
         {"size", NN_OPT_SIZE, &size, 1, MAX_SIZE, NULL, "message size in bytes (at most 64 KiB)"},
         {"interface", NN_OPT_STRING, &interface, 0, 0, NULL,
@@ -207,6 +211,8 @@ int main(int argc, char **argv)
         {"iterations", NN_OPT_LONG, &run.iterations, 1, 1e9, NULL, "timed round trips per pair"},
         {"duration", NN_OPT_DOUBLE, &run.duration_s, 0, 1e7, NULL,
          "stop a pair's timed round trips after this many seconds (0: no limit)"},
+        {"gap-us", NN_OPT_DOUBLE, &gap_us, 0, 1e7, NULL,
+         "start timed round trips at least this many microseconds apart (0: back to back)"},
         NN_OUTPUT_OPTIONS(&run),
         NN_OPTIONS_END,
     };
@@ -237,6 +243,7 @@ int main(int argc, char **argv)
     nn_meta(&out, "warmup", "%ld", run.warmup);
     nn_meta(&out, "pairs", "%d", nranks / 2);
     nn_meta(&out, "interface", "%s", interface);
+    nn_meta(&out, "gap_us", "%g", gap_us);
     nn_meta(&out, "transport", "TCP socket, TCP_NODELAY, send/recv");
     nn_meta(&out, "clock", "CLOCK_MONOTONIC");
 
@@ -250,10 +257,16 @@ int main(int argc, char **argv)
         for (long i = 0; i < run.warmup && !failed; i++)
             failed = round_trip(fd, buf, size) != 0;
         const double t_start = nn_now();
+        double next = t_start;
         for (long i = 0; i < run.iterations && !failed; i++) {
-            if (run.duration_s > 0 && nn_now() - t_start >= run.duration_s)
-                break;
             double t0 = nn_now();
+            if (t0 < next) {
+                nn_sleep_ns((long long)((next - t0) * 1e9));
+                t0 = nn_now();
+            }
+            if (run.duration_s > 0 && t0 - t_start >= run.duration_s)
+                break;
+            next = t0 + gap_us * 1e-6;
             failed = round_trip(fd, buf, size) != 0;
             double row[3] = {rank / 2, (double)i, (nn_now() - t0) * 1e6};
             if (!failed)
