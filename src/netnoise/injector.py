@@ -33,6 +33,8 @@ COLUMNS = 8
 TABLE_SIZE = ROWS * COLUMNS
 INDEX_BITS = 12
 LEVELS = ("mpi", "tcp")
+#: spin: the paper's busy wait; sleep: give the core away until shortly before the deadline.
+WAITS = ("spin", "sleep")
 UNITS = {"ns": 1, "us": 1000}
 #: The library refuses larger per-send delays: they would hang the run.
 MAX_DELAY_NS = 60_000_000_000
@@ -226,16 +228,20 @@ def environment(
     strict: bool = False,
     report: str | os.PathLike[str] | None = None,
     library: str | os.PathLike[str] | None = None,
+    wait: str = "spin",
 ) -> dict[str, str]:
     """The ``NN_LATENCY_*`` variables for the ranks (``LD_PRELOAD`` too, given ``library``).
 
     ``table``, ``seed`` and ``report`` are made absolute, since ranks may
     start elsewhere; in each, ``%r`` stands for the rank and ``%p`` for the
     process id (e.g. ``report="injector.%r"``: one report per rank; without
-    ``%r``/``%p`` only rank 0 writes it).
+    ``%r``/``%p`` only rank 0 writes it). ``wait="sleep"`` lets a rank sleep
+    through all but the last 100 µs of each delay, for ranks that share cores.
     """
     if level not in LEVELS:
         raise ValueError(f"level {level!r}: expected one of {', '.join(LEVELS)}")
+    if wait not in WAITS:
+        raise ValueError(f"wait {wait!r}: expected one of {', '.join(WAITS)}")
     _unit_ns(unit)
     env = {
         "NN_LATENCY_TABLE": os.path.abspath(table),
@@ -243,6 +249,7 @@ def environment(
         "NN_LATENCY_LEVEL": level,
         "NN_LATENCY_UNIT": unit,
         "NN_LATENCY_STRICT": "1" if strict else "0",
+        "NN_LATENCY_WAIT": wait,
     }
     if report is not None:
         env["NN_LATENCY_REPORT"] = os.path.abspath(report)
