@@ -49,6 +49,18 @@ class Job:
     env: dict[str, str] = field(default_factory=dict)
 
 
+def job_from_spec(spec: dict[str, Any]) -> Job:
+    """The Job of a workflow job spec: ``name, program, args, ranks, nodes, output[, env]``."""
+    return Job(
+        spec["name"],
+        [spec["program"], *map(str, spec["args"])],
+        spec["ranks"],
+        spec["output"],
+        spec["nodes"],
+        dict(spec.get("env", {})),
+    )
+
+
 class _Process:
     def __init__(self, job: Job, argv: list[str], env: dict[str, str], log: IO[bytes]):
         self.job = job
