@@ -37,6 +37,7 @@ def platform_config(**testbed) -> dict:
         # Studies sized for the default testbed would not fit a smaller one.
         "impact_compression": {"enabled": False},
         "network_noise": {"benchmark": {"enabled": False}},
+        "latency_variation": {"enabled": False},
     }
     return validate(config)["platform"]
 

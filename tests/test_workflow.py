@@ -37,6 +37,7 @@ def test_small_real_run_end_to_end(tmp_path):
         "baseline": {"sizes": [8, 4096], "iterations": 50, "warmup": 5, "repetitions": 2},
         "impact_compression": {"enabled": False},
         "network_noise": {"enabled": False, "benchmark": {"enabled": False}},
+        "latency_variation": {"enabled": False},
     }
     (tmp_path / "config" / "config.yaml").write_text(yaml.safe_dump(config))
     out = snakemake("--cores", "1", cwd=tmp_path)
@@ -82,6 +83,7 @@ def test_simulator_figures_including_a_real_fabric(tmp_path):
             "fabrics": [str(fabric)],
             "benchmark": {"enabled": False},
         },
+        "latency_variation": {"enabled": False},
     }
     (tmp_path / "config" / "config.yaml").write_text(yaml.safe_dump(config))
     target = "results/localhost/figures/network_noise/fig11_fabric_ratio.png"
