@@ -82,6 +82,46 @@ BAD = [
     ({"baseline": {"sizes": [8, 8]}}, "baseline.sizes: [8, 8]"),
     ({"baseline": {"iterations": "many"}}, "baseline.iterations: 'many' has the wrong type"),
     ({"build": {"cflags": "-O2 `id`"}}, "build.cflags: '-O2 `id`' does not match"),
+    ({"latency_variation": {"nodes": 3}}, "latency_variation.nodes: 3 is not a multiple of 2"),
+    (
+        {"latency_variation": {"characterize": {"load_size": 65536}}},
+        "latency_variation.characterize.load_size: 65536 is out of range; must be <= 32768",
+    ),
+    (
+        {"latency_variation": {"injection": {"levels": [0, 30]}}},
+        "latency_variation.injection.levels: 30 is not one of "
+        "latency_variation.characterize.levels ([0, 20, 40, 70, 100])",
+    ),
+    (
+        {"latency_variation": {"injection": {"fixed_mean_levels": [20, 70]}}},
+        "latency_variation.injection.fixed_mean_levels: 70 is not one of "
+        "latency_variation.injection.levels ([0, 20, 40])",
+    ),
+    (
+        {
+            "latency_variation": {
+                "characterize": {"levels": [20, 40]},
+                "injection": {"levels": [20, 40]},
+            }
+        },
+        "latency_variation.characterize.levels: must include 0",
+    ),
+    (
+        {"latency_variation": {"injection": {"applications": ["npb_is"]}}},
+        "latency_variation.injection.applications: 'npb_is' is not defined in applications",
+    ),
+    (
+        {"platform": {"kind": "localhost"}},
+        "latency_variation.characterize.link_mbit: null only works on the testbed",
+    ),
+    (
+        {"platform": {"testbed": {"nodes": 2}}, "impact_compression": {"enabled": False}},
+        "latency_variation.nodes: 4 exceeds platform.testbed.nodes (2)",
+    ),
+    (
+        {"latency_variation": {"injection": {"wait": "yield"}}},
+        "latency_variation.injection.wait: 'yield' is not allowed; allowed values: 'sleep', 'spin'",
+    ),
     (
         {"applications": {"lulesh": {"program": "halo3d", "source": "lulesh.tar.gz"}}},
         "applications.lulesh: source belong to a real application, but 'program' names",

@@ -160,6 +160,7 @@ def test_environment_and_exports(tmp_path):
         "NN_LATENCY_LEVEL": "tcp",
         "NN_LATENCY_UNIT": "us",
         "NN_LATENCY_STRICT": "1",
+        "NN_LATENCY_WAIT": "spin",
         "NN_LATENCY_REPORT": os.path.abspath("r.%r"),
     }
     env = injector.environment("t", "s", library="lib/libnnlatency.so")
@@ -170,6 +171,9 @@ def test_environment_and_exports(tmp_path):
         injector.environment("t", "s", level="ib")
     with pytest.raises(ValueError, match="unit 'ms'"):
         injector.environment("t", "s", unit="ms")
+    assert injector.environment("t", "s", wait="sleep")["NN_LATENCY_WAIT"] == "sleep"
+    with pytest.raises(ValueError, match="wait 'yield': expected one of spin, sleep"):
+        injector.environment("t", "s", wait="yield")
 
 
 def test_read_report(tmp_path):

@@ -28,6 +28,64 @@ def test_slurm_launch_command():
     assert platform.describe()["kind"] == "slurm"
 
 
+RANK_ENV = {"LD_PRELOAD": "/lib/libnnlatency.so", "NN_LATENCY_LEVEL": "tcp"}
+
+
+def test_rank_environment_goes_to_the_ranks_not_the_launcher():
+    """The injector's LD_PRELOAD must reach the ranks only: mpirun -x, srun --export."""
+    localhost = from_config({"kind": "localhost", "mpirun": "mpirun", "mpirun_args": []})
+    launch = localhost.mpi_launch(["./pingpong"], 2, env=RANK_ENV)
+    assert launch.argv[-5:] == [
+        "-x",
+        "LD_PRELOAD=/lib/libnnlatency.so",
+        "-x",
+        "NN_LATENCY_LEVEL=tcp",
+        "./pingpong",
+    ]
+    assert "LD_PRELOAD" not in launch.env
+
+    srun = from_config({"kind": "slurm", "slurm": {"launcher": "srun --mpi=pmix"}})
+    assert srun.mpi_launch(["./pingpong"], 2, env=RANK_ENV).argv == [
+        "srun",
+        "--mpi=pmix",
+        "-n",
+        "2",
+        "--export=ALL,LD_PRELOAD=/lib/libnnlatency.so,NN_LATENCY_LEVEL=tcp",
+        "./pingpong",
+    ]
+    with pytest.raises(ValueError, match="cannot carry a comma: A=1,2"):
+        srun.mpi_launch(["./pingpong"], 2, env={"A": "1,2"})
+    inside = from_config({"kind": "slurm", "slurm": {"launcher": "mpirun"}})
+    argv = inside.mpi_launch(["./pingpong"], 2, env={"A": "1,2"}).argv
+    assert argv[-3:] == ["-x", "A=1,2", "./pingpong"]
+
+
+def test_testbed_joins_the_injector_and_the_congestion_shim(tmp_path):
+    from netnoise.platform.testbed import TCP_SHIM, TestbedPlatform
+
+    (tmp_path / TCP_SHIM).touch()
+    testbed = {
+        "prefix": "nnu",
+        "nodes": 2,
+        "racks": 1,
+        "nic_mbit": 50,
+        "backbone_mbit": 500,
+        "burst_bytes": 16000,
+        "queue_bytes": 100000,
+        "tcp_congestion": "reno",
+        "btl_tcp_links": 2,
+    }
+    platform = TestbedPlatform({"testbed": testbed})
+    argv = platform.mpi_launch([str(tmp_path / "pingpong")], 2, env=RANK_ENV).argv
+    exports = [argv[i + 1] for i, word in enumerate(argv) if word == "-x"]
+    assert exports == [
+        f"LD_PRELOAD=/lib/libnnlatency.so:{tmp_path / TCP_SHIM}",
+        "NN_LATENCY_LEVEL=tcp",
+        "NN_TCP_CONGESTION=reno",
+    ]
+    assert argv[-1] == str(tmp_path / "pingpong")
+
+
 def test_missing_launcher_is_a_clear_error():
     platform = from_config({"kind": "localhost", "mpirun": "no-such-mpirun", "mpirun_args": []})
     with pytest.raises(PlatformUnavailable, match="'no-such-mpirun' is not on PATH"):

@@ -38,6 +38,7 @@ def platform_config(**testbed) -> dict:
         "impact_compression": {"enabled": False},
         "network_noise": {"benchmark": {"enabled": False}},
         "variability": {"enabled": False},
+        "latency_variation": {"enabled": False},
     }
     return validate(config)["platform"]
 

@@ -156,7 +156,13 @@ def test_config_cross_checks_name_the_key():
     ok = validate({"variability": {"testbed": {"nodes": 12}, "node_counts": [4, 12]}})
     assert ok["variability"]["testbed"] == {"nodes": 12, "racks": 2, "backbone_mbit": 100}
     # Other platforms leave the study out: no testbed size to check.
-    assert validate({"platform": {"kind": "slurm"}, "variability": {"node_counts": [4, 512]}})
+    assert validate(
+        {
+            "platform": {"kind": "slurm"},
+            "latency_variation": {"enabled": False},
+            "variability": {"node_counts": [4, 512]},
+        }
+    )
 
 
 # --------------------------------------------------------------------------- run directories

@@ -54,6 +54,7 @@ def test_small_real_run_end_to_end(tmp_path):
         "network_noise": {"enabled": False, "benchmark": {"enabled": False}},
         "asymmetric": {"enabled": False},
         "variability": {"enabled": False},
+        "latency_variation": {"enabled": False},
     }
     (tmp_path / "config" / "config.yaml").write_text(yaml.safe_dump(config))
     out = snakemake("--cores", "1", cwd=tmp_path)
@@ -119,6 +120,7 @@ def test_simulator_figures_including_a_real_fabric(tmp_path):
         },
         "asymmetric": {"enabled": False},
         "variability": {"enabled": False},
+        "latency_variation": {"enabled": False},
     }
     (tmp_path / "config" / "config.yaml").write_text(yaml.safe_dump(config))
     target = "results/localhost/figures/network_noise/fig11_fabric_ratio.png"

@@ -11,6 +11,7 @@
 #ifndef NNLAT_H
 #define NNLAT_H
 
+#include <errno.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -29,6 +30,9 @@
 /* A busy wait overshoots by the cost of a clock read (tens of ns) unless the
  * process lost its core meanwhile: the report counts delays later than this. */
 #define NNLAT_LATE_NS 20000ULL
+/* A sleeping wait wakes this long before its deadline and busy-waits the
+ * rest, so that a timely wake-up still ends the delay on time. */
+#define NNLAT_SLEEP_MARGIN_NS 100000ULL
 #define NNLAT_LINE_MAX 1024
 #define NNLAT_PATH_MAX 4096
 #define NNLAT_ERR_MAX 1024
@@ -40,12 +44,16 @@
 #define NNLAT_LCG_C 1442695040888963407ULL
 
 enum { NNLAT_OFF = 0, NNLAT_MPI = 1, NNLAT_TCP = 2 };
+/* How a delay is waited: the paper's busy wait, or a sleep that leaves the
+ * core to other processes (several emulated nodes on few cores). */
+enum { NNLAT_SPIN = 0, NNLAT_SLEEP = 1 };
 
 typedef struct {
     /* configuration (from the environment) */
     int level;                 /* NNLAT_MPI or NNLAT_TCP */
     char level_name[16];       /* as given, for the report */
     int strict;
+    int wait;                  /* NNLAT_SPIN or NNLAT_SLEEP */
     uint64_t unit_ns;          /* 1 (ns) or 1000 (us) */
     long rank;                 /* MPI rank from the launcher's environment, -1 unknown */
     char table_path[NNLAT_PATH_MAX];
@@ -130,7 +138,23 @@ static inline uint64_t nnlat_spin_until(uint64_t start, uint64_t ns)
     return now - start;
 }
 
-/* Draws one delay, busy-waits for it and accounts for it (Algorithm 2). */
+/* Sleeps on CLOCK_MONOTONIC until NNLAT_SLEEP_MARGIN_NS before the deadline,
+ * then busy-waits until ns nanoseconds have passed since start. The process
+ * gives its core away for the long part of the wait (a system call and the
+ * scheduler: what the paper avoids, and what several emulated nodes sharing
+ * a few cores need). Returns the time actually elapsed. */
+static inline uint64_t nnlat_sleep_until(uint64_t start, uint64_t ns)
+{
+    if (ns > NNLAT_SLEEP_MARGIN_NS) {
+        uint64_t wake = start + ns - NNLAT_SLEEP_MARGIN_NS;
+        struct timespec ts = {(time_t)(wake / 1000000000ULL), (long)(wake % 1000000000ULL)};
+        while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+            ;
+    }
+    return nnlat_spin_until(start, ns);
+}
+
+/* Draws one delay, waits for it (busy or sleeping) and accounts for it (Algorithm 2). */
 NNLAT_HIDDEN void nnlat_inject(void);
 
 /* Table and seed readers. On failure return -1 and write one line naming

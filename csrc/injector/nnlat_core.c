@@ -26,7 +26,8 @@ void nnlat_inject(void)
     uint64_t delay = nnlat.table[nnlat_next_index(&nnlat.lcg)];
     atomic_fetch_add_explicit(&nnlat.delays, 1, memory_order_relaxed);
     atomic_fetch_add_explicit(&nnlat.drawn_ns, delay, memory_order_relaxed);
-    uint64_t spent = nnlat_spin_until(start, delay);
+    uint64_t spent = nnlat.wait == NNLAT_SLEEP ? nnlat_sleep_until(start, delay)
+                                               : nnlat_spin_until(start, delay);
     atomic_fetch_add_explicit(&nnlat.spent_ns, spent, memory_order_relaxed);
     if (spent - delay > NNLAT_LATE_NS) {
         atomic_fetch_add_explicit(&nnlat.late, 1, memory_order_relaxed);
@@ -297,6 +298,7 @@ int nnlat_configure(nnlat_state *s)
     const char *level = env_or("NN_LATENCY_LEVEL", "mpi");
     const char *unit = env_or("NN_LATENCY_UNIT", "ns");
     const char *report = env_or("NN_LATENCY_REPORT", NULL);
+    const char *wait = env_or("NN_LATENCY_WAIT", "spin");
     snprintf(s->level_name, sizeof s->level_name, "%s", level);
     /* Anything but 0 asks for strictness: a typo must not silently relax it. */
     s->strict = strcmp(strict, "0") != 0;
@@ -306,6 +308,7 @@ int nnlat_configure(nnlat_state *s)
         s->level = NNLAT_TCP;
     else
         s->level = NNLAT_OFF;
+    s->wait = strcmp(wait, "sleep") == 0 ? NNLAT_SLEEP : NNLAT_SPIN;
     if (strcmp(unit, "ns") == 0)
         s->unit_ns = 1;
     else if (strcmp(unit, "us") == 0)
@@ -321,6 +324,9 @@ int nnlat_configure(nnlat_state *s)
                 level);
     else if (s->unit_ns == 0)
         set_err(s->reason, sizeof s->reason, "NN_LATENCY_UNIT='%.40s': expected ns or us", unit);
+    else if (strcmp(wait, "spin") != 0 && strcmp(wait, "sleep") != 0)
+        set_err(s->reason, sizeof s->reason, "NN_LATENCY_WAIT='%.40s': expected spin or sleep",
+                wait);
     else if (report != NULL &&
              nnlat_expand_path(report, s->rank, s->report_path, sizeof s->report_path) != 0)
         set_err(s->reason, sizeof s->reason, "NN_LATENCY_REPORT: path longer than %d characters",
@@ -380,6 +386,7 @@ int nnlat_write_report(nnlat_state *s, const char *path, char *err, size_t errle
     fprintf(fp, "pid=%ld\n", (long)getpid());
     fprintf(fp, "strict=%d\n", s->strict);
     fprintf(fp, "unit=%s\n", s->unit_ns == 1000 ? "us" : "ns");
+    fprintf(fp, "wait=%s\n", s->wait == NNLAT_SLEEP ? "sleep" : "spin");
     fprintf(fp, "table=%s\n", s->table_path);
     fprintf(fp, "seed_file=%s\n", s->seed_path);
     if (s->enabled) {
@@ -397,7 +404,7 @@ int nnlat_write_report(nnlat_state *s, const char *path, char *err, size_t errle
     fprintf(fp, "late_delays=%llu\n", (unsigned long long)late);
     fprintf(fp, "late_threshold_ns=%llu\n", (unsigned long long)NNLAT_LATE_NS);
     fprintf(fp, "late_total_ns=%llu\n", (unsigned long long)late_ns);
-    /* The busy wait's own accuracy: the delays that kept their core. */
+    /* The wait's own accuracy: the delays that kept (or got back) their core in time. */
     fprintf(fp, "ontime_mean_ns=%.3f\n",
             delays > late ? (double)(spent - late_ns) / (double)(delays - late) : 0.0);
     int bad = fflush(fp) != 0 || ferror(fp);

@@ -178,6 +178,19 @@ expect_reject 2 "--load: invalid value '1.5', expected a number in [0, 1]" "$BIN
 # barrier: every sample kept.
 run_ok barrier 20 3 "$BINDIR/barrier" --iterations 20 --warmup 5
 
+# tcpping: two pairs over TCP sockets; a duration ends the timed loop early, and
+# round trips 1 ms apart fit at most 201 times into 0.2 s.
+run_ok tcpping 40 4 "$BINDIR/tcpping" --iterations 20 --warmup 5
+grep -q '^#@transport=TCP socket' "$tmp/tcpping.csv" && ok || fail "tcpping preamble lacks transport"
+run_ok tcpping_short 1 2 "$BINDIR/tcpping" --iterations 1000000000 --duration 0.2 --size 3000 \
+  --gap-us 1000
+samples=$(grep -vc '^#' "$tmp/tcpping_short.csv")
+[ "$samples" -le 202 ] && ok || fail "tcpping: $samples rows with --duration 0.2 --gap-us 1000"
+expect_reject 3 "needs an even number of ranks >= 2, got 3" "$BINDIR/tcpping"
+expect_reject 2 "--size: invalid value '128K'" "$BINDIR/tcpping" --size 128K
+expect_reject 2 "a pair could not set up its TCP connection" "$BINDIR/tcpping" \
+  --interface no-such-if0
+
 # libnntcpcc.so sets the congestion control of every TCP socket.
 for cc in reno cubic; do
   got=$(LD_PRELOAD="$(realpath "$BINDIR")/libnntcpcc.so" NN_TCP_CONGESTION=$cc python3 -c \

@@ -152,13 +152,18 @@ def _cross_checks(config: dict[str, Any]) -> list[str]:
                 f"impact_compression.nodes is {nodes}"
             )
     platform = config.get("platform", {})
+    problems += _latency_variation_checks(config, apps, platform)
     available = platform.get("testbed", {}).get("nodes")
     if platform.get("kind") == "testbed" and available is not None:
         bench = config.get("network_noise", {}).get("benchmark", {})
         if not bench.get("enabled", True):
             bench = {}
+        latency = config.get("latency_variation", {})
+        if not latency.get("enabled", True):
+            latency = {}
         wanted = {
             "impact_compression.nodes": [nodes] if nodes is not None else [],
+            "latency_variation.nodes": [latency["nodes"]] if "nodes" in latency else [],
             "network_noise.benchmark.nodes": [bench["nodes"]] if "nodes" in bench else [],
             "network_noise.benchmark.allocations": bench.get("allocations", []),
         }
@@ -310,6 +315,48 @@ def _variability_checks(config: dict[str, Any]) -> list[str]:
         low, high = background.get(key, [1, 1])
         if low > high:
             problems.append(f"variability.background.{key}: low {low} is above high {high}")
+    return problems
+
+
+def _latency_variation_checks(
+    config: dict[str, Any], apps: dict[str, Any], platform: dict[str, Any]
+) -> list[str]:
+    """Seed 004: levels that build on each other, applications, a link rate."""
+    study = config.get("latency_variation", {})
+    if not study.get("enabled", True):
+        return []
+    problems = []
+    characterize = study.get("characterize", {})
+    injection = study.get("injection", {})
+    measured = characterize.get("levels", [])
+    if measured and 0 not in measured:
+        problems.append(
+            "latency_variation.characterize.levels: must include 0 (the idle network of "
+            "Fig. 4 and the zero-load reference)"
+        )
+    for level in injection.get("levels", []):
+        if level not in measured:
+            problems.append(
+                f"latency_variation.injection.levels: {level} is not one of "
+                f"latency_variation.characterize.levels ({measured})"
+            )
+    for level in injection.get("fixed_mean_levels", []):
+        if level not in injection.get("levels", []):
+            problems.append(
+                f"latency_variation.injection.fixed_mean_levels: {level} is not one of "
+                f"latency_variation.injection.levels ({injection.get('levels', [])})"
+            )
+    for name in injection.get("applications", []):
+        if name not in apps:
+            problems.append(
+                f"latency_variation.injection.applications: {name!r} is not defined in "
+                f"applications (defined: {', '.join(sorted(apps))})"
+            )
+    if characterize.get("link_mbit") is None and platform.get("kind", "testbed") != "testbed":
+        problems.append(
+            "latency_variation.characterize.link_mbit: null only works on the testbed "
+            "(it takes platform.testbed.nic_mbit); give the link rate of your network in Mbit/s"
+        )
     return problems
 
 

@@ -20,18 +20,21 @@ from __future__ import annotations
 
 import operator
 import os
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 import numpy as np
 
 from netnoise.atomic import atomic_open
+from netnoise.platform.base import mpirun_exports as mpirun_exports
 
 ROWS = 512
 COLUMNS = 8
 TABLE_SIZE = ROWS * COLUMNS
 INDEX_BITS = 12
 LEVELS = ("mpi", "tcp")
+#: spin: the paper's busy wait; sleep: give the core away until shortly before the deadline.
+WAITS = ("spin", "sleep")
 UNITS = {"ns": 1, "us": 1000}
 #: The library refuses larger per-send delays: they would hang the run.
 MAX_DELAY_NS = 60_000_000_000
@@ -225,16 +228,20 @@ def environment(
     strict: bool = False,
     report: str | os.PathLike[str] | None = None,
     library: str | os.PathLike[str] | None = None,
+    wait: str = "spin",
 ) -> dict[str, str]:
     """The ``NN_LATENCY_*`` variables for the ranks (``LD_PRELOAD`` too, given ``library``).
 
     ``table``, ``seed`` and ``report`` are made absolute, since ranks may
     start elsewhere; in each, ``%r`` stands for the rank and ``%p`` for the
     process id (e.g. ``report="injector.%r"``: one report per rank; without
-    ``%r``/``%p`` only rank 0 writes it).
+    ``%r``/``%p`` only rank 0 writes it). ``wait="sleep"`` lets a rank sleep
+    through all but the last 100 µs of each delay, for ranks that share cores.
     """
     if level not in LEVELS:
         raise ValueError(f"level {level!r}: expected one of {', '.join(LEVELS)}")
+    if wait not in WAITS:
+        raise ValueError(f"wait {wait!r}: expected one of {', '.join(WAITS)}")
     _unit_ns(unit)
     env = {
         "NN_LATENCY_TABLE": os.path.abspath(table),
@@ -242,20 +249,13 @@ def environment(
         "NN_LATENCY_LEVEL": level,
         "NN_LATENCY_UNIT": unit,
         "NN_LATENCY_STRICT": "1" if strict else "0",
+        "NN_LATENCY_WAIT": wait,
     }
     if report is not None:
         env["NN_LATENCY_REPORT"] = os.path.abspath(report)
     if library is not None:
         env["LD_PRELOAD"] = os.path.abspath(library)
     return env
-
-
-def mpirun_exports(env: Mapping[str, str]) -> list[str]:
-    """Open MPI ``mpirun`` arguments that set ``env`` in every rank (and not in mpirun)."""
-    args: list[str] = []
-    for name, value in env.items():
-        args += ["-x", f"{name}={value}"]
-    return args
 
 
 def _report_value(text: str) -> int | float | str:

@@ -18,7 +18,7 @@ import subprocess
 import tempfile
 import time
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
@@ -39,7 +39,9 @@ class RunFailed(RuntimeError):
 class Job:
     """One MPI program of a run. ``program`` is a netnoise benchmark's argv
     without ``--output`` (and, for background jobs, without the stop/ready files),
-    or, with ``external``, a third-party program's argv that netnoise.external wraps."""
+    or, with ``external``, a third-party program's argv that netnoise.external wraps.
+    ``env`` is given to every rank, not to the launcher: e.g. the latency
+    injector's ``LD_PRELOAD`` and ``NN_LATENCY_*`` (``netnoise.injector.environment``)."""
 
     name: str
     program: list[str]
@@ -47,15 +49,31 @@ class Job:
     output: str | os.PathLike[str]
     nodes: list[str] | None = None
     external: ExternalProgram | None = None
+    env: dict[str, str] = field(default_factory=dict)
 
     def launch(self, platform: Platform, flags: list[str]) -> tuple[list[str], dict[str, str]]:
         """The command starting this job with the run's ``flags`` (output, stop, ready)."""
         if self.external is None:
-            launch = platform.mpi_launch([*self.program, *flags], self.ranks, self.nodes)
+            launch = platform.mpi_launch([*self.program, *flags], self.ranks, self.nodes, self.env)
             return launch.argv, launch.environment()
-        launch = platform.mpi_launch(self.program, self.ranks, self.nodes)
+        launch = platform.mpi_launch(self.program, self.ranks, self.nodes, self.env)
         argv = self.external.wrap(launch.argv, flags, self.ranks, self.nodes)
         return argv, launch.environment()
+
+
+def job_from_spec(spec: dict[str, Any]) -> Job:
+    """The Job of a workflow job spec: ``name, program, args, ranks, nodes, output``
+    and optionally ``external`` (netnoise.external's options) and ``env``."""
+    external = spec.get("external")
+    return Job(
+        spec["name"],
+        [spec["program"], *map(str, spec["args"])],
+        spec["ranks"],
+        spec["output"],
+        spec["nodes"],
+        ExternalProgram(**external) if external else None,
+        dict(spec.get("env", {})),
+    )
 
 
 class _Process:

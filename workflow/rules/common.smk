@@ -62,6 +62,13 @@ localrules:
     train_variability_model,
     tabulate_variability,
     plot_variability,
+    tidy_latency_characterization,
+    tabulate_latency_characterization,
+    fit_latency_distributions,
+    plot_latency_characterization,
+    tidy_latency_injection,
+    analyse_latency_injection,
+    plot_latency_injection,
 
 
 def reference(name):
@@ -160,6 +167,8 @@ def all_targets():
     # The campaign draws placements on the testbed and reads its counters.
     if config["variability"]["enabled"] and PLATFORM == "testbed":
         targets += variability_targets()
+    if config["latency_variation"]["enabled"]:
+        targets += latency_variation_targets()
     return targets
 
 
@@ -441,4 +450,86 @@ def variability_targets():
         ),
         *expand(f"{VB_TABLES}/{{name}}.csv", name=VB_TABLE_NAMES),
         VB_MODEL,
+    ]
+
+
+# Seed 004 (rules/characterize.smk, rules/injection.smk): job specs and targets.
+
+
+def lv_link_mbit():
+    """The link rate the loads are shares of: configured, or the testbed's NIC rate."""
+    link = config["latency_variation"]["characterize"]["link_mbit"]
+    return link if link is not None else config["platform"]["testbed"]["nic_mbit"]
+
+
+def lv_probe_program(wildcards):
+    return program(wildcards.probe)
+
+
+def lv_characterization_probe(probe, output):
+    """A latency probe measuring for the configured duration beside the load."""
+    char = config["latency_variation"]["characterize"]
+    args = ["--size", 1, "--warmup", char["warmup"], "--iterations", char["iterations"]]
+    args += ["--duration", char["duration_s"]]
+    if probe == "tcpping":
+        args += ["--gap-us", char["gap_us"]]
+    return benchmark_job(probe, output, LV_RANKS, LV_NODES, args)
+
+
+def lv_loadgen(level, output):
+    """loadgen pairs on every node of the study at ``level`` % of the link rate."""
+    char = config["latency_variation"]["characterize"]
+    args = [
+        "--load",
+        level / 100,
+        "--link-mbit",
+        lv_link_mbit(),
+        "--size",
+        char["load_size"],
+    ]
+    args += ["--seed", config["latency_variation"]["seed"] + level]
+    return benchmark_job("loadgen", output, LV_RANKS, LV_NODES, args)
+
+
+def lv_injected_probes(outputs):
+    """tcpping, pingpong and barrier (in VALIDATION_EXPERIMENTS' order) on ``outputs``.
+
+    The ping-pongs run one pair, as the paper's ib_write_lat and ping-pong:
+    a second pair's waits and polling would take the cores this pair's
+    wake-ups need. The barrier spans every node of the study.
+    """
+    inj = config["latency_variation"]["injection"]
+    args = ["--warmup", inj["warmup"], "--iterations", inj["probe_iterations"]]
+    pair = LV_NODES[:2] if LV_NODES else None
+    placement = {
+        "tcpping": (2, pair),
+        "pingpong": (2, pair),
+        "barrier": (LV_RANKS, LV_NODES),
+    }
+    sizes = {"tcpping": ["--size", 1], "pingpong": ["--size", 1], "barrier": []}
+    return [
+        benchmark_job(name, output, *placement[name], [*sizes[name], *args])
+        for name, output in zip(VALIDATION_EXPERIMENTS, outputs, strict=True)
+    ]
+
+
+def lv_injected_applications(outputs):
+    """Every application of the study, ``runs`` timed runs each, on ``outputs``."""
+    runs = config["latency_variation"]["injection"]["runs"]
+    return [
+        application_job(app, output, LV_RANKS, LV_NODES, runs, 1)
+        for app, output in zip(LV_APPS, outputs, strict=True)
+    ]
+
+
+def latency_variation_targets():
+    return [
+        *expand(
+            f"{LV_FIGURES}/{{name}}.{{ext}}",
+            name=[*LV_CHAR_FIGURES, *LV_INJ_FIGURES],
+            ext=["svg", "png"],
+        ),
+        f"{LV_TABLES}/characterization.csv",
+        *expand(f"{LV_TABLES}/{{name}}.csv", name=LV_INJ_TABLES),
+        f"{LV_MODELS}/fits.csv",
     ]

@@ -58,7 +58,7 @@ inject() {
 mkdir "$tmp/unit"
 if "$BUILD/test_nnlatency" "$tmp/unit" >"$tmp/unit.out" 2>&1; then
   ok
-  grep -E '^(lcg|spin)' "$tmp/unit.out"
+  grep -E '^(lcg|spin|sleep)' "$tmp/unit.out"
 else
   fail "test_nnlatency: $(tail -n 20 "$tmp/unit.out")"
 fi

@@ -233,6 +233,7 @@ static void clear_env(void)
 {
     static const char *const vars[] = {"NN_LATENCY_TABLE", "NN_LATENCY_SEED", "NN_LATENCY_UNIT",
                                        "NN_LATENCY_LEVEL", "NN_LATENCY_STRICT", "NN_LATENCY_REPORT",
+                                       "NN_LATENCY_WAIT",
                                        "OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK",
                                        "MV2_COMM_WORLD_RANK", "SLURM_PROCID"};
     for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++)
@@ -286,6 +287,15 @@ static void test_configure(void)
     EXPECT(nnlat_configure(&nnlat) == 0 && !nnlat.enabled &&
                strstr(nnlat.reason, "NN_LATENCY_UNIT='ms': expected ns or us") != NULL,
            "unit=ms: '%s'", nnlat.reason);
+
+    configure("ok.tab", "seed42");
+    setenv("NN_LATENCY_WAIT", "yield", 1);
+    EXPECT(nnlat_configure(&nnlat) == 0 && !nnlat.enabled &&
+               strstr(nnlat.reason, "NN_LATENCY_WAIT='yield': expected spin or sleep") != NULL,
+           "wait=yield: '%s'", nnlat.reason);
+    configure("ok.tab", "seed42");
+    EXPECT(nnlat_configure(&nnlat) == 0 && nnlat.enabled && nnlat.wait == NNLAT_SPIN,
+           "default wait: want spin, got %d", nnlat.wait);
 
     configure("ok.tab", "seed42");
     setenv("NN_LATENCY_UNIT", "us", 1);
@@ -462,6 +472,59 @@ static void test_report(void)
     EXPECT(strstr(text, "\nlevel=mpi\n") != NULL, "a process without delays replaced the report");
 }
 
+static double cpu_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Sleeping waits: never shorter than asked, and the core is given away for
+ * all but the last NNLAT_SLEEP_MARGIN_NS of each wait. */
+static void test_sleep(void)
+{
+    static const uint64_t delays[] = {20000, 200000, 5000000};
+    enum { REPS = 40 };
+    for (size_t d = 0; d < sizeof delays / sizeof delays[0]; d++) {
+        uint64_t got[REPS];
+        int short_waits = 0;
+        double wall0 = (double)nnlat_now_ns() * 1e-9, cpu0 = cpu_seconds();
+        for (int i = 0; i < REPS; i++) {
+            uint64_t t0 = nnlat_now_ns();
+            uint64_t spent = nnlat_sleep_until(t0, delays[d]);
+            got[i] = nnlat_now_ns() - t0;
+            short_waits += spent < delays[d] || got[i] < delays[d];
+        }
+        double wall = (double)nnlat_now_ns() * 1e-9 - wall0, cpu = cpu_seconds() - cpu0;
+        qsort(got, REPS, sizeof got[0], cmp_u64);
+        printf("sleep %7llu ns: median %llu ns, cpu %.0f%% of the wall time\n",
+               (unsigned long long)delays[d], (unsigned long long)got[REPS / 2],
+               100 * cpu / wall);
+        EXPECT(short_waits == 0, "%d sleeping waits of %llu ns ended early", short_waits,
+               (unsigned long long)delays[d]);
+        /* 5 ms waits spin at most their last 100 us (2 %); allow for the
+         * wake-up and for a busy machine's late wake-ups that spin longer. */
+        if (delays[d] == 5000000)
+            EXPECT(cpu < 0.25 * wall, "5 ms sleeping waits used %.0f%% of a core",
+                   100 * cpu / wall);
+    }
+    configure("ok.tab", "seed42");
+    setenv("NN_LATENCY_WAIT", "sleep", 1);
+    EXPECT(nnlat_configure(&nnlat) == 0 && nnlat.enabled && nnlat.wait == NNLAT_SLEEP,
+           "wait=sleep: enabled=%d wait=%d '%s'", nnlat.enabled, nnlat.wait, nnlat.reason);
+    char report[NNLAT_PATH_MAX], err[NNLAT_ERR_MAX];
+    snprintf(report, sizeof report, "%s", path_of("sleep.report"));
+    EXPECT(nnlat_write_report(&nnlat, report, err, sizeof err) == 0, "report: %s", err);
+    FILE *fp = fopen(report, "r");
+    char line[256];
+    int found = 0;
+    while (fp != NULL && fgets(line, sizeof line, fp) != NULL)
+        found |= strcmp(line, "wait=sleep\n") == 0;
+    if (fp != NULL)
+        fclose(fp);
+    EXPECT(found, "the report of a sleeping injector lacks wait=sleep");
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -475,6 +538,7 @@ int main(int argc, char **argv)
     test_configure();
     test_delay_sequence();
     test_spin();
+    test_sleep();
     test_report();
     clear_env();
     printf("test_nnlatency: %d checks, %d failed\n", checks, failures);

@@ -22,6 +22,14 @@ class Launch:
         return {**os.environ, **self.env}
 
 
+def mpirun_exports(env: dict[str, str] | None) -> list[str]:
+    """``mpirun -x NAME=VALUE`` words: the variables reach the ranks, not mpirun itself."""
+    words: list[str] = []
+    for name, value in (env or {}).items():
+        words += ["-x", f"{name}={value}"]
+    return words
+
+
 def open_mpi_root_env() -> dict[str, str]:
     """Open MPI refuses to start as root unless told; containers and CI run as root."""
     if os.geteuid() == 0:
@@ -38,8 +46,18 @@ class Platform(ABC):
         self.config = config
 
     @abstractmethod
-    def mpi_launch(self, program: list[str], ranks: int, nodes: list[str] | None = None) -> Launch:
-        """The command that runs ``program`` with ``ranks`` MPI ranks, on ``nodes`` if given."""
+    def mpi_launch(
+        self,
+        program: list[str],
+        ranks: int,
+        nodes: list[str] | None = None,
+        env: dict[str, str] | None = None,
+    ) -> Launch:
+        """The command that runs ``program`` with ``ranks`` MPI ranks, on ``nodes`` if given.
+
+        ``env`` holds variables every rank gets and the launcher does not (the
+        latency injector's ``LD_PRELOAD`` must not load into mpirun or srun).
+        """
 
     @abstractmethod
     def describe(self) -> dict[str, Any]:

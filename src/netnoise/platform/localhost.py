@@ -3,7 +3,13 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from netnoise.platform.base import Launch, Platform, PlatformUnavailable, open_mpi_root_env
+from netnoise.platform.base import (
+    Launch,
+    Platform,
+    PlatformUnavailable,
+    mpirun_exports,
+    open_mpi_root_env,
+)
 
 
 class Localhost(Platform):
@@ -15,7 +21,13 @@ class Localhost(Platform):
         super().__init__(config)
         self.launcher = config["mpirun"]
 
-    def mpi_launch(self, program: list[str], ranks: int, nodes: list[str] | None = None) -> Launch:
+    def mpi_launch(
+        self,
+        program: list[str],
+        ranks: int,
+        nodes: list[str] | None = None,
+        env: dict[str, str] | None = None,
+    ) -> Launch:
         if nodes:
             raise PlatformUnavailable(
                 "placing ranks on named nodes needs platform.kind testbed or slurm; "
@@ -34,6 +46,7 @@ class Localhost(Platform):
             "mpi_yield_when_idle",
             "1",
             *self.config["mpirun_args"],
+            *mpirun_exports(env),
             *program,
         ]
         env = {

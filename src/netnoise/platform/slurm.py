@@ -23,9 +23,10 @@ import os
 import shlex
 import shutil
 import subprocess
+from pathlib import Path
 from typing import Any
 
-from netnoise.platform.base import Launch, Platform
+from netnoise.platform.base import Launch, Platform, mpirun_exports
 
 SLURM_ENV = ("SLURM_JOB_ID", "SLURM_JOB_NODELIST", "SLURM_JOB_NUM_NODES", "SLURM_CLUSTER_NAME")
 # Fields of `scontrol show job` that say where and how a measurement ran.
@@ -100,13 +101,33 @@ class Slurm(Platform):
         self.launcher = self.launch_words[0]
         self.placement = placement_words(slurm)
 
-    def mpi_launch(self, program: list[str], ranks: int, nodes: list[str] | None = None) -> Launch:
+    def mpi_launch(
+        self,
+        program: list[str],
+        ranks: int,
+        nodes: list[str] | None = None,
+        env: dict[str, str] | None = None,
+    ) -> Launch:
         placement = self.placement
         if nodes:
             # Named nodes fix the node count; a configured --nodes could contradict it.
             placement = [w for w in placement if not w.startswith("--nodes=")]
             placement = [*placement, "--nodelist", ",".join(nodes)]
-        return Launch([*self.launch_words, "-n", str(ranks), *placement, *program])
+        return Launch(
+            [*self.launch_words, "-n", str(ranks), *placement, *self._exports(env), *program]
+        )
+
+    def _exports(self, env: dict[str, str] | None) -> list[str]:
+        """Launcher words that give ``env`` to the tasks only: srun's ``--export``
+        (ALL keeps the rest of the environment) or mpirun's ``-x``."""
+        if not env:
+            return []
+        if Path(self.launcher).name != "srun":
+            return mpirun_exports(env)
+        bad = [f"{k}={v}" for k, v in env.items() if "," in f"{k}{v}"]
+        if bad:
+            raise ValueError(f"srun --export cannot carry a comma: {', '.join(bad)}")
+        return ["--export=" + ",".join(["ALL", *(f"{k}={v}" for k, v in env.items())])]
 
     def describe(self) -> dict[str, Any]:
         env = {name.lower(): os.environ.get(name) for name in SLURM_ENV}

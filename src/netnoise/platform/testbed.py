@@ -5,7 +5,13 @@ import platform as pyplatform
 from pathlib import Path
 from typing import Any
 
-from netnoise.platform.base import Launch, Platform, PlatformUnavailable, open_mpi_root_env
+from netnoise.platform.base import (
+    Launch,
+    Platform,
+    PlatformUnavailable,
+    mpirun_exports,
+    open_mpi_root_env,
+)
 from netnoise.testbed import Testbed, TestbedError, TestbedSpec
 
 TCP_SHIM = "libnntcpcc.so"
@@ -38,7 +44,13 @@ class TestbedPlatform(Platform):
         except TestbedError as err:
             raise PlatformUnavailable(str(err)) from err
 
-    def mpi_launch(self, program: list[str], ranks: int, nodes: list[str] | None = None) -> Launch:
+    def mpi_launch(
+        self,
+        program: list[str],
+        ranks: int,
+        nodes: list[str] | None = None,
+        env: dict[str, str] | None = None,
+    ) -> Launch:
         """``nodes``: the nodes to spread the ranks over, or, when a node appears more
         than once, the node of every rank in rank order (one entry per rank)."""
         spec = self.testbed.spec
@@ -89,6 +101,7 @@ class TestbedPlatform(Platform):
             "mpi_yield_when_idle",
             "1",
         ]
+        rank_env = dict(env or {})
         if spec.tcp_congestion != "default":
             shim = binary.parent / TCP_SHIM
             if not shim.exists():
@@ -96,7 +109,11 @@ class TestbedPlatform(Platform):
                     f"platform.testbed.tcp_congestion is {spec.tcp_congestion!r} but {shim} "
                     "is missing; it is built with the benchmarks (rule build_programs)"
                 )
-            mpirun += ["-x", f"LD_PRELOAD={shim}", "-x", f"NN_TCP_CONGESTION={spec.tcp_congestion}"]
+            # Both preloads (e.g. the latency injector and the shim) load: ld.so reads a list.
+            preload = [rank_env["LD_PRELOAD"]] if rank_env.get("LD_PRELOAD") else []
+            rank_env["LD_PRELOAD"] = ":".join([*preload, str(shim)])
+            rank_env["NN_TCP_CONGESTION"] = spec.tcp_congestion
+        mpirun += mpirun_exports(rank_env)
         argv = self.testbed.exec_argv(chosen[0], [*mpirun, str(binary), *program[1:]])
         return Launch(argv, open_mpi_root_env())
 
