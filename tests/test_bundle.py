@@ -101,3 +101,24 @@ def test_verify_refuses_unsafe_paths_and_non_bundles(tmp_path):
         bundle.verify(tmp_path / "junk.tar.gz")
     with pytest.raises(BundleError, match="no such bundle"):
         bundle.verify(tmp_path / "absent.tar.gz")
+
+
+def test_shipped_bundle_is_intact_and_from_a_testbed_run():
+    manifest = bundle.verify(bundle.SHIPPED)
+    assert manifest["platform"] == "testbed"
+    assert bundle.SHIPPED.stat().st_size < 10_000_000
+    studies = {path.split("/")[3] for path in manifest["files"] if "/tidy/" in path}
+    assert {"impact_compression", "network_noise", "asymmetric", "variability"} <= studies
+    assert "latency_variation" in studies
+
+
+@pytest.mark.slow
+def test_reviewer_mode_rebuilds_every_table_of_the_shipped_bundle(tmp_path):
+    manifest = bundle.verify(bundle.SHIPPED)
+    review = bundle.review(bundle.SHIPPED, tmp_path / "review", cores=2)
+    verdicts = bundle.compare_tables(manifest, review)
+    assert len(verdicts) > 30
+    assert [p for p, v in verdicts.items() if v != "identical"] == []
+    figures = list((review / "results" / "testbed" / "figures").rglob("*.png"))
+    assert len(figures) > 40
+    assert (review / "report.html").stat().st_size > 100_000

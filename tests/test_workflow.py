@@ -94,6 +94,9 @@ def test_small_real_run_end_to_end(tmp_path):
         results / "tables" / "baseline_latency.csv"
     ).read_text()
     assert (rebuilt / "figures" / "baseline_latency.png").stat().st_size > 1000
+    verdicts = bundle.compare_tables(manifest, review)
+    assert "results/localhost/tables/baseline_latency.csv" in verdicts
+    assert set(verdicts.values()) == {"identical"}
     assert not (rebuilt / "raw" / "baseline" / "pingpong_size8_rep0.csv").exists()
     assert not (rebuilt / "bin" / "pingpong").exists()
     assert (review / "report.html").stat().st_size > 10_000

@@ -164,13 +164,17 @@ def create(
     chosen = cached_files(planned)
     if include_raw:
         chosen |= raw_files(planned)
+    # Sidecars the job graph does not name (co-run backgrounds, run directories).
+    config = run_config(configfiles)
+    results = workdir / "results" / config["platform"]["kind"]
+    for sidecar in provenance.sidecars(results):
+        chosen.setdefault(str(sidecar.relative_to(workdir)), "provenance")
     missing = sorted(p for p in chosen if not (workdir / p).is_file())
     if missing:
         shown = ", ".join(missing[:5]) + (
             f" and {len(missing) - 5} more" if len(missing) > 5 else ""
         )
         raise BundleError(f"the run is incomplete (run the workflow first): missing {shown}")
-    config = run_config(configfiles)
     files = {}
     for path in sorted(chosen):
         data = (workdir / path).read_bytes()
@@ -185,6 +189,8 @@ def create(
         "raw_included": include_raw,
         "analysis_prefixes": list(ANALYSIS_PREFIXES),
         "files": files,
+        # What reviewers rebuild, to compare against (review_report).
+        "derived_tables": _derived_tables(planned, workdir),
     }
     config_text = yaml.safe_dump(config, sort_keys=False).encode()
     with atomic_path(output) as staged, tarfile.open(staged, "w:gz") as tar:
@@ -194,6 +200,29 @@ def create(
             _add(tar, path, (workdir / path).read_bytes())
         os.chmod(staged, 0o644)
     return manifest
+
+
+def _derived_tables(planned: Iterable[PlannedFile], workdir: Path) -> dict[str, str]:
+    """SHA-256 of every CSV table the analysis rules made in this run."""
+    return {
+        f.path: _sha256((workdir / f.path).read_bytes())
+        for f in planned
+        if is_analysis(f.rule) and f.path.endswith(".csv") and (workdir / f.path).is_file()
+    }
+
+
+def compare_tables(manifest: dict[str, Any], workdir: str | os.PathLike[str]) -> dict[str, str]:
+    """Each table of the bundled run, rebuilt in ``workdir``: identical, different or missing."""
+    workdir = Path(workdir)
+    verdicts = {}
+    for path, digest in sorted(manifest.get("derived_tables", {}).items()):
+        rebuilt = workdir / path
+        if not rebuilt.is_file():
+            verdicts[path] = "missing"
+        else:
+            same = _sha256(rebuilt.read_bytes()) == digest
+            verdicts[path] = "identical" if same else "different"
+    return verdicts
 
 
 def _add(tar: tarfile.TarFile, name: str, data: bytes) -> None:

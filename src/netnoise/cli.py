@@ -71,6 +71,12 @@ def _cmd_bundle_verify(args: argparse.Namespace) -> int:
 
 def _cmd_review(args: argparse.Namespace) -> int:
     out = bundle.review(args.bundle, args.workdir, cores=args.cores, report=not args.no_report)
+    verdicts = bundle.compare_tables(bundle.verify(args.bundle), out)
+    same = sum(v == "identical" for v in verdicts.values())
+    print(f"{same} of {len(verdicts)} tables identical to the bundled run's")
+    for path, verdict in verdicts.items():
+        if verdict != "identical":
+            print(f"  {verdict}: {path}")
     print(f"figures: {out}/results/*/figures, tables: {out}/results/*/tables", end="")
     print("" if args.no_report else f", report: {out}/report.html")
     return 0

@@ -168,6 +168,15 @@ def read_sidecar(result: str | os.PathLike[str]) -> dict[str, Any]:
     return data
 
 
+def sidecars(results: str | os.PathLike[str]) -> list[Path]:
+    """Every provenance sidecar of a run's results directory (``results/<platform>``):
+    beside each measured file, co-run backgrounds and run directories included."""
+    results = Path(results)
+    return sorted(results.glob("raw/**/*.prov.json")) + sorted(
+        results.glob("tables/**/*.prov.json")
+    )
+
+
 def _hwloc_summary(xml: str | None) -> str:
     if not xml:
         return "unknown"

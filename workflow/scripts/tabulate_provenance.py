@@ -1,15 +1,9 @@
-from pathlib import Path
-
 from netnoise.atomic import write_csv
 from netnoise.jobs import logged
-from netnoise.provenance import summary_table
+from netnoise.provenance import sidecars, summary_table
 
 with logged(snakemake.log[0]) as log:
-    results = Path(snakemake.params.results)
-    sidecars = sorted(results.glob("raw/**/*.prov.json")) + sorted(
-        results.glob("tables/**/*.prov.json")
-    )
-    table = summary_table(sidecars, root=".")
+    table = summary_table(sidecars(snakemake.params.results), root=".")
     failed = table[table["exit_status"] != 0]
     if not failed.empty:
         raise ValueError(f"results with a failed run recorded: {failed['result'].tolist()}")
