@@ -49,9 +49,7 @@ int main(int argc, char **argv)
     int rank, nranks;
     MPI_CHECK(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
     MPI_CHECK(MPI_Comm_size(MPI_COMM_WORLD, &nranks));
-    if (nranks < 2 || nranks % 2 != 0)
-        nn_fail_all(MPI_COMM_WORLD, "pingpong: needs an even number of ranks >= 2, got %d",
-                    nranks);
+    nn_require_pairs(&info, nranks);
     if (run.iterations == 0 && run.duration_s == 0 && run.stop_file == NULL)
         nn_fail_all(MPI_COMM_WORLD,
                     "pingpong: --iterations 0 needs --duration or --stop-file to end");

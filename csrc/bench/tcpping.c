@@ -223,8 +223,7 @@ int main(int argc, char **argv)
     int rank, nranks;
     MPI_CHECK(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
     MPI_CHECK(MPI_Comm_size(MPI_COMM_WORLD, &nranks));
-    if (nranks < 2 || nranks % 2 != 0)
-        nn_fail_all(MPI_COMM_WORLD, "tcpping: needs an even number of ranks >= 2, got %d", nranks);
+    nn_require_pairs(&info, nranks);
 
     const int initiator = rank % 2 == 0;
     const int peer = initiator ? rank + 1 : rank - 1;

@@ -31,6 +31,10 @@ void nn_parse_or_exit(int argc, char **argv, const nn_option *opts, const nn_too
 /* All ranks exit together with a message printed once by rank 0. */
 void nn_fail_all(MPI_Comm comm, const char *fmt, ...) __attribute__((noreturn, format(printf, 2, 3)));
 
+/* Programs of rank pairs (0-1, 2-3, ...): all ranks exit together unless
+ * MPI_COMM_WORLD has an even number of ranks, at least 2. */
+void nn_require_pairs(const nn_tool_info *info, int nranks);
+
 /* Collective: writes the standard preamble (tool, version, git SHA, argv,
  * seed, MPI library version, ranks, hostnames, date) on rank 0. */
 void nn_preamble(nn_writer *w, const nn_tool_info *info, int argc, char **argv, long seed,
