@@ -12,11 +12,9 @@ from pathlib import Path
 import yaml
 
 from netnoise import __version__, bundle, config, io, studies
-from netnoise.models import asymmetric_cli, variability_cli
 from netnoise.platform import PlatformUnavailable
 from netnoise.platform.testbed import TestbedPlatform
-from netnoise.sim import cli as sim_cli
-from netnoise.testbed import TestbedError
+from netnoise.testbed.fabric import TestbedError
 
 DEFAULT_CONFIG = Path("config/config.yaml")
 
@@ -26,8 +24,16 @@ def _cmd_version(_: argparse.Namespace) -> int:
     return 0
 
 
-def _cmd_studies(_: argparse.Namespace) -> int:
-    print("\n".join(studies.status_lines()))
+def _cmd_studies(args: argparse.Namespace) -> int:
+    if args.files is None:
+        print("\n".join(studies.status_lines()))
+        return 0
+    try:
+        study = studies.get(args.files)
+    except KeyError as err:
+        raise config.ConfigError(err.args[0]) from None
+    print("\n".join(study.files()))
+    print(f"config section: {study.key} (config/config.yaml, config/paper.yaml)")
     return 0
 
 
@@ -143,9 +149,11 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
 
     sub.add_parser("version", help="print the version").set_defaults(func=_cmd_version)
-    sub.add_parser(
-        "studies", help="list the five studies and whether the workflow implements them"
-    ).set_defaults(func=_cmd_studies)
+    listing = sub.add_parser(
+        "studies", help="list the five studies, or (--files KEY) every file of one"
+    )
+    listing.add_argument("--files", metavar="KEY", help=f"a study key: {', '.join(studies.KEYS)}")
+    listing.set_defaults(func=_cmd_studies)
 
     check = sub.add_parser("config", help="validate a workflow config file").add_subparsers(
         dest="action", required=True
@@ -185,9 +193,10 @@ def build_parser() -> argparse.ArgumentParser:
     mpirun.add_argument("argv", nargs=argparse.REMAINDER)
     mpirun.set_defaults(func=_cmd_testbed_mpirun)
 
-    sim_cli.register(sub)
-    variability_cli.register(sub)
-    asymmetric_cli.register(sub)
+    for study in studies.STUDIES:
+        study_cli = study.module("cli")
+        if study_cli is not None:
+            study_cli.register(sub)
 
     bundles = sub.add_parser(
         "bundle", help="pack or check a run's cached results (tidy tables, models, provenance)"

@@ -41,9 +41,31 @@ def _with_defaults(validator_class: type) -> type:
 _FillingValidator = _with_defaults(jsonschema.Draft202012Validator)
 
 
+def _inline(node: Any, directory: Path, main: str) -> Any:
+    """``node`` with every ``$ref`` to a sibling schema file replaced by that file's
+    content, and that file's references into the main schema made local."""
+    if isinstance(node, list):
+        return [_inline(item, directory, main) for item in node]
+    if not isinstance(node, dict):
+        return node
+    ref = node.get("$ref")
+    if isinstance(ref, str) and ref.startswith(f"{main}#"):
+        node = {**node, "$ref": ref[len(main) :]}
+    elif isinstance(ref, str) and not ref.startswith("#"):
+        with open(directory / ref) as fh:
+            included = yaml.safe_load(fh)
+        included.pop("$schema", None)
+        rest = {k: v for k, v in node.items() if k != "$ref"}
+        node = {**included, **rest}
+    return {k: _inline(v, directory, main) for k, v in node.items()}
+
+
 def load_schema(path: str | os.PathLike[str] = SCHEMA_PATH) -> dict[str, Any]:
+    """The config schema as one document: the per-study files it references
+    (``workflow/schemas/<key>.schema.yaml``) are inlined."""
+    path = Path(path)
     with open(path) as fh:
-        return yaml.safe_load(fh)
+        return _inline(yaml.safe_load(fh), path.parent, path.name)
 
 
 def _key(error: jsonschema.ValidationError) -> str:
@@ -117,246 +139,51 @@ def _application_problems(apps: dict[str, Any]) -> list[str]:
     return problems
 
 
-def _netgauge_problems(bench: dict[str, Any]) -> list[str]:
-    if not bench.get("enabled", True) or not bench.get("netgauge", {}).get("source"):
-        return []
-    from netnoise.netgauge import size_problems
-
-    problems = size_problems(bench.get("nodes", 8), bench.get("ratios", []))
-    return [
-        f"network_noise.benchmark.ratios: {p} (network_noise.benchmark.netgauge is set; "
-        "change the ratios or nodes, or unset netgauge.source)"
-        for p in problems
-    ]
-
-
-def _cross_checks(config: dict[str, Any]) -> list[str]:
-    """Constraints between keys that a JSON schema cannot express."""
-    problems = _application_problems(config.get("applications", {}))
-    problems += _netgauge_problems(config.get("network_noise", {}).get("benchmark", {}))
-    apps = config.get("applications", {})
-    study = config.get("impact_compression", {})
-    if not study.get("enabled", True):
-        study = {}
-    for name in study.get("applications", []):
-        if name not in apps:
-            problems.append(
-                f"impact_compression.applications: {name!r} is not defined in applications "
-                f"(defined: {', '.join(sorted(apps))})"
-            )
-    nodes = study.get("nodes")
-    for p in study.get("compression", {}).get("partners", []):
-        if nodes is not None and p >= nodes:
-            problems.append(
-                f"impact_compression.compression.partners: {p} needs more than {p} nodes; "
-                f"impact_compression.nodes is {nodes}"
-            )
-    platform = config.get("platform", {})
-    problems += _latency_variation_checks(config, apps, platform)
-    available = platform.get("testbed", {}).get("nodes")
-    if platform.get("kind") == "testbed" and available is not None:
-        bench = config.get("network_noise", {}).get("benchmark", {})
-        if not bench.get("enabled", True):
-            bench = {}
-        latency = config.get("latency_variation", {})
-        if not latency.get("enabled", True):
-            latency = {}
-        wanted = {
-            "impact_compression.nodes": [nodes] if nodes is not None else [],
-            "latency_variation.nodes": [latency["nodes"]] if "nodes" in latency else [],
-            "network_noise.benchmark.nodes": [bench["nodes"]] if "nodes" in bench else [],
-            "network_noise.benchmark.allocations": bench.get("allocations", []),
-        }
-        for key, counts in wanted.items():
-            for count in counts:
-                if count > available:
-                    problems.append(f"{key}: {count} exceeds platform.testbed.nodes ({available})")
-    asymmetric = config.get("asymmetric", {})
-    if asymmetric.get("enabled", True) and "testbed" in asymmetric:
-        problems += _asymmetric_checks(asymmetric, platform.get("testbed", {}).get("prefix"))
-    return problems + _variability_checks(config)
-
-
-def _asymmetric_checks(study: dict[str, Any], main_prefix: str | None) -> list[str]:
-    """Seed 003: its patterns must fit its own testbed."""
-    problems = []
-    testbed = study["testbed"]
-    nodes, racks = testbed["nodes"], testbed["racks"]
-    per_rack = nodes // racks
-    if nodes % racks:
-        problems.append(
-            f"asymmetric.testbed.nodes: {nodes} nodes do not split evenly over "
-            f"asymmetric.testbed.racks ({racks})"
-        )
-    if per_rack < 4:
-        problems.append(
-            f"asymmetric.testbed.nodes: {per_rack} nodes per rack; the Alltoallv needs 4"
-        )
-    if testbed["prefix"] is not None and testbed["prefix"] == main_prefix:
-        problems.append(
-            f"asymmetric.testbed.prefix: {main_prefix!r} is platform.testbed.prefix too; "
-            "the study's testbed needs its own"
-        )
-    props = study["properties"]
-    if 1 not in props["nic_links"]:
-        problems.append(
-            "asymmetric.properties.nic_links: must include 1 (one link alone calibrates "
-            "the models' NIC rate)"
-        )
-    for n in props["backbone_links"]:
-        if n > per_rack:
-            problems.append(
-                f"asymmetric.properties.backbone_links: {n} links need {n} nodes per rack; "
-                f"the testbed has {per_rack}"
-            )
-    for key, limit in (("nic_degrees", None), ("backbone_degrees", per_rack)):
-        for pair in props[key]:
-            if sum(pair) == 0:
-                problems.append(f"asymmetric.properties.{key}: {pair} has no link")
-            if limit is not None and max(pair) > limit:
-                problems.append(
-                    f"asymmetric.properties.{key}: {pair} needs {max(pair)} nodes per rack; "
-                    f"the testbed has {limit}"
-                )
-    rand = study["random"]
-    for n in rand["nodes"]:
-        if n % racks or n // racks > per_rack:
-            problems.append(
-                f"asymmetric.random.nodes: {n} must be a multiple of asymmetric.testbed.racks "
-                f"({racks}) and at most asymmetric.testbed.nodes ({nodes})"
-            )
-    extra = [c for c in rand["congestion_controls"] if c not in study["congestion_controls"]]
-    if extra:
-        problems.append(
-            f"asymmetric.random.congestion_controls: {', '.join(extra)} not in "
-            f"asymmetric.congestion_controls ({', '.join(study['congestion_controls'])}), "
-            "whose property runs calibrate the models"
-        )
-    iterations = study["iterations"]
-    if iterations["min"] > iterations["max"]:
-        problems.append(
-            f"asymmetric.iterations.min: {iterations['min']} exceeds "
-            f"asymmetric.iterations.max ({iterations['max']})"
-        )
-    return problems
-
-
 def study_testbed(study: dict[str, Any]) -> dict[str, Any]:
     """The keys of a study's testbed layout that override platform.testbed (None keeps it)."""
     return {k: v for k, v in study.get("testbed", {}).items() if v is not None}
 
 
-def _variability_checks(config: dict[str, Any]) -> list[str]:
-    """Seed 002: the campaign's names, sizes and the model's splits must fit together."""
-    study = config.get("variability", {})
-    if not study.get("enabled", True):
-        return []
-    problems = []
-    platform = config.get("platform", {})
+def enabled(config: dict[str, Any], key: str) -> dict[str, Any]:
+    """The config section of study ``key``, or {} when the study is disabled."""
+    section = config.get(key, {})
+    return section if section.get("enabled", True) else {}
+
+
+def undefined_applications(config: dict[str, Any], key: str, names: list[str]) -> list[str]:
+    """Problems of ``names`` (given at ``key``) that the applications section lacks."""
     apps = config.get("applications", {})
-    chosen = study.get("applications", [])
-    for name in chosen:
-        if name not in apps:
-            problems.append(
-                f"variability.applications: {name!r} is not defined in applications "
-                f"(defined: {', '.join(sorted(apps))})"
-            )
-    model = study.get("model", {})
-    named = {
-        "variability.model.unseen_application": [model.get("unseen_application")],
-        "variability.model.sparse_application": [model.get("sparse_application")],
-        "variability.model.use_case.applications": model.get("use_case", {}).get(
-            "applications", []
-        ),
-    }
-    for key, names in named.items():
-        for name in names:
-            if name is not None and name not in chosen:
-                problems.append(
-                    f"{key}: {name!r} is not one of variability.applications ({', '.join(chosen)})"
-                )
-    counts = study.get("node_counts", [])
-    use_nodes = model.get("use_case", {}).get("nodes")
-    if use_nodes is not None and use_nodes not in counts:
-        problems.append(
-            f"variability.model.use_case.nodes: {use_nodes} is not one of "
-            f"variability.node_counts ({', '.join(map(str, counts))})"
-        )
-    testbed = {**platform.get("testbed", {}), **study_testbed(study)}
-    nodes, racks = testbed.get("nodes"), testbed.get("racks", 1)
-    # Other platforms leave the study out (its campaign is the testbed's).
-    if platform.get("kind") == "testbed" and nodes is not None:
-        if racks > nodes:
-            problems.append(
-                f"variability.testbed.racks: {racks} racks need at least {racks} nodes; "
-                f"the study's testbed has {nodes}"
-            )
-        for count in counts:
-            if count > nodes:
-                problems.append(
-                    f"variability.node_counts: {count} exceeds the study's testbed nodes ({nodes})"
-                )
-    runs = study.get("runs", 2)
-    per_application = runs * len(counts)
-    for added in model.get("added", []):
-        if added > per_application - 2:
-            problems.append(
-                f"variability.model.added: {added} runs of a held-out application leave "
-                f"fewer than 2 of its {per_application} runs (runs x node_counts) to test"
-            )
-    cv = model.get("cv", 10)
-    if runs * len(counts) * len(chosen) < 2 * cv:
-        problems.append(
-            f"variability.runs: {runs * len(counts) * len(chosen)} production runs in all are "
-            f"too few for {cv}-fold cross-validation (need {2 * cv})"
-        )
-    background = study.get("background", {})
-    for key in ("load", "compression_messages", "compression_sleep_cycles"):
-        low, high = background.get(key, [1, 1])
-        if low > high:
-            problems.append(f"variability.background.{key}: low {low} is above high {high}")
-    return problems
+    return [
+        f"{key}: {name!r} is not defined in applications (defined: {', '.join(sorted(apps))})"
+        for name in names
+        if name not in apps
+    ]
 
 
-def _latency_variation_checks(
-    config: dict[str, Any], apps: dict[str, Any], platform: dict[str, Any]
-) -> list[str]:
-    """Seed 004: levels that build on each other, applications, a link rate."""
-    study = config.get("latency_variation", {})
-    if not study.get("enabled", True):
+def nodes_beyond_testbed(config: dict[str, Any], wanted: dict[str, list[int]]) -> list[str]:
+    """Problems of node counts (key -> counts) that exceed the main testbed's nodes."""
+    platform = config.get("platform", {})
+    available = platform.get("testbed", {}).get("nodes")
+    if platform.get("kind") != "testbed" or available is None:
         return []
-    problems = []
-    characterize = study.get("characterize", {})
-    injection = study.get("injection", {})
-    measured = characterize.get("levels", [])
-    if measured and 0 not in measured:
-        problems.append(
-            "latency_variation.characterize.levels: must include 0 (the idle network of "
-            "Fig. 4 and the zero-load reference)"
-        )
-    for level in injection.get("levels", []):
-        if level not in measured:
-            problems.append(
-                f"latency_variation.injection.levels: {level} is not one of "
-                f"latency_variation.characterize.levels ({measured})"
-            )
-    for level in injection.get("fixed_mean_levels", []):
-        if level not in injection.get("levels", []):
-            problems.append(
-                f"latency_variation.injection.fixed_mean_levels: {level} is not one of "
-                f"latency_variation.injection.levels ({injection.get('levels', [])})"
-            )
-    for name in injection.get("applications", []):
-        if name not in apps:
-            problems.append(
-                f"latency_variation.injection.applications: {name!r} is not defined in "
-                f"applications (defined: {', '.join(sorted(apps))})"
-            )
-    if characterize.get("link_mbit") is None and platform.get("kind", "testbed") != "testbed":
-        problems.append(
-            "latency_variation.characterize.link_mbit: null only works on the testbed "
-            "(it takes platform.testbed.nic_mbit); give the link rate of your network in Mbit/s"
-        )
+    return [
+        f"{key}: {count} exceeds platform.testbed.nodes ({available})"
+        for key, counts in wanted.items()
+        for count in counts
+        if count > available
+    ]
+
+
+def _cross_checks(config: dict[str, Any]) -> list[str]:
+    """Constraints between keys that a JSON schema cannot express: the shared
+    sections' here, each study's in ``netnoise.studies.<key>.config``."""
+    from netnoise import studies
+
+    problems = _application_problems(config.get("applications", {}))
+    for study in studies.STUDIES:
+        checks = study.module("config")
+        if checks is not None:
+            problems += checks.problems(config)
     return problems
 
 

@@ -36,7 +36,7 @@ import pandas as pd
 from netnoise import __version__, provenance
 from netnoise.atomic import atomic_open, atomic_path
 from netnoise.io import FORMAT
-from netnoise.netgauge import parse_collvsnoise
+from netnoise.studies.network_noise.netgauge import parse_collvsnoise
 
 URL_SCHEMES = ("http", "https", "ftp", "file")
 #: Output parsers for programs whose output is a table, by name.

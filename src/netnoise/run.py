@@ -41,7 +41,7 @@ class Job:
     without ``--output`` (and, for background jobs, without the stop/ready files),
     or, with ``external``, a third-party program's argv that netnoise.external wraps.
     ``env`` is given to every rank, not to the launcher: e.g. the latency
-    injector's ``LD_PRELOAD`` and ``NN_LATENCY_*`` (``netnoise.injector.environment``)."""
+    injector's ``LD_PRELOAD`` and ``NN_LATENCY_*``."""
 
     name: str
     program: list[str]

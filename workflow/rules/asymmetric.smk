@@ -1,7 +1,7 @@
 # Seed 003: link sharing on the NICs and the backbone of two racks (Sec. 5, Fig. 4),
 # random patterns (Sec. 7.1-7.2, Table II, Fig. 6) and an Alltoallv (Sec. 7.3, Fig. 8)
 # on the study's own two-rack testbed, against the asymmetric and the fairness model.
-from netnoise import asymmetric_study
+from netnoise.studies.asymmetric import study as asymmetric_study
 
 AS = config["asymmetric"]
 AS_RAW = f"{RESULTS}/raw/asymmetric"
@@ -36,7 +36,7 @@ rule make_asymmetric_patterns:
         study=AS,
         racks=AS_RACKS,
     script:
-        "../scripts/make_asymmetric_patterns.py"
+        "../scripts/asymmetric/make_patterns.py"
 
 
 rule validate_asymmetric_testbed:
@@ -60,7 +60,7 @@ rule validate_asymmetric_testbed:
         platform=asymmetric_platform(),
         seconds=3,
     script:
-        "../scripts/validate_testbed.py"
+        "../scripts/platform/validate_testbed.py"
 
 
 # MPI level: every trial of a family is one p2p_concurrent run, one process per
@@ -87,7 +87,7 @@ rule measure_asymmetric_properties:
         iterations=AS["iterations"],
         config=lambda wc: {"asymmetric": AS, "congestion": wc.congestion},
     script:
-        "../scripts/measure_asymmetric_links.py"
+        "../scripts/asymmetric/measure_links.py"
 
 
 use rule measure_asymmetric_properties as measure_asymmetric_random with:
@@ -141,7 +141,7 @@ rule measure_asymmetric_tcp:
         seconds=AS["properties"]["iperf_seconds"],
         config=lambda wc: {"asymmetric": AS, "congestion": wc.congestion},
     script:
-        "../scripts/measure_asymmetric_tcp.py"
+        "../scripts/asymmetric/measure_tcp.py"
 
 
 rule tidy_asymmetric:
@@ -167,7 +167,7 @@ rule tidy_asymmetric:
         runs=asymmetric_runs(),
         congestion_controls=AS["congestion_controls"],
     script:
-        "../scripts/tidy_asymmetric.py"
+        "../scripts/asymmetric/tidy.py"
 
 
 rule fit_asymmetric_platform:
@@ -183,7 +183,7 @@ rule fit_asymmetric_platform:
         racks=AS_RACKS,
         testbed=asymmetric_platform()["testbed"],
     script:
-        "../scripts/fit_asymmetric_platform.py"
+        "../scripts/asymmetric/fit_platform.py"
 
 
 rule predict_asymmetric_links:
@@ -202,7 +202,7 @@ rule predict_asymmetric_links:
     params:
         congestion_controls=AS["congestion_controls"],
     script:
-        "../scripts/predict_asymmetric_links.py"
+        "../scripts/asymmetric/predict_links.py"
 
 
 rule tabulate_asymmetric:
@@ -215,9 +215,9 @@ rule tabulate_asymmetric:
             f"{AS_MODELS}/platform_{{congestion}}.yaml",
             congestion=AS["congestion_controls"],
         ),
-        published_table2=reference("seed003_table2.csv"),
-        published_within10=reference("seed003_within10.csv"),
-        published_alltoallv=reference("seed003_alltoallv.csv"),
+        published_table2=reference("asymmetric", "table2.csv"),
+        published_within10=reference("asymmetric", "within10.csv"),
+        published_alltoallv=reference("asymmetric", "alltoallv.csv"),
     output:
         **{
             name: report(
@@ -235,14 +235,14 @@ rule tabulate_asymmetric:
     params:
         congestion_controls=AS["congestion_controls"],
     script:
-        "../scripts/tabulate_asymmetric.py"
+        "../scripts/asymmetric/tabulate.py"
 
 
 rule plot_asymmetric:
     input:
         **{name: f"{AS_TABLES}/{name}.csv" for name in AS_TABLE_NAMES},
         errors=f"{AS_TIDY}/link_errors.csv",
-        published_fig4=reference("seed003_fig4.csv"),
+        published_fig4=reference("asymmetric", "fig4.csv"),
         style=STYLE,
     output:
         svg=expand(f"{AS_FIGURES}/{{name}}.svg", name=AS_FIGURE_NAMES),
@@ -262,4 +262,4 @@ rule plot_asymmetric:
     params:
         random_congestion_controls=AS["random"]["congestion_controls"],
     script:
-        "../scripts/plot_asymmetric.py"
+        "../scripts/asymmetric/plot.py"

@@ -2,12 +2,12 @@ from snakemake.logging import logger
 
 import copy
 
-from netnoise import asymmetric_study
+from netnoise.studies.asymmetric import study as asymmetric_study
 from netnoise import config as netnoise_config
 from netnoise.build import list_programs
 from netnoise.jobs import expose_package
-from netnoise.network_noise import point_name
-from netnoise.variability_campaign import batches, run_keys
+from netnoise.studies.network_noise.analysis import point_name
+from netnoise.studies.variability.campaign import batches, run_keys
 
 netnoise_config.validate(
     config, source=", ".join(map(str, workflow.configfiles)) or "config"
@@ -71,9 +71,9 @@ localrules:
     plot_latency_injection,
 
 
-def reference(name):
-    """A published-values table of resources/reference/ (beside the workflow)."""
-    return str(PROJECT / "resources" / "reference" / name)
+def reference(study, name):
+    """A published-values table of a study in resources/reference/ (beside the workflow)."""
+    return str(PROJECT / "resources" / "reference" / study / name)
 
 
 def program(name):
@@ -310,7 +310,7 @@ def netgauge_build_command():
 
 def netgauge_job(binary, output):
     """The collvsnoise run covering the ratio sweep of the noise benchmark."""
-    from netnoise.netgauge import collvsnoise_argv
+    from netnoise.studies.network_noise.netgauge import collvsnoise_argv
 
     bench = config["network_noise"]["benchmark"]
     argv = collvsnoise_argv(

@@ -74,7 +74,7 @@ rule measure_variability_runs:
         platform=variability_platform(),
         config={"variability": VB},
     script:
-        "../scripts/measure_variability.py"
+        "../scripts/variability/measure.py"
 
 
 rule tidy_variability_runs:
@@ -91,7 +91,7 @@ rule tidy_variability_runs:
     conda:
         "../../envs/analysis.yaml"
     script:
-        "../scripts/tidy_variability.py"
+        "../scripts/variability/tidy.py"
 
 
 rule train_variability_model:
@@ -107,19 +107,19 @@ rule train_variability_model:
         model=VB["model"],
         seed=VB["seed"],
     script:
-        "../scripts/train_variability.py"
+        "../scripts/variability/train.py"
 
 
 rule tabulate_variability:
     input:
         runs=VB_TIDY,
         model=VB_MODEL,
-        published_table2=reference("seed002_table2.csv"),
-        published_table4=reference("seed002_table4.csv"),
-        published_table5=reference("seed002_table5.csv"),
-        published_table6=reference("seed002_table6.csv"),
-        published_claims=reference("seed002_claims.csv"),
-        published_features=reference("seed002_features.csv"),
+        published_table2=reference("variability", "table2.csv"),
+        published_table4=reference("variability", "table4.csv"),
+        published_table5=reference("variability", "table5.csv"),
+        published_table6=reference("variability", "table6.csv"),
+        published_claims=reference("variability", "claims.csv"),
+        published_features=reference("variability", "features.csv"),
     output:
         **{
             name: (
@@ -142,15 +142,15 @@ rule tabulate_variability:
         model=VB["model"],
         seed=VB["seed"],
     script:
-        "../scripts/tabulate_variability.py"
+        "../scripts/variability/tabulate.py"
 
 
 rule plot_variability:
     input:
         **{name: f"{VB_TABLES}/{name}.csv" for name in VB_TABLE_NAMES},
         runs=VB_TIDY,
-        published_claims=reference("seed002_claims.csv"),
-        published_table5=reference("seed002_table5.csv"),
+        published_claims=reference("variability", "claims.csv"),
+        published_table5=reference("variability", "table5.csv"),
         style=STYLE,
     output:
         svg=expand(f"{VB_FIGURES}/{{name}}.svg", name=VB_FIGURE_NAMES),
@@ -168,4 +168,4 @@ rule plot_variability:
     conda:
         "../../envs/analysis.yaml"
     script:
-        "../scripts/plot_variability.py"
+        "../scripts/variability/plot.py"

@@ -12,7 +12,7 @@ from netnoise.platform.base import (
     mpirun_exports,
     open_mpi_root_env,
 )
-from netnoise.testbed import Testbed, TestbedError, TestbedSpec
+from netnoise.testbed.fabric import Testbed, TestbedError, TestbedSpec
 
 TCP_SHIM = "libnntcpcc.so"
 

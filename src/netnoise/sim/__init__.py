@@ -3,7 +3,7 @@
 Topologies (:mod:`~netnoise.sim.topology`), static routing
 (:mod:`~netnoise.sim.routing`), collective patterns and perturbation
 (:mod:`~netnoise.sim.patterns`), the congestion model (:mod:`~netnoise.sim.congestion`)
-and the ``topology describe`` / ``simulate`` commands (:mod:`~netnoise.sim.cli`).
+and the ``topology describe`` / ``simulate`` commands (:mod:`~netnoise.studies.network_noise.cli`).
 """
 
 from netnoise.sim.congestion import layout, simulate, simulate_levels, summarize

@@ -1,0 +1,47 @@
+"""Checks of the latency_variation config section that its schema cannot express."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from netnoise.config import enabled, nodes_beyond_testbed, undefined_applications
+
+
+def problems(config: dict[str, Any]) -> list[str]:
+    """Levels that build on each other, applications, a link rate, node counts."""
+    study = enabled(config, "latency_variation")
+    if not study:
+        return []
+    platform = config.get("platform", {})
+    problems = []
+    characterize = study.get("characterize", {})
+    injection = study.get("injection", {})
+    measured = characterize.get("levels", [])
+    if measured and 0 not in measured:
+        problems.append(
+            "latency_variation.characterize.levels: must include 0 (the idle network of "
+            "Fig. 4 and the zero-load reference)"
+        )
+    for level in injection.get("levels", []):
+        if level not in measured:
+            problems.append(
+                f"latency_variation.injection.levels: {level} is not one of "
+                f"latency_variation.characterize.levels ({measured})"
+            )
+    for level in injection.get("fixed_mean_levels", []):
+        if level not in injection.get("levels", []):
+            problems.append(
+                f"latency_variation.injection.fixed_mean_levels: {level} is not one of "
+                f"latency_variation.injection.levels ({injection.get('levels', [])})"
+            )
+    problems += undefined_applications(
+        config, "latency_variation.injection.applications", injection.get("applications", [])
+    )
+    if characterize.get("link_mbit") is None and platform.get("kind", "testbed") != "testbed":
+        problems.append(
+            "latency_variation.characterize.link_mbit: null only works on the testbed "
+            "(it takes platform.testbed.nic_mbit); give the link rate of your network in Mbit/s"
+        )
+    if "nodes" in study:
+        problems += nodes_beyond_testbed(config, {"latency_variation.nodes": [study["nodes"]]})
+    return problems

@@ -1,0 +1,586 @@
+"""Latency distributions of seed 004 (Sec. 5.3) and the injector tables made from them.
+
+For every level of background congestion the paper fits five distributions to
+the measured latency (Sec. 5.3):
+
+- a log-normal with shape ``s``, location ``loc`` and scale (SciPy's
+  ``lognorm.fit``);
+- a "uniform" distribution with one parameter, the mean of the observations,
+  which the paper calls "equivalent to a lognormal distribution with zero
+  variance": a constant delay, every table entry equal to the mean
+  (:func:`uniform_same_mean`; a width can be given for a true uniform);
+- three log-normals with the scale at 25 %, 50 % and 75 % of the fitted one
+  and the shape found by binary search so that the mean is that of the
+  observations, the location kept (:func:`mean_preserving_lognormals`).
+
+Direction of the spread. With ``loc`` and the mean fixed,
+``mean − loc = scale · exp(s²/2)``, so a smaller scale forces a larger shape,
+and the variance ``(mean − loc)² (exp(s²) − 1)`` grows: the 25 % log-normal is
+the widest, the fitted one (100 %) the narrowest log-normal, the constant
+delay has none. This is the paper's intent: Sec. 7 varies "the standard
+deviation of the latency ... by adjusting the scale parameter" at a fixed
+mean, and the latency standard deviations "above 400 µs" of Sec. 7 are far
+beyond what the fitted congestion distributions (Fig. 3) show, which only the
+shrunken scales produce. Sec. 5.3 calls the three "intermediate"; with the
+location kept they are not intermediate in spread between the constant and
+the fit, they are wider than the fit.
+
+Units: samples and parameters are in microseconds (``latency_us``); injector
+tables are integers in the injector's unit (``NN_LATENCY_UNIT``: ns or µs).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import os
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from scipy import optimize, special, stats
+
+#: The injector's table: 512 lines of 8 integers, indexed by 12 random bits.
+TABLE_SIZE = 4096
+#: The injector refuses a delay above 60 s per send (csrc/injector/nnlat.h).
+MAX_DELAY_NS = 60_000_000_000
+#: Scale fractions of the paper's intermediate log-normals (Sec. 5.3).
+FRACTIONS = (0.25, 0.5, 0.75)
+UNITS_NS = {"ns": 1, "us": 1000}
+TABLE_METHODS = ("bin_mean", "midpoint")
+
+
+@dataclass(frozen=True)
+class Lognormal:
+    """A three-parameter log-normal in SciPy's parametrisation.
+
+    ``X = loc + scale · exp(shape · Z)`` with ``Z`` standard normal, i.e.
+    ``scipy.stats.lognorm(shape, loc=loc, scale=scale)``.
+    """
+
+    shape: float
+    loc: float
+    scale: float
+
+    def dist(self):
+        return stats.lognorm(self.shape, loc=self.loc, scale=self.scale)
+
+    @property
+    def mean(self) -> float:
+        return self.loc + self.scale * math.exp(self.shape**2 / 2)
+
+    @property
+    def var(self) -> float:
+        s2 = self.shape**2
+        return self.scale**2 * math.exp(s2) * math.expm1(s2)
+
+    @property
+    def std(self) -> float:
+        return math.sqrt(self.var)
+
+    @property
+    def median(self) -> float:
+        return self.loc + self.scale
+
+
+@dataclass(frozen=True)
+class LognormalFit(Lognormal):
+    """A log-normal fitted to samples, with what the fit was made from."""
+
+    n: int = 0
+    loglik: float = math.nan
+    sample_mean: float = math.nan
+    sample_std: float = math.nan
+    #: (shape, loc, scale) of the quantile start (see :func:`quantile_start`)
+    start: tuple[float, float, float] = field(default=(math.nan,) * 3)
+    #: which candidate won: "scipy" or "profile"
+    candidate: str = ""
+
+
+@dataclass(frozen=True)
+class ScaledLognormal(Lognormal):
+    """A log-normal derived from a fit: scale × ``fraction``, shape re-solved for the mean."""
+
+    fraction: float = 1.0
+    target_mean: float = math.nan
+
+
+# ------------------------------------------------------------------ fitting
+
+
+def _clean(samples: Any) -> np.ndarray:
+    x = np.asarray(samples, dtype=float).ravel()
+    x = x[np.isfinite(x)]
+    if len(np.unique(x)) < 3:
+        raise ValueError("a log-normal fit needs at least three distinct finite samples")
+    return x
+
+
+def quantile_start(samples: Any, p: float = 0.1) -> tuple[float, float, float]:
+    """Start values (shape, loc, scale) matched to three quantiles of the samples.
+
+    With ``x_q = loc + scale · exp(s z_q)``, the median ``m = loc + scale`` and the
+    quantiles at ``p`` and ``1 − p`` give ``a = x_{1−p} − m = scale (e^{s z} − 1)``
+    and ``b = m − x_p = scale (1 − e^{−s z})``, so ``s = ln(a/b) / z``,
+    ``scale = a b / (a − b)`` and ``loc = m − scale``. Quantiles ignore the
+    outliers of the latency samples (Fig. 4 of the paper shows one above 20 µs)
+    that pull moment-based starts. Data that are not skewed right (``a ≤ b``)
+    get a narrow log-normal placed below the data.
+    """
+    x = _clean(samples)
+    z = stats.norm.isf(p)
+    lo, m, hi = np.quantile(x, [p, 0.5, 1 - p])
+    a, b = hi - m, m - lo
+    if b > 0 and a > b * (1 + 1e-9):
+        shape = math.log(a / b) / z
+        scale = a * b / (a - b)
+        return shape, m - scale, scale
+    spread = float(np.std(x)) or float(np.ptp(x))
+    scale = 10.0 * spread
+    return 0.1, m - scale, scale
+
+
+def _loglik(x: np.ndarray, shape: float, loc: float, scale: float) -> float:
+    return float(np.sum(stats.lognorm.logpdf(x, shape, loc=loc, scale=scale)))
+
+
+def _profile(x: np.ndarray, loc: float) -> tuple[float, float]:
+    """Closed-form ML shape and scale at a fixed location below the data."""
+    ln = np.log(x - loc)
+    return float(ln.std()), float(math.exp(ln.mean()))
+
+
+def _profile_fit(x: np.ndarray, start_loc: float) -> tuple[float, float, float]:
+    """Maximise the profile log-likelihood over the gap ``min(x) − loc`` (log scale).
+
+    The search interval spans the start value's gap by many orders of
+    magnitude each way, so it contains the interior maximum that the start
+    points at; Brent's bounded method then finds it without derivatives.
+    """
+    x_min = float(x.min())
+    spread = float(np.ptp(x))
+    gap0 = max(x_min - start_loc, 1e-6 * spread)
+    lo, hi = math.log(1e-6 * spread), math.log(max(gap0 * 1e4, 1e4 * spread))
+
+    def neg(t: float) -> float:
+        loc = x_min - math.exp(t)
+        shape, scale = _profile(x, loc)
+        return -_loglik(x, shape, loc, scale) if shape > 0 else math.inf
+
+    res = optimize.minimize_scalar(neg, bounds=(lo, hi), method="bounded", options={"xatol": 1e-10})
+    loc = x_min - math.exp(float(res.x))
+    shape, scale = _profile(x, loc)
+    return shape, loc, scale
+
+
+def fit_lognormal(samples: Any) -> LognormalFit:
+    """Maximum-likelihood three-parameter log-normal, as the paper's ``lognormal.fit``.
+
+    Robust start: the three-parameter log-normal likelihood is unbounded along
+    ``loc → min(x)`` (Hill 1963), and an optimiser started from moment
+    estimates can run into that boundary or into the ``s → 0, loc → −∞``
+    normal limit. The fit therefore
+
+    1. computes start values from quantiles (:func:`quantile_start`, robust to
+       the outliers of latency samples) and passes them to
+       ``scipy.stats.lognorm.fit`` ("scipy" candidate). Recent SciPy (1.17
+       here) solves the location's likelihood equation directly (Cohen & Whitten 1980) and uses
+       the start values on its generic-optimiser fallback; SciPy 0.16, which
+       the paper used, always used them;
+    2. maximises the profile likelihood over the location from the same start
+       ("profile" candidate);
+    3. keeps the candidate with the larger log-likelihood among those whose
+       location lies strictly below the data (a location within 1e-8 of the
+       range from ``min(x)`` is the degenerate boundary solution and refused).
+    """
+    x = _clean(samples)
+    x_min, spread = float(x.min()), float(np.ptp(x))
+    start = quantile_start(x)
+    candidates: dict[str, tuple[float, float, float]] = {}
+    with contextlib.suppress(ValueError, RuntimeError, FloatingPointError):
+        candidates["scipy"] = tuple(
+            float(v) for v in stats.lognorm.fit(x, start[0], loc=start[1], scale=start[2])
+        )
+    candidates["profile"] = _profile_fit(x, start[1])
+
+    best, best_ll = None, -math.inf
+    for name, (shape, loc, scale) in candidates.items():
+        if not (shape > 0 and scale > 0 and x_min - loc > 1e-8 * spread):
+            continue
+        ll = _loglik(x, shape, loc, scale)
+        if math.isfinite(ll) and ll > best_ll:
+            best, best_ll = name, ll
+    if best is None:
+        raise ValueError("no log-normal fit with its location below the data converged")
+    shape, loc, scale = candidates[best]
+    return LognormalFit(
+        shape=shape,
+        loc=loc,
+        scale=scale,
+        n=len(x),
+        loglik=best_ll,
+        sample_mean=float(x.mean()),
+        sample_std=float(x.std(ddof=1)),
+        start=start,
+        candidate=best,
+    )
+
+
+# --------------------------------------------------------- derived distributions
+
+
+def _as_mean(value: Any) -> float:
+    if isinstance(value, Lognormal):
+        return value.mean
+    arr = np.asarray(value, dtype=float)
+    if arr.ndim == 0:
+        return float(arr)
+    arr = arr[np.isfinite(arr)]
+    if len(arr) == 0:
+        raise ValueError("no finite sample to take the mean of")
+    return float(arr.mean())
+
+
+def uniform_same_mean(mean: Any, width: float = 0.0):
+    """The paper's "uniform" distribution: the observations' mean, no spread.
+
+    ``mean`` is a number, an array of samples (their mean is used, as in the
+    paper: "computed directly from the observations") or a fitted
+    :class:`Lognormal` (its mean). The paper's uniform has one parameter and
+    "zero variance", i.e. a constant delay: it is returned as a point mass
+    (``scipy.stats.rv_discrete`` with one value), whose quantiles are all the
+    mean. ``width > 0`` gives a true uniform on ``mean ± width/2`` instead.
+    """
+    m = _as_mean(mean)
+    if width < 0:
+        raise ValueError("width must be non-negative")
+    if width == 0:
+        return stats.rv_discrete(name="constant", values=([m], [1.0]))
+    return stats.uniform(loc=m - width / 2, scale=width)
+
+
+def mean_preserving_lognormals(
+    fit: Lognormal, fractions: Iterable[float] = FRACTIONS, target_mean: float | None = None
+) -> list[ScaledLognormal]:
+    """Log-normals with scale ``fraction × fit.scale``, location kept, same mean.
+
+    The shape is found by bisection (Brent's bracketed root finder,
+    ``scipy.optimize.brentq``), as the paper's "binary search", on the
+    log-normal's mean ``loc + scale · exp(s²/2)``; the closed form
+    ``s = sqrt(2 ln((mean − loc)/scale))`` is what the tests check it
+    against. ``target_mean`` defaults to the mean of ``fit``; the paper
+    matches "the mean of the observations" (pass ``fit.sample_mean``). A solution exists only when
+    ``fraction × scale < target_mean − loc`` (the mean at shape 0); for
+    ``fraction < 1`` and the fit's own mean that always holds. See the module
+    docstring for why the spread grows as the fraction shrinks.
+    """
+    target = fit.mean if target_mean is None else float(target_mean)
+    out = []
+    for f in fractions:
+        f = float(f)
+        if f <= 0:
+            raise ValueError(f"scale fraction {f}: must be positive")
+        scale = f * fit.scale
+
+        def excess(shape: float, scale: float = scale) -> float:
+            # SciPy's lognorm.mean is this closed form, but undefined at shape 0.
+            return (Lognormal(shape, fit.loc, scale).mean - target) / abs(target)
+
+        if excess(0.0) >= 0:
+            raise ValueError(
+                f"scale fraction {f}: even shape 0 gives a mean of {fit.loc + scale:.6g}, "
+                f"not below the target {target:.6g}"
+            )
+        hi = max(1.0, 2 * fit.shape)
+        while excess(hi) <= 0:
+            hi *= 2
+            if hi > 64:
+                raise ValueError(f"scale fraction {f}: no shape reaches the mean {target:.6g}")
+        shape = optimize.brentq(excess, 0.0, hi, xtol=1e-15, rtol=4 * np.finfo(float).eps)
+        out.append(
+            ScaledLognormal(
+                shape=float(shape), loc=fit.loc, scale=scale, fraction=f, target_mean=target
+            )
+        )
+    return out
+
+
+# -------------------------------------------------------------- injector tables
+
+
+def _frozen(dist: Any):
+    return dist.dist() if isinstance(dist, Lognormal) else dist
+
+
+def _family(frozen: Any) -> str:
+    return getattr(getattr(frozen, "dist", None), "name", "")
+
+
+def _lognorm_bin_means(frozen: Any, n: int) -> np.ndarray:
+    """Exact means of a log-normal over its ``n`` equal-probability bins.
+
+    With ``X = loc + scale e^{sZ}``, ``E[X; a < Z < b] = loc (Φ(b) − Φ(a)) +
+    scale e^{s²/2} (Φ(b − s) − Φ(a − s))``; every bin has probability ``1/n``.
+    """
+    args, kwds = frozen.args, frozen.kwds
+    shape = float(args[0] if args else kwds["s"])
+    loc = float(args[1] if len(args) > 1 else kwds.get("loc", 0.0))
+    scale = float(args[2] if len(args) > 2 else kwds.get("scale", 1.0))
+    z = special.ndtri(np.arange(n + 1) / n)  # −inf … +inf
+    a, b = z[:-1] - shape, z[1:] - shape
+    # Φ(b) − Φ(a), from whichever tail keeps the difference accurate.
+    mass = np.where(a > 0, special.ndtr(-a) - special.ndtr(-b), special.ndtr(b) - special.ndtr(a))
+    return loc + scale * math.exp(shape**2 / 2) * n * mass
+
+
+def _generic_bin_means(frozen: Any, n: int, nodes: int = 16) -> np.ndarray:
+    """Bin means of any distribution: Gauss–Legendre on its quantile function.
+
+    The last bin, where an unbounded tail makes quadrature inaccurate, gets
+    whatever keeps the total equal to the distribution's mean.
+    """
+    t, w = np.polynomial.legendre.leggauss(nodes)
+    lo = np.arange(n) / n
+    u = lo[:, None] + (t[None, :] + 1) / (2 * n)
+    means = frozen.ppf(u) @ (w / 2)
+    mean = float(frozen.mean())
+    if math.isfinite(mean):
+        means[-1] = n * mean - means[:-1].sum()
+    return means
+
+
+def quantile_values(dist: Any, n: int = TABLE_SIZE, method: str = "bin_mean") -> np.ndarray:
+    """``n`` deterministic values, in increasing order, that represent ``dist``.
+
+    ``"midpoint"``: the quantiles at ``(i + 0.5)/n``. ``"bin_mean"`` (default):
+    the mean of ``dist`` over each bin ``[i/n, (i+1)/n)`` of probability.
+    Both are deterministic and follow the distribution's shape bin by bin;
+    random draws would give every table its own mean and spread (a sample of
+    4096 from a heavy-tailed log-normal misses its mean by percents) and make
+    tables differ between runs of the workflow. Midpoint quantiles stop at the
+    ``1 − 1/(2n)`` quantile and lose the tail's mass above it: for the widest
+    mean-preserving log-normals (shape 1.7–2, location 0) the table mean
+    falls 1–2 % below the distribution's, and the equal means that the
+    design of Sec. 6–7 rests on are lost. Bin means keep the mean exactly (before rounding), remain
+    monotone and differ from the midpoints only in the tails.
+    """
+    if method not in TABLE_METHODS:
+        raise ValueError(f"method {method!r}: use one of {', '.join(TABLE_METHODS)}")
+    if n < 1:
+        raise ValueError("n must be positive")
+    frozen = _frozen(dist)
+    if method == "midpoint" or _family(frozen) in ("uniform", "constant"):
+        # A uniform's quantile function is linear, so its midpoints are its bin means.
+        return np.asarray(frozen.ppf((np.arange(n) + 0.5) / n), dtype=float)
+    if _family(frozen) == "lognorm":
+        return _lognorm_bin_means(frozen, n)
+    return _generic_bin_means(frozen, n)
+
+
+def _unit_ns(unit: str | int | float) -> float:
+    if isinstance(unit, str):
+        if unit not in UNITS_NS:
+            raise ValueError(f"unit {unit!r}: use one of {', '.join(UNITS_NS)}")
+        return float(UNITS_NS[unit])
+    if unit <= 0:
+        raise ValueError("unit must be positive")
+    return float(unit)
+
+
+def distribution_table(
+    dist: Any,
+    unit_ns: str | float = 1,
+    n: int = TABLE_SIZE,
+    seed: int | None = None,
+    *,
+    method: str = "bin_mean",
+    dist_unit_ns: float = 1000.0,
+) -> np.ndarray:
+    """The ``n`` delays of an injector table, as integers in the table's unit.
+
+    ``dist`` is a frozen SciPy distribution or a :class:`Lognormal` whose
+    values are in units of ``dist_unit_ns`` nanoseconds (µs by default, like
+    ``latency_us``); ``unit_ns`` is the table's unit (1 for ns, 1000 for µs,
+    or "ns"/"us"). Values come from :func:`quantile_values` and are rounded to
+    the nearest integer, so the table's mean is the distribution's within half
+    a unit. ``seed=None`` keeps them sorted; an integer shuffles them with
+    ``numpy.random.default_rng(seed)``: the injector draws indices uniformly,
+    so the order changes nothing for it, but a shuffled table does not depend
+    on the index generator covering the table evenly in the short run (the
+    paper's "lower 12 bits" of an LCG walk a fixed cycle).
+    """
+    unit = _unit_ns(unit_ns)
+    values = quantile_values(dist, n, method) * (float(dist_unit_ns) / unit)
+    if not np.all(np.isfinite(values)):
+        raise ValueError("the distribution gives non-finite delays")
+    table = np.rint(values)
+    if table.min() < 0:
+        raise ValueError(
+            f"the distribution gives negative delays (lowest {values.min():.6g} × {unit:g} ns): "
+            "inject the excess over the baseline or refit"
+        )
+    if table.max() * unit > MAX_DELAY_NS:
+        raise ValueError(f"a delay of {table.max() * unit:.6g} ns exceeds the injector's 60 s")
+    table = table.astype(np.int64)
+    if seed is not None:
+        table = np.random.default_rng(seed).permutation(table)
+    return table
+
+
+def write_distribution(
+    dist: Any,
+    table_path: str | os.PathLike[str],
+    seed_path: str | os.PathLike[str],
+    unit: str = "ns",
+    *,
+    seed: int = 0,
+    shuffle_seed: int | None = None,
+    method: str = "bin_mean",
+    dist_unit_ns: float = 1000.0,
+) -> dict[str, float]:
+    """Write ``dist`` as the injector's table (512 × 8 integers) and its seed file.
+
+    ``unit`` is the table's unit, as ``NN_LATENCY_UNIT`` ("ns" or "us");
+    ``seed`` goes to the seed file (the injector's LCG), ``shuffle_seed`` to
+    :func:`distribution_table`. Both files are written atomically by
+    :mod:`netnoise.studies.latency_variation.injector`. Returns a summary of the table against the
+    distribution, in the distribution's units.
+    """
+    from netnoise.studies.latency_variation import injector
+
+    if unit not in UNITS_NS:
+        raise ValueError(f"unit {unit!r}: the injector knows {', '.join(UNITS_NS)}")
+    table = distribution_table(
+        dist, unit, TABLE_SIZE, shuffle_seed, method=method, dist_unit_ns=dist_unit_ns
+    )
+    injector.write_table(table.tolist(), table_path, unit=unit)
+    injector.write_seed(seed_path, seed)
+    to_dist = _unit_ns(unit) / float(dist_unit_ns)
+    frozen = _frozen(dist)
+    return {
+        "table_mean": float(table.mean()) * to_dist,
+        "table_std": float(table.std()) * to_dist,
+        "table_min": float(table.min()) * to_dist,
+        "table_max": float(table.max()) * to_dist,
+        "dist_mean": float(frozen.mean()),
+        "dist_std": float(frozen.std()),
+    }
+
+
+# ------------------------------------------------------------------ per level
+
+
+def _tag(fraction: float) -> str:
+    return f"scale{100 * fraction:g}"
+
+
+def fit_levels(
+    samples: pd.DataFrame,
+    fractions: Sequence[float] = FRACTIONS,
+    mean_from: str = "observed",
+) -> pd.DataFrame:
+    """Sec. 5.3 for every congestion level: one row per ``level``.
+
+    ``samples`` has one row per latency sample: ``level``, ``latency_us``.
+    Columns: the sample's ``n, mean_us, std_us, median_us, min_us, max_us``;
+    the fit's ``shape, loc_us, scale_us, loglik, fit_candidate, fit_mean_us,
+    fit_std_us``; ``target_mean_us`` (the mean the constant delay and the
+    derived log-normals share: the observations' mean as in the paper, or the
+    fit's with ``mean_from="fit"``); and for every scale fraction ``f``
+    (tag ``scale25`` …) ``shape_scale25, scale_us_scale25, std_us_scale25``.
+    :func:`distributions` turns a row into the five distributions.
+    """
+    if mean_from not in ("observed", "fit"):
+        raise ValueError("mean_from must be 'observed' or 'fit'")
+    missing = {"level", "latency_us"} - set(samples.columns)
+    if missing:
+        raise ValueError(f"samples lack column(s) {', '.join(sorted(missing))}")
+    rows = []
+    for level, group in samples.groupby("level", sort=True):
+        x = group["latency_us"].to_numpy(float)
+        x = x[np.isfinite(x)]
+        fit = fit_lognormal(x)
+        target = fit.sample_mean if mean_from == "observed" else fit.mean
+        row: dict[str, Any] = {
+            "level": level,
+            "n": len(x),
+            "mean_us": float(x.mean()),
+            "std_us": float(x.std(ddof=1)),
+            "median_us": float(np.median(x)),
+            "min_us": float(x.min()),
+            "max_us": float(x.max()),
+            "shape": fit.shape,
+            "loc_us": fit.loc,
+            "scale_us": fit.scale,
+            "loglik": fit.loglik,
+            "fit_candidate": fit.candidate,
+            "fit_mean_us": fit.mean,
+            "fit_std_us": fit.std,
+            "target_mean_us": target,
+        }
+        for derived in mean_preserving_lognormals(fit, fractions, target_mean=target):
+            tag = _tag(derived.fraction)
+            row[f"shape_{tag}"] = derived.shape
+            row[f"scale_us_{tag}"] = derived.scale
+            row[f"std_us_{tag}"] = derived.std
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def distributions(levels: pd.DataFrame) -> pd.DataFrame:
+    """The five distributions of every level, one row each (tidy).
+
+    Columns ``level, distribution, family, shape, loc_us, scale_us, mean_us,
+    std_us``; ``distribution`` is ``lognorm`` (the fit), ``uniform`` (the
+    constant delay at the target mean) or ``lognorm_scale25`` …; ``family``
+    is ``lognorm`` or ``constant``. :func:`frozen_distribution` rebuilds one.
+    """
+    rows = []
+    for rec in levels.to_dict("records"):
+        fit = Lognormal(rec["shape"], rec["loc_us"], rec["scale_us"])
+        rows.append(_dist_row(rec["level"], "lognorm", fit))
+        m = rec["target_mean_us"]
+        rows.append(
+            {
+                "level": rec["level"],
+                "distribution": "uniform",
+                "family": "constant",
+                "shape": 0.0,
+                "loc_us": m,
+                "scale_us": 0.0,
+                "mean_us": m,
+                "std_us": 0.0,
+            }
+        )
+        tags = sorted(
+            (c.removeprefix("shape_") for c in rec if c.startswith("shape_scale")),
+            key=lambda t: -float(t.removeprefix("scale")),
+        )
+        for tag in tags:
+            derived = Lognormal(rec[f"shape_{tag}"], rec["loc_us"], rec[f"scale_us_{tag}"])
+            rows.append(_dist_row(rec["level"], f"lognorm_{tag}", derived))
+    return pd.DataFrame(rows)
+
+
+def _dist_row(level: Any, name: str, d: Lognormal) -> dict[str, Any]:
+    return {
+        "level": level,
+        "distribution": name,
+        "family": "lognorm",
+        "shape": d.shape,
+        "loc_us": d.loc,
+        "scale_us": d.scale,
+        "mean_us": d.mean,
+        "std_us": d.std,
+    }
+
+
+def frozen_distribution(row: dict[str, Any] | pd.Series):
+    """The SciPy distribution of one row of :func:`distributions`."""
+    if row["family"] == "constant":
+        return uniform_same_mean(float(row["mean_us"]))
+    if row["family"] == "lognorm":
+        return Lognormal(float(row["shape"]), float(row["loc_us"]), float(row["scale_us"])).dist()
+    raise ValueError(f"family {row['family']!r}: expected lognorm or constant")

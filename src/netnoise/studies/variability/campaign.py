@@ -1,0 +1,346 @@
+"""Seed 002's measurement campaign on the testbed: one seeded random background per run.
+
+Chunduri et al. ran each application 200-500 times in Theta's production
+workload, so every run met a different mix of other jobs, and read the Aries
+counters of the job's routers at its start and end (Sec. II-C, II-D). On the
+testbed a run draws its own "production" conditions from a seed of its own:
+
+- placement: which nodes the measured job gets (any nodes, any racks; rank i
+  on the i-th drawn node), as a scheduler scattering jobs over dragonfly
+  groups;
+- which other nodes carry load: an even number of the free nodes, 0 to all,
+  drawn uniformly, then which ones;
+- the load generator: ``loadgen`` (steady leaky-bucket traffic between node
+  pairs) or ``compressionb`` (bursts of messages around a ring of the loaded
+  nodes, then a pause);
+- its intensity: loadgen's share of the link rate, uniform in
+  ``load``; compressionb's messages per burst, uniform in
+  ``compression_messages``, and its pause, log-uniform in
+  ``compression_sleep_cycles`` (2.5e6-2.5e8 cycles at 2.6 GHz: 1-100 ms).
+
+Loadgen pairs ranks (0, 1), (2, 3)... and the loaded nodes are drawn in random
+order, so a pair crosses the backbone or not by chance. Because the draw
+depends only on (seed, campaign, application, node count, run index), a run
+keeps its background whatever the batching of runs into jobs.
+
+The two controlled extremes of Sec. III-F:
+
+- ``dedicated``: no other load and the job on the first nodes (one rack when
+  it fits), as the paper's dedicated-access runs in a contiguous partition;
+- ``maximal``: every other node runs loadgen at the full link rate, pairs
+  across racks, and the job spread evenly over the racks, so that its
+  traffic meets the most background traffic on the backbone (the paper ran
+  copies of its most communication-intensive application on the whole
+  machine).
+
+A run is one co-run: the application (``warmup`` untimed runs, then one timed
+run) is launched beside its background, and its timed run starts once the
+background is in full swing.
+
+Every run is a directory that ``netnoise variability`` reads (see
+:mod:`netnoise.studies.variability.cli`): ``counters.csv`` (the testbed counters
+of the job's NICs and of the fabric, sampled from the start of the timed run
+to its end), ``run.json`` (nodes, runtime, application, the network ports the
+job sees, and the draw), ``application.csv`` and, with load,
+``background.csv``, each with its provenance sidecar.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import os
+import zlib
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from netnoise.atomic import write_json
+from netnoise.io import read_benchmark
+from netnoise.platform import Platform
+from netnoise.run import Job, corun
+from netnoise.testbed import counters as testbed_counters
+from netnoise.testbed.fabric import TestbedSpec
+
+CAMPAIGNS = ("production", "dedicated", "maximal")
+GENERATORS = ("loadgen", "compressionb")
+RUN_FILE = "run.json"
+COUNTERS_FILE = "counters.csv"
+APPLICATION_FILE = "application.csv"
+BACKGROUND_FILE = "background.csv"
+# The C programs take seeds in [0, 2^31).
+SEED_LIMIT = 2**31
+
+
+@dataclasses.dataclass(frozen=True)
+class BackgroundSettings:
+    """Ranges the production background is drawn from, and the generators' fixed sizes."""
+
+    generators: tuple[str, ...] = GENERATORS
+    load: tuple[float, float] = (0.1, 1.0)
+    compression_messages: tuple[int, int] = (1, 4)
+    compression_sleep_cycles: tuple[float, float] = (2.5e6, 2.5e8)
+    cycle_hz: float = 2.6e9
+    loadgen_size: int = 65536
+    compression_size: int = 40960
+
+    def __post_init__(self) -> None:
+        unknown = set(self.generators) - set(GENERATORS)
+        if unknown or not self.generators:
+            raise ValueError(
+                f"background generators must be some of {', '.join(GENERATORS)}, "
+                f"not {sorted(unknown) or 'none'}"
+            )
+        for name in ("load", "compression_messages", "compression_sleep_cycles"):
+            low, high = getattr(self, name)
+            if not 0 < low <= high:
+                raise ValueError(f"background {name}: need 0 < low <= high, got [{low}, {high}]")
+        if self.load[1] > 1:
+            raise ValueError(
+                f"background load: a share of the link rate, at most 1, not {self.load}"
+            )
+
+    @classmethod
+    def from_config(cls, background: Mapping[str, Any]) -> BackgroundSettings:
+        fields = {f.name for f in dataclasses.fields(cls)}
+        values = {k: tuple(v) if isinstance(v, list) else v for k, v in background.items()}
+        return cls(**{k: v for k, v in values.items() if k in fields})
+
+
+@dataclasses.dataclass(frozen=True)
+class Draw:
+    """The conditions of one run: where the job runs and what loads the other nodes."""
+
+    campaign: str
+    seed: int
+    job_nodes: tuple[str, ...]
+    generator: str  # "none", "loadgen" or "compressionb"
+    loaded_nodes: tuple[str, ...]
+    parameters: dict[str, float]
+
+    def background_args(self, settings: BackgroundSettings, nic_mbit: float) -> list[str]:
+        """Arguments of the background program (without the co-run's stop/ready files)."""
+        p = self.parameters
+        if self.generator == "loadgen":
+            args = ["--load", f"{p['load']:.4f}", "--link-mbit", f"{nic_mbit:g}"]
+            args += ["--size", str(settings.loadgen_size)]
+        elif self.generator == "compressionb":
+            args = ["--partners", "1", "--messages", str(int(p["messages"]))]
+            args += ["--sleep-cycles", f"{p['sleep_cycles']:.0f}"]
+            args += ["--cycle-hz", f"{settings.cycle_hz:.0f}", "--size"]
+            args += [str(settings.compression_size), "--iterations", "0"]
+        else:
+            raise ValueError(f"run {self.seed}: no background to start")
+        return [*args, "--seed", str(self.seed)]
+
+    def as_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+def run_seed(seed: int, campaign: str, application: str, node_count: int, index: int) -> int:
+    """The seed of one run: a function of what identifies it, never of the batching."""
+    key = [seed, zlib.crc32(campaign.encode()), zlib.crc32(application.encode())]
+    state = np.random.SeedSequence([*key, node_count, index]).generate_state(1)
+    return int(state[0]) % SEED_LIMIT
+
+
+def _racks(spec: TestbedSpec) -> list[list[str]]:
+    nodes = spec.node_list()
+    return [[n.name for n in nodes if n.rack == r] for r in range(1, spec.racks + 1)]
+
+
+def _interleave(groups: Sequence[Sequence[str]]) -> list[str]:
+    """One from each group in turn: consecutive names lie in different groups while they can."""
+    out = []
+    for i in range(max((len(g) for g in groups), default=0)):
+        out += [g[i] for g in groups if i < len(g)]
+    return out
+
+
+def draw(
+    spec: TestbedSpec,
+    node_count: int,
+    campaign: str,
+    seed: int,
+    settings: BackgroundSettings = BackgroundSettings(),
+) -> Draw:
+    """The conditions of the run with this seed (see the module docstring)."""
+    names = [n.name for n in spec.node_list()]
+    if not 2 <= node_count <= len(names):
+        raise ValueError(
+            f"a measured job of {node_count} nodes does not fit the {len(names)} testbed nodes "
+            "(it needs at least 2)"
+        )
+    if campaign == "dedicated":
+        return Draw(campaign, seed, tuple(names[:node_count]), "none", (), {})
+    if campaign == "maximal":
+        racks = _racks(spec)
+        # Job nodes taken from the racks in turn; the rest, in turn, pair across racks.
+        job = _interleave(racks)[:node_count]
+        free = _interleave([[n for n in rack if n not in job] for rack in racks])
+        loaded = free[: len(free) // 2 * 2]
+        generator = "loadgen" if loaded else "none"
+        parameters = {"load": 1.0} if loaded else {}
+        return Draw(campaign, seed, tuple(job), generator, tuple(loaded), parameters)
+    if campaign != "production":
+        raise ValueError(f"unknown campaign {campaign!r}; known: {', '.join(CAMPAIGNS)}")
+    rng = np.random.default_rng(seed)
+    order = [names[i] for i in rng.permutation(len(names))]
+    job, free = order[:node_count], order[node_count:]
+    loaded = free[: 2 * int(rng.integers(0, len(free) // 2 + 1))]
+    if not loaded:
+        return Draw(campaign, seed, tuple(job), "none", (), {})
+    generator = str(rng.choice(list(settings.generators)))
+    if generator == "loadgen":
+        parameters = {"load": float(rng.uniform(*settings.load))}
+    else:
+        low, high = settings.compression_messages
+        cycles = np.exp(rng.uniform(*np.log(settings.compression_sleep_cycles)))
+        parameters = {"messages": int(rng.integers(low, high + 1)), "sleep_cycles": float(cycles)}
+    return Draw(campaign, seed, tuple(job), generator, tuple(loaded), parameters)
+
+
+def racks_spanned(spec: TestbedSpec, nodes: Iterable[str]) -> int:
+    rack_of = {n.name: n.rack for n in spec.node_list()}
+    return len({rack_of[n] for n in nodes})
+
+
+# --------------------------------------------------------------------------- measurement
+
+
+@dataclasses.dataclass(frozen=True)
+class Measured:
+    """An application a campaign measures: its program, arguments and untimed warm-up runs."""
+
+    program: str
+    args: tuple[str, ...] = ()
+    warmup: int = 1
+
+
+@dataclasses.dataclass(frozen=True, order=True)
+class RunKey:
+    """What identifies a run within a campaign."""
+
+    application: str
+    node_count: int
+    index: int
+
+    @property
+    def name(self) -> str:
+        return f"{self.application}_n{self.node_count}_run{self.index:04d}"
+
+
+def run_keys(applications: Sequence[str], node_counts: Sequence[int], runs: int) -> list[RunKey]:
+    """Every run of a campaign, index by index: each stretch of the list (a measurement
+    job) holds every application and node count, so a slow drift of the machine's own
+    load does not fall on one application."""
+    return [
+        RunKey(app, n, index) for index in range(runs) for app in applications for n in node_counts
+    ]
+
+
+def batches(keys: Sequence[RunKey], size: int) -> list[list[RunKey]]:
+    """Consecutive runs, at most ``size`` per measurement job."""
+    if size < 1:
+        raise ValueError(f"runs per job must be at least 1, not {size}")
+    return [list(keys[i : i + size]) for i in range(0, len(keys), size)]
+
+
+def measure_runs(
+    platform: Platform,
+    spec: TestbedSpec,
+    runs: Iterable[RunKey],
+    applications: Mapping[str, Measured],
+    *,
+    campaign: str,
+    seed: int,
+    out_dir: str | os.PathLike[str],
+    programs: Mapping[str, str],
+    log: str | os.PathLike[str],
+    timeout_s: float,
+    counter_interval_s: float,
+    settings: BackgroundSettings = BackgroundSettings(),
+    config: dict[str, Any] | None = None,
+) -> list[Path]:
+    """Measure ``runs`` of one campaign, one co-run each, into ``out_dir/<run name>``.
+
+    ``programs`` maps ``loadgen`` and ``compressionb`` to their binaries. Each
+    run's background is started, the application launched with its warm-up
+    runs, the counters of its NICs and of the fabric sampled every
+    ``counter_interval_s`` from the start of its timed run to its end, then the
+    background stopped. Every file of a run is written atomically and
+    ``run.json`` last, so a run directory with ``run.json`` is complete.
+    """
+    # The model module (scikit-learn) loads only to measure: the workflow imports this
+    # module to plan its jobs.
+    from netnoise.studies.variability.model import testbed_network_ports
+
+    out = Path(out_dir)
+    done = []
+    for key in runs:
+        app = applications[key.application]
+        run = out / key.name
+        run_seed_ = run_seed(seed, campaign, key.application, key.node_count, key.index)
+        conditions = draw(spec, key.node_count, campaign, run_seed_, settings)
+        measured = Job(
+            key.application,
+            [
+                app.program,
+                *app.args,
+                *("--warmup", str(app.warmup), "--iterations", "1"),
+                *("--seed", str(conditions.seed)),
+            ],
+            key.node_count,
+            run / APPLICATION_FILE,
+            list(conditions.job_nodes),
+        )
+        background = []
+        inputs = {"application": app.program}
+        if conditions.generator != "none":
+            generator = programs[conditions.generator]
+            inputs["background"] = generator
+            background.append(
+                Job(
+                    conditions.generator,
+                    [generator, *conditions.background_args(settings, spec.nic_mbit)],
+                    len(conditions.loaded_nodes),
+                    run / BACKGROUND_FILE,
+                    list(conditions.loaded_nodes),
+                )
+            )
+        corun(
+            platform,
+            measured,
+            background,
+            log=log,
+            timeout_s=timeout_s,
+            config={**(config or {}), "draw": conditions.as_dict()},
+            inputs=inputs,
+            counters=functools.partial(testbed_counters.snapshot_rows, spec, conditions.job_nodes),
+            counters_output=run / COUNTERS_FILE,
+            counter_interval_s=counter_interval_s,
+            counters_from_ready=True,
+            launch_together=True,
+        )
+        runtime = float(read_benchmark(run / APPLICATION_FILE).data["runtime_s"].iloc[0])
+        ports = testbed_network_ports(spec, conditions.job_nodes)
+        write_json(
+            run / RUN_FILE,
+            {
+                "application": key.application,
+                "program": Path(app.program).name,
+                "nodes": list(conditions.job_nodes),
+                "node_count": key.node_count,
+                "runtime_s": runtime,
+                "network_ports": [list(p) for p in sorted(ports)],
+                "campaign": campaign,
+                "index": key.index,
+                "racks_spanned": racks_spanned(spec, conditions.job_nodes),
+                "counter_interval_s": counter_interval_s,
+                "draw": conditions.as_dict(),
+            },
+        )
+        done.append(run)
+    return done

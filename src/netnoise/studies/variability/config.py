@@ -1,0 +1,72 @@
+"""Checks of the variability config section that its schema cannot express."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from netnoise.config import enabled, study_testbed, undefined_applications
+
+
+def problems(config: dict[str, Any]) -> list[str]:
+    """The campaign's names, sizes and the model's splits must fit together."""
+    study = enabled(config, "variability")
+    if not study:
+        return []
+    platform = config.get("platform", {})
+    chosen = study.get("applications", [])
+    problems = undefined_applications(config, "variability.applications", chosen)
+    model = study.get("model", {})
+    named = {
+        "variability.model.unseen_application": [model.get("unseen_application")],
+        "variability.model.sparse_application": [model.get("sparse_application")],
+        "variability.model.use_case.applications": model.get("use_case", {}).get(
+            "applications", []
+        ),
+    }
+    for key, names in named.items():
+        for name in names:
+            if name is not None and name not in chosen:
+                problems.append(
+                    f"{key}: {name!r} is not one of variability.applications ({', '.join(chosen)})"
+                )
+    counts = study.get("node_counts", [])
+    use_nodes = model.get("use_case", {}).get("nodes")
+    if use_nodes is not None and use_nodes not in counts:
+        problems.append(
+            f"variability.model.use_case.nodes: {use_nodes} is not one of "
+            f"variability.node_counts ({', '.join(map(str, counts))})"
+        )
+    testbed = {**platform.get("testbed", {}), **study_testbed(study)}
+    nodes, racks = testbed.get("nodes"), testbed.get("racks", 1)
+    # Other platforms leave the study out (its campaign is the testbed's).
+    if platform.get("kind") == "testbed" and nodes is not None:
+        if racks > nodes:
+            problems.append(
+                f"variability.testbed.racks: {racks} racks need at least {racks} nodes; "
+                f"the study's testbed has {nodes}"
+            )
+        for count in counts:
+            if count > nodes:
+                problems.append(
+                    f"variability.node_counts: {count} exceeds the study's testbed nodes ({nodes})"
+                )
+    runs = study.get("runs", 2)
+    per_application = runs * len(counts)
+    for added in model.get("added", []):
+        if added > per_application - 2:
+            problems.append(
+                f"variability.model.added: {added} runs of a held-out application leave "
+                f"fewer than 2 of its {per_application} runs (runs x node_counts) to test"
+            )
+    cv = model.get("cv", 10)
+    if runs * len(counts) * len(chosen) < 2 * cv:
+        problems.append(
+            f"variability.runs: {runs * len(counts) * len(chosen)} production runs in all are "
+            f"too few for {cv}-fold cross-validation (need {2 * cv})"
+        )
+    background = study.get("background", {})
+    for key in ("load", "compression_messages", "compression_sleep_cycles"):
+        low, high = background.get(key, [1, 1])
+        if low > high:
+            problems.append(f"variability.background.{key}: low {low} is above high {high}")
+    return problems

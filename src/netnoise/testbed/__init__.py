@@ -1,0 +1,1 @@
+"""The emulated cluster: namespaces, bridges, shaped links, validation and counters."""

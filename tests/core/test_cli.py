@@ -1,0 +1,40 @@
+from __future__ import annotations
+
+from netnoise.cli import main
+
+
+def test_version(capsys):
+    assert main(["version"]) == 0
+    assert capsys.readouterr().out.startswith("netnoise ")
+
+
+def test_studies_lists_all_five(capsys):
+    assert main(["studies"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 5
+    assert all(".txt" in line for line in lines)
+
+
+def test_config_check_reports_errors(tmp_path, capsys):
+    bad = tmp_path / "c.yaml"
+    bad.write_text("platform:\n  kind: cloud\n")
+    assert main(["config", "check", str(bad)]) == 2
+    assert "platform.kind: 'cloud' is not allowed" in capsys.readouterr().err
+
+
+def test_config_check_shows_defaults(tmp_path, capsys):
+    good = tmp_path / "c.yaml"
+    good.write_text("{}\n")
+    assert main(["config", "check", str(good), "--show"]) == 0
+    assert "launcher: srun --mpi=pmix" in capsys.readouterr().out
+
+
+def test_parse_prints_tidy_csv(tmp_path, capsys):
+    from tests.core.test_io import PREAMBLE
+
+    path = tmp_path / "r.csv"
+    path.write_text(PREAMBLE + "pair,rtt_us\n0,1.5\n")
+    assert main(["parse", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("pair,rtt_us,tool")
+    assert main(["parse", str(tmp_path / "missing.csv")]) == 2

@@ -1,0 +1,128 @@
+from __future__ import annotations
+
+import time
+
+import pandas as pd
+import pytest
+
+from netnoise.counters import GAUGES, Sampler, csvimport, deltas, gauge_summary, infiniband
+from netnoise.cpu import CpuLoad
+from netnoise.testbed import counters as testbed_counters
+from netnoise.testbed.fabric import TestbedSpec
+
+SPEC = TestbedSpec("nv", 8, 2, 50.0, 100.0, 16000, 100000, "default", 2)
+
+
+def fake_ib_tree(root, xmit_words: int, rcv_words: int, wait: int):
+    counters = root / "mlx5_0" / "ports" / "1" / "counters"
+    counters.mkdir(parents=True, exist_ok=True)
+    values = {
+        "port_xmit_data": xmit_words,
+        "port_rcv_data": rcv_words,
+        "port_xmit_packets": xmit_words // 64,
+        "port_rcv_packets": rcv_words // 64,
+        "port_xmit_wait": wait,
+        "symbol_error": 0,
+    }
+    for name, value in values.items():
+        (counters / name).write_text(f"{value}\n")
+    (counters / "unreadable").write_text("n/a\n")
+
+
+def test_infiniband_reads_sysfs_and_converts_words_to_bytes(tmp_path):
+    fake_ib_tree(tmp_path, xmit_words=1000, rcv_words=500, wait=7)
+    rows = pd.DataFrame(infiniband.snapshot_rows(tmp_path))
+    values = dict(zip(rows["counter"], rows["value"], strict=True))
+    assert values["tx_bytes"] == 4000
+    assert values["rx_bytes"] == 2000
+    assert values["xmit_wait_ticks"] == 7
+    assert values["symbol_error"] == 0
+    assert "unreadable" not in values
+    assert set(rows["device"]) == {"mlx5_0"} and set(rows["port"]) == {"1"}
+
+
+def test_infiniband_sampler_gives_per_run_deltas(tmp_path):
+    fake_ib_tree(tmp_path, 1000, 500, 7)
+    sampler = Sampler(lambda: infiniband.snapshot_rows(tmp_path))
+    with sampler:
+        fake_ib_tree(tmp_path, 3000, 900, 17)
+    moved = deltas(sampler.result()).set_index("counter")["value"]
+    assert moved["tx_bytes"] == 8000
+    assert moved["rx_bytes"] == 1600
+    assert moved["xmit_wait_ticks"] == 10
+
+
+def test_infiniband_without_devices_is_a_clear_error(tmp_path):
+    with pytest.raises(FileNotFoundError, match="no InfiniBand devices"):
+        infiniband.snapshot_rows(tmp_path / "absent")
+
+
+def test_gauges_are_summarised_not_differenced():
+    rows = []
+    for t, backlog in enumerate([0, 10, 20, 30, 40]):
+        rows.append(
+            dict(
+                time_s=t,
+                device="n1",
+                port="eth0",
+                role="node_nic",
+                counter="qdisc_backlog_bytes",
+                value=backlog,
+            )
+        )
+        rows.append(
+            dict(
+                time_s=t,
+                device="n1",
+                port="eth0",
+                role="node_nic",
+                counter="tx_bytes",
+                value=100 * t,
+            )
+        )
+    samples = pd.DataFrame(rows)
+    assert "qdisc_backlog_bytes" in GAUGES
+    assert deltas(samples).set_index("counter")["value"].to_dict() == {"tx_bytes": 400}
+    summary = gauge_summary(samples).iloc[0]
+    assert summary["mean"] == 20 and summary["p99"] == pytest.approx(39.6)
+
+
+def test_csv_import_checks_columns_and_numbers(tmp_path):
+    good = tmp_path / "c.csv"
+    good.write_text("time_s,device,port,counter,value\n0,n1,p1,tx_bytes,10\n1,n1,p1,tx_bytes,30\n")
+    table = csvimport.read(good)
+    assert deltas(table)["value"].tolist() == [20]
+    assert table["role"].unique().tolist() == ["node_nic"]
+    (tmp_path / "bad.csv").write_text("time_s,device,port,value\n0,n1,p1,1\n")
+    with pytest.raises(ValueError, match="missing column"):
+        csvimport.read(tmp_path / "bad.csv")
+    (tmp_path / "bad2.csv").write_text(
+        "time_s,device,port,counter,value\n0,n1,p1,x,10\n1,n1,p1,x,lots\n"
+    )
+    with pytest.raises(ValueError, match=r"bad2.csv:3: value is not a number: 'lots'"):
+        csvimport.read(tmp_path / "bad2.csv")
+
+
+def test_cpu_load_from_proc_stat(tmp_path):
+    stat = tmp_path / "stat"
+    stat.write_text("cpu  100 0 100 800 0 0 0 0 0 0\nprocs_running 1\n")
+    load = CpuLoad(str(stat), interval_s=0.01)
+    with load:
+        stat.write_text("cpu  400 0 200 900 0 0 0 0 0 0\nprocs_running 9\n")
+        time.sleep(0.1)
+    record = load.record()
+    assert record["busy_fraction"] == pytest.approx(0.8)
+    assert record["mean_runnable_tasks"] > record["cores"]
+    assert record["saturated"] is True
+
+
+def test_counter_snapshots_of_a_job_read_its_nodes_and_the_fabric_only(monkeypatch):
+    read = []
+    monkeypatch.setattr(testbed_counters, "_json", lambda argv: read.append(argv[2]) or [])
+    assert testbed_counters.snapshot_rows(SPEC, ["nv-n02", "nv-n07"]) == []
+    assert sorted(set(read)) == ["nv-fabric", "nv-n02", "nv-n07"]
+    read.clear()
+    testbed_counters.snapshot_rows(SPEC)
+    assert len(set(read)) == 9
+    with pytest.raises(ValueError, match="not testbed nodes: nv-n09"):
+        testbed_counters.snapshot_rows(SPEC, ["nv-n09"])

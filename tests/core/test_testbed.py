@@ -1,0 +1,248 @@
+"""The emulated cluster, for real: namespaces, shaped links, Open MPI across them."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pandas as pd
+import pytest
+
+from netnoise.config import validate
+from netnoise.counters import deltas
+from netnoise.io import read_benchmark
+from netnoise.platform import PlatformUnavailable
+from netnoise.platform.testbed import TestbedPlatform
+from netnoise.run import Job, corun, run_benchmark
+from netnoise.testbed import counters as testbed_counters
+from netnoise.testbed.fabric import TestbedError, TestbedSpec
+from netnoise.testbed.validation import iperf3_mbit, link_checks
+
+pytestmark = [
+    pytest.mark.root,
+    pytest.mark.skipif(os.geteuid() != 0, reason="network namespaces need root"),
+]
+
+PREFIX = "nnt"
+
+
+def platform_config(**testbed) -> dict:
+    """The default config's platform, under a prefix of the tests' own."""
+    config = {
+        "platform": {"testbed": {"prefix": PREFIX, **testbed}},
+        # Studies sized for the default testbed would not fit a smaller one.
+        "impact_compression": {"enabled": False},
+        "network_noise": {"benchmark": {"enabled": False}},
+        "variability": {"enabled": False},
+        "latency_variation": {"enabled": False},
+    }
+    return validate(config)["platform"]
+
+
+@pytest.fixture
+def make_platform():
+    made = []
+
+    def make(**testbed) -> TestbedPlatform:
+        platform = TestbedPlatform(platform_config(**testbed))
+        made.append(platform)
+        platform.check()
+        return platform
+
+    yield make
+    for platform in made:
+        platform.testbed.down()
+    assert _leftovers() == ([], [])
+
+
+def _leftovers() -> tuple[list[str], list[str]]:
+    namespaces = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
+    links = subprocess.run(["ip", "-o", "link", "show"], capture_output=True, text=True).stdout
+    return (
+        [line.split()[0] for line in namespaces.splitlines() if line.startswith(f"{PREFIX}-")],
+        [line for line in links.splitlines() if f" {PREFIX}" in line],
+    )
+
+
+def test_up_status_and_down_leave_nothing_behind(make_platform):
+    platform = make_platform()
+    status = platform.testbed.status()
+    assert status["up"]
+    assert [n["name"] for n in status["nodes"]] == [f"{PREFIX}-n0{i}" for i in range(1, 9)]
+    assert status["links"] == {"nic_mbit": 50}
+    hostname = subprocess.run(
+        platform.testbed.exec_argv(platform.testbed.node(3), ["hostname"]),
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
+    assert hostname == f"{PREFIX}-n03"
+    platform.testbed.down()
+    assert _leftovers() == ([], [])
+    assert not platform.testbed.status()["up"]
+
+
+def test_up_is_idempotent_and_detects_a_changed_spec(make_platform):
+    platform = make_platform()
+    assert platform.testbed.is_up()
+    platform.testbed.ensure_up()
+    other = TestbedPlatform(platform_config(nodes=3))
+    assert not other.testbed.is_up()
+    other.check()
+    assert other.testbed.existing_namespaces() == [f"{PREFIX}-fabric"] + [
+        f"{PREFIX}-n0{i}" for i in range(1, 4)
+    ]
+
+
+def test_iperf3_reaches_95_percent_of_the_link_rate(make_platform):
+    platform = make_platform()
+    checks = link_checks(platform.testbed, seconds=5)
+    assert checks["path"].tolist() == ["nic (same rack)"]
+    rate = checks["measured_mbit"].iloc[0]
+    assert 0.95 * 50 <= rate <= 50, f"{rate:.1f} Mbit/s on a 50 Mbit/s link"
+    assert checks["passed"].all()
+
+
+def test_mpi_pingpong_crosses_namespaces(make_platform, built_programs, tmp_path):
+    platform = make_platform()
+    out = tmp_path / "pp.csv"
+    run_benchmark(
+        platform,
+        [str(built_programs / "pingpong"), "--size", "1K", "--iterations", "200"],
+        ranks=2,
+        output=out,
+        log=tmp_path / "pp.log",
+        timeout_s=60,
+    )
+    result = read_benchmark(out)
+    assert result.meta["hosts"] == f"{PREFIX}-n01,{PREFIX}-n02"
+    median = result.data["rtt_us"].median()
+    # 1 KiB each way through 50 Mbit/s links: well above shared-memory latency.
+    assert 50 < median < 2000
+
+
+def test_two_racks_route_across_the_backbone(make_platform):
+    platform = make_platform(racks=2, nic_mbit=50, backbone_mbit=20)
+    spec = platform.testbed.spec
+    assert [n.rack for n in spec.node_list()] == [1, 1, 1, 1, 2, 2, 2, 2]
+    before = pd.DataFrame(testbed_counters.snapshot_rows(spec))
+    cross_rack = iperf3_mbit(platform.testbed, server=5, client=1)
+    after = pd.DataFrame(testbed_counters.snapshot_rows(spec))
+    same_rack = iperf3_mbit(platform.testbed, server=2, client=1)
+    # The 20 Mbit/s backbone, not the 50 Mbit/s NICs, limits cross-rack traffic.
+    assert 0.9 * 20 <= cross_rack <= 20
+    assert same_rack >= 0.9 * 50
+    moved = deltas(pd.concat([before, after]))
+    uplink = moved[(moved.port == f"{PREFIX}up1") & (moved.counter == "qdisc_bytes")]
+    assert uplink["value"].iloc[0] > 3 * 20e6 / 8 * 0.8
+
+
+def test_tcp_congestion_control_is_set_per_socket(make_platform, built_programs, tmp_path):
+    platform = make_platform(tcp_congestion="reno")
+    launch = platform.mpi_launch([str(built_programs / "pingpong")], 2)
+    assert "NN_TCP_CONGESTION=reno" in launch.argv
+    assert any(a.startswith("LD_PRELOAD=") and a.endswith("libnntcpcc.so") for a in launch.argv)
+    assert platform.describe()["tcp_congestion"] == "reno"
+
+
+def test_corun_with_counters_sees_the_background_load(make_platform, built_programs, tmp_path):
+    platform = make_platform()
+    spec = platform.testbed.spec
+    nodes = [f"{PREFIX}-n01", f"{PREFIX}-n02"]
+    pingpong = str(built_programs / "pingpong")
+    corun(
+        platform,
+        Job(
+            "probe", [pingpong, "--size", "1K", "--iterations", "100"], 2, tmp_path / "p.csv", nodes
+        ),
+        [
+            Job(
+                "load",
+                [pingpong, "--size", "1M", "--iterations", "0"],
+                2,
+                tmp_path / "l.csv",
+                nodes,
+            )
+        ],
+        log=tmp_path / "run.log",
+        timeout_s=120,
+        counters=lambda: testbed_counters.snapshot_rows(spec),
+        counters_output=tmp_path / "counters.csv",
+        counter_interval_s=0.2,
+    )
+    for name in ("p.csv", "l.csv"):
+        assert len(read_benchmark(tmp_path / name).data) > 0
+    moved = deltas(pd.read_csv(tmp_path / "counters.csv"))
+    nic = moved[(moved.device == nodes[0]) & (moved.counter == "tx_bytes")]["value"].iloc[0]
+    assert nic > 1 << 20  # the 1 MiB background exchange crossed n01's NIC
+    record = json.loads((tmp_path / "p.csv.prov.json").read_text())
+    assert [job["name"] for job in record["corun"]] == ["load", "probe"]
+    assert set(record["cpu"]) >= {"busy_fraction", "mean_runnable_tasks", "saturated"}
+
+
+def test_killed_launcher_is_recovered_by_the_next_up(make_platform, built_programs):
+    platform = make_platform()
+    launch = platform.mpi_launch(
+        [str(built_programs / "pingpong"), "--iterations", "0", "--duration", "120"], 4
+    )
+    proc = subprocess.Popen(
+        launch.argv,
+        env=launch.environment(),
+        start_new_session=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    time.sleep(2)
+    running = subprocess.run(
+        ["ip", "netns", "pids", f"{PREFIX}-n02"], capture_output=True, text=True
+    ).stdout.split()
+    assert running, "the run should have ranks on node 2"
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    # Ranks and daemons of the killed run are still inside the testbed ...
+    platform.testbed.up()
+    # ... until the next up removes them with the old namespaces.
+    for pid in running:
+        assert not _alive(int(pid)), f"process {pid} survived"
+    assert platform.testbed.is_up()
+    assert link_checks(platform.testbed, seconds=2)["share"].iloc[0] > 0.9
+
+
+def _alive(pid: int) -> bool:
+    """Running, not merely a zombie waiting for a parent that is gone to reap it."""
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+def test_cli_up_status_down(tmp_path):
+    config = tmp_path / "c.yaml"
+    config.write_text(json.dumps({"platform": platform_config()}))
+    netnoise = [sys.executable, "-m", "netnoise", "testbed", "--config", str(config)]
+    try:
+        up = subprocess.run([*netnoise, "up"], capture_output=True, text=True, check=True)
+        assert "8 nodes" in up.stdout
+        status = subprocess.run([*netnoise, "status", "--json"], capture_output=True, text=True)
+        assert json.loads(status.stdout)["up"] is True
+    finally:
+        subprocess.run([*netnoise, "down"], check=True, capture_output=True)
+    status = subprocess.run([*netnoise, "status", "--check"], capture_output=True, text=True)
+    assert status.returncode == 1
+    assert _leftovers() == ([], [])
+
+
+def test_spec_rejects_more_racks_than_nodes():
+    with pytest.raises(TestbedError, match="must be at least"):
+        TestbedSpec.from_config(platform_config(nodes=2, racks=3)["testbed"])
+
+
+def test_non_root_gets_a_clear_hint(monkeypatch):
+    monkeypatch.setattr(os, "geteuid", lambda: 1000)
+    platform = TestbedPlatform(platform_config())
+    with pytest.raises(PlatformUnavailable, match=r"needs root.*platform.kind: localhost"):
+        platform.check()

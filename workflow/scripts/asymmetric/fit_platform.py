@@ -1,0 +1,20 @@
+import pandas as pd
+import yaml
+
+from netnoise.atomic import atomic_open
+from netnoise.jobs import logged
+from netnoise.studies.asymmetric.study import fit_platform
+
+with logged(snakemake.log[0]) as log:
+    links = pd.read_csv(snakemake.input[0])
+    congestion = snakemake.wildcards.congestion
+    mine = links[(links["family"] == "properties") & (links["congestion"] == congestion)]
+    platform = fit_platform(mine, snakemake.params.racks, snakemake.params.testbed)
+    log.info("fitted platform (%s): %s", congestion, platform)
+    with atomic_open(snakemake.output[0]) as fh:
+        fh.write(
+            f"# Seed 003 model platform fitted to the {congestion} property runs: the NIC rate\n"
+            "# of one link alone (MPI level), the backbone scaled by the configured ratio.\n"
+            "# Input of `netnoise predict asymmetric --platform`.\n"
+        )
+        yaml.safe_dump(platform, fh, sort_keys=False)

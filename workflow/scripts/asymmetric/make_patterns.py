@@ -1,0 +1,8 @@
+from netnoise.atomic import write_csv
+from netnoise.jobs import logged
+from netnoise.studies.asymmetric.study import patterns
+
+with logged(snakemake.log[0]) as log:
+    frame = patterns(snakemake.wildcards.family, snakemake.params.study, snakemake.params.racks)
+    log.info("%d trials, %d links", frame["trial"].nunique(), len(frame))
+    write_csv(snakemake.output[0], frame)

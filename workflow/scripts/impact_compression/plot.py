@@ -1,0 +1,31 @@
+import pandas as pd
+
+from netnoise.figures import save, use_style
+from netnoise.jobs import logged
+from netnoise.studies.impact_compression import analysis as ic
+from netnoise.studies.impact_compression import figures
+
+with logged(snakemake.log[0]):
+    use_style(snakemake.input.style)
+    inputs = snakemake.input
+    impact = pd.read_csv(inputs.impact)
+    utilization = pd.read_csv(inputs.utilization)
+    degradation = pd.read_csv(inputs.degradation)
+    applications = sorted(degradation["application"].unique())
+    drawn = {
+        "fig3_impact_latency": figures.impact_latency(impact, applications),
+        "fig6_compression_utilization": figures.compression_utilization(utilization),
+        "fig7_degradation": figures.degradation_vs_utilization(
+            degradation, utilization, ic.fit_lines(degradation, utilization)
+        ),
+        "fig8_prediction_errors": figures.prediction_errors(pd.read_csv(inputs.predictions)),
+        "fig9_error_summary": figures.error_summary(
+            pd.read_csv(inputs.error_summary), pd.read_csv(inputs.published_claims)
+        ),
+        "table1_slowdowns": figures.slowdown_tables(
+            pd.read_csv(inputs.table1), pd.read_csv(inputs.published_table1)
+        ),
+    }
+    outputs = [*snakemake.output.svg, *snakemake.output.png]
+    for name, figure in drawn.items():
+        save(figure, [path for path in outputs if f"/{name}." in path])

@@ -1,0 +1,16 @@
+import pandas as pd
+
+from netnoise.atomic import write_csv
+from netnoise.jobs import logged
+from netnoise.studies.network_noise.netgauge import comparison
+
+with logged(snakemake.log[0]) as log:
+    table = comparison(
+        pd.read_csv(snakemake.input.netnoise),
+        pd.read_csv(snakemake.input.netgauge),
+        snakemake.params.perturb_bytes,
+    )
+    if table.empty:
+        raise ValueError("Netgauge and the noise benchmark have no ratio in common")
+    log.info("Netgauge beside netnoise:\n%s", table.to_string(index=False))
+    write_csv(snakemake.output[0], table)

@@ -1,9 +1,0 @@
-from netnoise.baseline import load_samples
-from netnoise.figures import save, use_style
-from netnoise.figures.baseline import latency_by_size
-from netnoise.jobs import logged
-
-with logged(snakemake.log[0]):
-    use_style(snakemake.input.style)
-    figure = latency_by_size(load_samples(snakemake.input.tidy), snakemake.params.platform)
-    save(figure, [snakemake.output.svg, snakemake.output.png])

@@ -1,0 +1,29 @@
+import pandas as pd
+
+from netnoise.atomic import write_csv
+from netnoise.jobs import logged
+from netnoise.studies.variability import analysis as study
+from netnoise.studies.variability import model as variability
+
+with logged(snakemake.log[0]) as log:
+    inputs = snakemake.input
+    table = pd.read_csv(inputs.runs)
+    settings = study.ModelSettings.from_config(snakemake.params.model, snakemake.params.seed)
+    tables = study.evaluate(
+        table,
+        variability.load_model(inputs.model),
+        settings,
+        claims=pd.read_csv(inputs.published_claims),
+        features=pd.read_csv(inputs.published_features),
+        unseen=pd.read_csv(inputs.published_table5),
+        use_cases=pd.read_csv(inputs.published_table6),
+    )
+    tables["table2_runtime_statistics"] = study.runtime_statistics(
+        table, pd.read_csv(inputs.published_table2)
+    )
+    tables["table3_metrics"] = study.metrics_table(table)
+    tables["table4_correlations"] = study.correlations(table, pd.read_csv(inputs.published_table4))
+    log.info("model summary:\n%s", tables["model_summary"].to_string(index=False))
+    log.info("unseen application:\n%s", tables["table5_unseen_application"].to_string(index=False))
+    for name, path in snakemake.output.items():
+        write_csv(path, tables[name])

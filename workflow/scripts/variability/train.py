@@ -1,0 +1,19 @@
+import pandas as pd
+
+from netnoise.jobs import logged
+from netnoise.studies.variability import analysis as study
+from netnoise.studies.variability import model as variability
+
+with logged(snakemake.log[0]) as log:
+    settings = study.ModelSettings.from_config(snakemake.params.model, snakemake.params.seed)
+    model = study.train(pd.read_csv(snakemake.input[0]), settings)
+    log.info(
+        "trained on %s: %s, %d-fold R2 %.3f, coverage %.3f, containment %.3f",
+        model.applications,
+        model.params,
+        settings.cv,
+        model.cv_r2,
+        model.coverage,
+        model.containment,
+    )
+    variability.save_model(snakemake.output[0], model)
