@@ -1,9 +1,11 @@
 from snakemake.logging import logger
 
 import copy
+from types import SimpleNamespace
 
 from netnoise.studies.asymmetric import study as asymmetric_study
 from netnoise import config as netnoise_config
+from netnoise import studies as netnoise_studies
 from netnoise.build import list_programs
 from netnoise.jobs import expose_package
 from netnoise.studies.network_noise.analysis import point_name
@@ -142,6 +144,50 @@ def benchmark_job(name, output, ranks, nodes, args):
     }
 
 
+def study_paths(key):
+    """Where study ``key`` keeps its results, logs and benchmark timings, and how
+    its report entries are filed (its caption folder and category)."""
+    study = netnoise_studies.get(key)
+    return SimpleNamespace(
+        raw=f"{RESULTS}/raw/{key}",
+        tidy=f"{RESULTS}/tidy/{key}",
+        models=f"{RESULTS}/models/{key}",
+        tables=f"{RESULTS}/tables/{key}",
+        figures=f"{RESULTS}/figures/{key}",
+        logs=f"{LOGS}/{key}",
+        benchmarks=f"{BENCHMARKS}/{key}",
+        captions=f"../report/{key}",
+        category=f"{study.number} {study.title}",
+    )
+
+
+def figure_style():
+    """The matplotlib style every figure uses (an input of every plot rule)."""
+    return STYLE
+
+
+_STUDY_TARGETS = {}
+_RELEASES = []
+
+
+def study_targets(key):
+    """Registers the decorated function as the final files of study ``key``;
+    it is called only when the study is enabled."""
+
+    def register(targets):
+        _STUDY_TARGETS[key] = targets
+        return targets
+
+    return register
+
+
+def on_release(release):
+    """Registers the decorated function to run when the workflow ends (testbeds
+    a study brought up of its own)."""
+    _RELEASES.append(release)
+    return release
+
+
 def all_targets():
     targets = [
         f"{RESULTS}/figures/baseline_latency.svg",
@@ -150,37 +196,52 @@ def all_targets():
     ]
     if PLATFORM == "testbed":
         targets.append(f"{RESULTS}/tables/testbed_validation.csv")
-    if config["impact_compression"]["enabled"]:
-        targets += impact_compression_targets()
-    if config["network_noise"]["enabled"]:
-        targets += network_noise_targets()
-    if config["network_noise"]["benchmark"]["enabled"]:
-        targets += network_noise_benchmark_targets() + netgauge_targets()
-    if config["asymmetric"]["enabled"]:
-        if PLATFORM == "testbed":
-            targets += asymmetric_targets()
-        else:
-            logger.warning(
-                "asymmetric (seed 003) skipped: it runs on its own two-rack testbed, "
-                f"so it needs platform.kind testbed, not {PLATFORM}"
-            )
-    # The campaign draws placements on the testbed and reads its counters.
-    if config["variability"]["enabled"] and PLATFORM == "testbed":
-        targets += variability_targets()
-    if config["latency_variation"]["enabled"]:
-        targets += latency_variation_targets()
+    for key, targets_of in _STUDY_TARGETS.items():
+        if config[key]["enabled"]:
+            targets += targets_of()
     return targets
 
 
 def release_testbed():
-    """Tear the testbeds (the main one and seed 003's) down when the workflow ends,
+    """Tear the testbed down (and every study's own) when the workflow ends,
     unless asked to keep them."""
     if PLATFORM == "testbed" and not config["platform"]["testbed"]["keep_up"]:
         from netnoise.platform.testbed import TestbedPlatform
 
         TestbedPlatform(config["platform"]).testbed.down()
-        if config["asymmetric"]["enabled"]:
-            TestbedPlatform(asymmetric_platform()).testbed.down()
+        for release in _RELEASES:
+            release()
+
+
+@on_release
+def release_asymmetric_testbed():
+    if config["asymmetric"]["enabled"]:
+        from netnoise.platform.testbed import TestbedPlatform
+
+        TestbedPlatform(asymmetric_platform()).testbed.down()
+
+
+# Every co-run measurement derives from this rule (`use rule corun as ... with:`),
+# giving its own input, output, log, benchmark and the params measured
+# (a job spec), background (job specs) and config (the study's section).
+rule corun:
+    output:
+        f"{RESULTS}/raw/corun/{{name}}.csv",
+    log:
+        f"{LOGS}/corun/{{name}}.log",
+    benchmark:
+        f"{BENCHMARKS}/corun/{{name}}.tsv"
+    conda:
+        "../../envs/build.yaml"
+    resources:
+        network=1,
+    params:
+        platform=config["platform"],
+        measured=None,
+        background=[],
+        config={},
+    script:
+        "../scripts/corun.py"
 
 
 # Seed 000 (rules/compression.smk, rules/pairings.smk): job specs and targets.
@@ -223,6 +284,7 @@ def partner_program(wildcards):
     return application_binary(wildcards.partner)
 
 
+@study_targets("impact_compression")
 def impact_compression_targets():
     return [
         *expand(
@@ -258,7 +320,15 @@ def simulation_points():
     return points
 
 
+@study_targets("network_noise")
 def network_noise_targets():
+    targets = network_noise_simulation_targets()
+    if config["network_noise"]["benchmark"]["enabled"]:
+        targets += network_noise_benchmark_targets() + netgauge_targets()
+    return targets
+
+
+def network_noise_simulation_targets():
     return [
         *expand(
             f"{NN_FIGURES}/{{name}}.{{ext}}", name=NN_FIGURE_NAMES, ext=["svg", "png"]
@@ -388,7 +458,14 @@ def asymmetric_caption(figure):
     return "fig6_errors" if figure.startswith("fig6_errors_") else figure
 
 
+@study_targets("asymmetric")
 def asymmetric_targets():
+    if PLATFORM != "testbed":
+        logger.warning(
+            "asymmetric (seed 003) skipped: it runs on its own two-rack testbed, "
+            f"so it needs platform.kind testbed, not {PLATFORM}"
+        )
+        return []
     return [
         *expand(
             f"{AS_FIGURES}/{{name}}.{{ext}}", name=AS_FIGURE_NAMES, ext=["svg", "png"]
@@ -443,7 +520,11 @@ def variability_platform():
     return platform
 
 
+@study_targets("variability")
 def variability_targets():
+    # The campaign draws placements on the testbed and reads its counters.
+    if PLATFORM != "testbed":
+        return []
     return [
         *expand(
             f"{VB_FIGURES}/{{name}}.{{ext}}", name=VB_FIGURE_NAMES, ext=["svg", "png"]
@@ -522,6 +603,7 @@ def lv_injected_applications(outputs):
     ]
 
 
+@study_targets("latency_variation")
 def latency_variation_targets():
     return [
         *expand(
