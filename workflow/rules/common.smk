@@ -221,29 +221,6 @@ def release_asymmetric_testbed():
         TestbedPlatform(asymmetric_platform()).testbed.down()
 
 
-# Every co-run measurement derives from this rule (`use rule corun as ... with:`),
-# giving its own input, output, log, benchmark and the params measured
-# (a job spec), background (job specs) and config (the study's section).
-rule corun:
-    output:
-        f"{RESULTS}/raw/corun/{{name}}.csv",
-    log:
-        f"{LOGS}/corun/{{name}}.log",
-    benchmark:
-        f"{BENCHMARKS}/corun/{{name}}.tsv"
-    conda:
-        "../../envs/build.yaml"
-    resources:
-        network=1,
-    params:
-        platform=config["platform"],
-        measured=None,
-        background=[],
-        config={},
-    script:
-        "../scripts/corun.py"
-
-
 # Seed 000 (rules/compression.smk, rules/pairings.smk): job specs and targets.
 
 
