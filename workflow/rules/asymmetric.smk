@@ -25,6 +25,21 @@ wildcard_constraints:
     family=r"properties|random|alltoallv",
 
 
+# Cheap table and figure steps run on the submitting host under a cluster
+# executor (profiles/slurm); only builds and measurements become jobs.
+localrules:
+    make_asymmetric_patterns,
+    tidy_asymmetric,
+    fit_asymmetric_platform,
+    predict_asymmetric_links,
+    tabulate_asymmetric,
+    plot_asymmetric,
+
+
+study_targets("asymmetric", asymmetric_targets)
+on_release(release_asymmetric_testbed)
+
+
 rule make_asymmetric_patterns:
     output:
         f"{AS_RAW}/patterns/{{family}}.csv",

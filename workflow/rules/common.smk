@@ -37,42 +37,6 @@ wildcard_constraints:
     rep=r"\d+",
 
 
-# Cheap table and figure steps run on the submitting host under a cluster
-# executor (profiles/slurm); only builds and measurements become jobs.
-localrules:
-    tidy_baseline_latency,
-    tabulate_baseline_latency,
-    plot_baseline_latency,
-    tidy_impact_compression,
-    analyse_impact_compression,
-    plot_impact_compression,
-    summarise_network_noise_simulation,
-    plot_network_noise_simulation,
-    tidy_network_noise_benchmark,
-    tabulate_network_noise_benchmark,
-    plot_network_noise_benchmark,
-    tidy_netgauge_collvsnoise,
-    tabulate_netgauge_comparison,
-    tabulate_provenance,
-    make_asymmetric_patterns,
-    tidy_asymmetric,
-    fit_asymmetric_platform,
-    predict_asymmetric_links,
-    tabulate_asymmetric,
-    plot_asymmetric,
-    tidy_variability_runs,
-    train_variability_model,
-    tabulate_variability,
-    plot_variability,
-    tidy_latency_characterization,
-    tabulate_latency_characterization,
-    fit_latency_distributions,
-    plot_latency_characterization,
-    tidy_latency_injection,
-    analyse_latency_injection,
-    plot_latency_injection,
-
-
 def reference(study, name):
     """A published-values table of a study in resources/reference/ (beside the workflow)."""
     return str(PROJECT / "resources" / "reference" / study / name)
@@ -170,22 +134,16 @@ _STUDY_TARGETS = {}
 _RELEASES = []
 
 
-def study_targets(key):
-    """Registers the decorated function as the final files of study ``key``;
-    it is called only when the study is enabled."""
-
-    def register(targets):
-        _STUDY_TARGETS[key] = targets
-        return targets
-
-    return register
+def study_targets(key, targets):
+    """Registers ``targets()`` as the final files of study ``key``; it is called
+    only when the study is enabled."""
+    _STUDY_TARGETS[key] = targets
 
 
 def on_release(release):
-    """Registers the decorated function to run when the workflow ends (testbeds
-    a study brought up of its own)."""
+    """Registers ``release()`` to run when the workflow ends (to remove the
+    testbeds a study brought up of its own)."""
     _RELEASES.append(release)
-    return release
 
 
 def all_targets():
@@ -213,7 +171,6 @@ def release_testbed():
             release()
 
 
-@on_release
 def release_asymmetric_testbed():
     if config["asymmetric"]["enabled"]:
         from netnoise.platform.testbed import TestbedPlatform
@@ -261,7 +218,6 @@ def partner_program(wildcards):
     return application_binary(wildcards.partner)
 
 
-@study_targets("impact_compression")
 def impact_compression_targets():
     return [
         *expand(
@@ -297,7 +253,6 @@ def simulation_points():
     return points
 
 
-@study_targets("network_noise")
 def network_noise_targets():
     targets = network_noise_simulation_targets()
     if config["network_noise"]["benchmark"]["enabled"]:
@@ -435,7 +390,6 @@ def asymmetric_caption(figure):
     return "fig6_errors" if figure.startswith("fig6_errors_") else figure
 
 
-@study_targets("asymmetric")
 def asymmetric_targets():
     if PLATFORM != "testbed":
         logger.warning(
@@ -497,7 +451,6 @@ def variability_platform():
     return platform
 
 
-@study_targets("variability")
 def variability_targets():
     # The campaign draws placements on the testbed and reads its counters.
     if PLATFORM != "testbed":
@@ -580,7 +533,6 @@ def lv_injected_applications(outputs):
     ]
 
 
-@study_targets("latency_variation")
 def latency_variation_targets():
     return [
         *expand(

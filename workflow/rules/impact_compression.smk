@@ -21,6 +21,17 @@ wildcard_constraints:
     cb=r"p\d+_m\d+_b\d+",
 
 
+# Cheap table and figure steps run on the submitting host under a cluster
+# executor (profiles/slurm); only builds and measurements become jobs.
+localrules:
+    tidy_impact_compression,
+    analyse_impact_compression,
+    plot_impact_compression,
+
+
+study_targets("impact_compression", impact_compression_targets)
+
+
 rule measure_impact_idle:
     input:
         impactb=program("impactb"),

@@ -34,6 +34,21 @@ wildcard_constraints:
     level=r"\d+",
 
 
+# Cheap table and figure steps run on the submitting host under a cluster
+# executor (profiles/slurm); only builds and measurements become jobs.
+localrules:
+    tidy_latency_characterization,
+    tabulate_latency_characterization,
+    fit_latency_distributions,
+    plot_latency_characterization,
+    tidy_latency_injection,
+    analyse_latency_injection,
+    plot_latency_injection,
+
+
+study_targets("latency_variation", latency_variation_targets)
+
+
 rule measure_latency_under_load:
     input:
         probe=lv_probe_program,

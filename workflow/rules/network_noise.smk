@@ -8,6 +8,21 @@ NN_FIGURES = f"{RESULTS}/figures/network_noise"
 NN_FIGURE_NAMES = nn_figure_names()
 
 
+# Cheap table and figure steps run on the submitting host under a cluster
+# executor (profiles/slurm); only builds and measurements become jobs.
+localrules:
+    summarise_network_noise_simulation,
+    plot_network_noise_simulation,
+    tidy_network_noise_benchmark,
+    tabulate_network_noise_benchmark,
+    plot_network_noise_benchmark,
+    tidy_netgauge_collvsnoise,
+    tabulate_netgauge_comparison,
+
+
+study_targets("network_noise", network_noise_targets)
+
+
 rule simulate_network_noise:
     input:
         fabric=lambda wc: fabric_file(NN_POINTS[wc.point][1]),

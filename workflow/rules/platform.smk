@@ -1,3 +1,12 @@
+# Cheap table and figure steps run on the submitting host under a cluster
+# executor (profiles/slurm); only builds and measurements become jobs.
+localrules:
+    tidy_baseline_latency,
+    tabulate_baseline_latency,
+    plot_baseline_latency,
+    tabulate_provenance,
+
+
 rule validate_testbed:
     output:
         table=report(

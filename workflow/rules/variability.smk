@@ -53,6 +53,18 @@ wildcard_constraints:
     batch=r"\d+",
 
 
+# Cheap table and figure steps run on the submitting host under a cluster
+# executor (profiles/slurm); only builds and measurements become jobs.
+localrules:
+    tidy_variability_runs,
+    train_variability_model,
+    tabulate_variability,
+    plot_variability,
+
+
+study_targets("variability", variability_targets)
+
+
 rule measure_variability_runs:
     input:
         applications=variability_programs(),
