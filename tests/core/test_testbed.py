@@ -140,6 +140,37 @@ def test_two_racks_route_across_the_backbone(make_platform):
     assert uplink["value"].iloc[0] > 3 * 20e6 / 8 * 0.8
 
 
+def test_netlink_counters_agree_with_ip_and_tc(make_platform):
+    platform = make_platform(racks=2)
+    spec = platform.testbed.spec
+    iperf3_mbit(platform.testbed, server=5, client=1, seconds=1)
+    ours = pd.DataFrame(testbed_counters.snapshot_rows(spec)).set_index(
+        ["device", "port", "counter"]
+    )["value"]
+    link = json.loads(
+        subprocess.run(
+            ["ip", "-n", spec.fabric, "-s", "-j", "link", "show", f"{PREFIX}up1"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+    )[0]["stats64"]
+    qdisc = json.loads(
+        subprocess.run(
+            ["tc", "-n", spec.fabric, "-s", "-j", "qdisc", "show", "dev", f"{PREFIX}up1"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+    )[0]
+    # The testbed is quiet after iperf3: both readings see the same totals.
+    assert ours[(spec.fabric, f"{PREFIX}up1", "tx_bytes")] == link["tx"]["bytes"] > 1e6
+    assert ours[(spec.fabric, f"{PREFIX}up1", "qdisc_bytes")] == qdisc["bytes"]
+    assert ours[(spec.fabric, f"{PREFIX}up1", "qdisc_drops")] == qdisc["drops"]
+    roles = set(ours.index.get_level_values("port"))
+    assert {f"{PREFIX}up1", f"{PREFIX}up2", "eth0"} <= roles
+
+
 def test_tcp_congestion_control_is_set_per_socket(make_platform, built_programs, tmp_path):
     platform = make_platform(tcp_congestion="reno")
     launch = platform.mpi_launch([str(built_programs / "pingpong")], 2)

@@ -1,22 +1,22 @@
-"""Counters of the emulated cluster: ip(8) link statistics and tc(8) qdisc statistics."""
+"""Counters of the emulated cluster: link and root-qdisc statistics of every
+shaped interface (node NICs, switch ports, rack uplinks), read over netlink."""
 
 from __future__ import annotations
 
-import json
-import subprocess
 from collections.abc import Iterable
 from typing import Any
 
 from netnoise.counters import now
+from netnoise.counters.netlink import Reader
 from netnoise.testbed.fabric import TestbedSpec
 
 LINK_COUNTERS = {
-    ("rx", "bytes"): "rx_bytes",
-    ("rx", "packets"): "rx_packets",
-    ("rx", "dropped"): "rx_dropped",
-    ("tx", "bytes"): "tx_bytes",
-    ("tx", "packets"): "tx_packets",
-    ("tx", "dropped"): "tx_dropped",
+    "rx_bytes": "rx_bytes",
+    "rx_packets": "rx_packets",
+    "rx_dropped": "rx_dropped",
+    "tx_bytes": "tx_bytes",
+    "tx_packets": "tx_packets",
+    "tx_dropped": "tx_dropped",
 }
 QDISC_COUNTERS = {
     "bytes": "qdisc_bytes",
@@ -27,11 +27,6 @@ QDISC_COUNTERS = {
     "backlog": "qdisc_backlog_bytes",
     "qlen": "qdisc_backlog_packets",
 }
-
-
-def _json(argv: list[str]) -> list[dict[str, Any]]:
-    out = subprocess.run(argv, capture_output=True, text=True, timeout=30, check=True)
-    return json.loads(out.stdout or "[]")
 
 
 def roles(spec: TestbedSpec) -> dict[tuple[str, str], str]:
@@ -48,41 +43,60 @@ def roles(spec: TestbedSpec) -> dict[tuple[str, str], str]:
     return mapping
 
 
-def snapshot_rows(spec: TestbedSpec, nodes: Iterable[str] | None = None) -> list[dict[str, Any]]:
-    """One reading of every counter of every shaped interface.
-
-    With ``nodes``, only those nodes' NICs and the fabric (every switch port and
-    uplink) are read: a job's own view, in fewer ip/tc calls, so that sampling
-    during a run costs less CPU than on every node.
-    """
-    wanted = roles(spec)
+def job_namespaces(spec: TestbedSpec, nodes: Iterable[str] | None = None) -> list[str]:
+    """The namespaces a job's view reads: its nodes' (every node's by default) and
+    the fabric's, where every switch port and uplink is."""
     namespaces = spec.namespaces()
-    if nodes is not None:
-        names = set(nodes)
-        unknown = names - set(namespaces)
-        if unknown:
-            raise ValueError(f"not testbed nodes: {', '.join(sorted(unknown))}")
-        namespaces = [ns for ns in namespaces if ns == spec.fabric or ns in names]
-    rows = []
-    for ns in namespaces:
-        t = now()
-        for link in _json(["ip", "-n", ns, "-s", "-j", "link", "show"]):
-            role = wanted.get((ns, link["ifname"]))
-            if role is None:
-                continue
-            stats = link.get("stats64", {})
-            for (direction, field), counter in LINK_COUNTERS.items():
-                value = stats.get(direction, {}).get(field)
-                if value is not None:
-                    rows.append(_row(t, ns, link["ifname"], role, counter, value))
-        for qdisc in _json(["tc", "-n", ns, "-s", "-j", "qdisc", "show"]):
-            role = wanted.get((ns, qdisc.get("dev")))
-            if role is None or not qdisc.get("root"):
-                continue
-            for field, counter in QDISC_COUNTERS.items():
-                if field in qdisc:
-                    rows.append(_row(t, ns, qdisc["dev"], role, counter, qdisc[field]))
-    return rows
+    if nodes is None:
+        return namespaces
+    names = set(nodes)
+    unknown = names - set(namespaces)
+    if unknown:
+        raise ValueError(f"not testbed nodes: {', '.join(sorted(unknown))}")
+    return [ns for ns in namespaces if ns == spec.fabric or ns in names]
+
+
+class Counters:
+    """A snapshot function (call it) over long-lived netlink sockets; close it
+    (or use it as a context manager) when the run is over."""
+
+    def __init__(self, spec: TestbedSpec, nodes: Iterable[str] | None = None):
+        self.wanted = roles(spec)
+        self.reader = Reader(job_namespaces(spec, nodes))
+
+    def __call__(self) -> list[dict[str, Any]]:
+        rows = []
+        for ns, (links, qdiscs) in self.reader.read().items():
+            t = now()
+            for link in links.values():
+                role = self.wanted.get((ns, link.ifname))
+                if role is not None:
+                    for field, counter in LINK_COUNTERS.items():
+                        rows.append(_row(t, ns, link.ifname, role, counter, link.counters[field]))
+            for qdisc in qdiscs:
+                role = self.wanted.get((ns, qdisc.ifname))
+                if role is not None:
+                    for field, counter in QDISC_COUNTERS.items():
+                        if field in qdisc.counters:
+                            value = qdisc.counters[field]
+                            rows.append(_row(t, ns, qdisc.ifname, role, counter, value))
+        return rows
+
+    def close(self) -> None:
+        self.reader.close()
+
+    def __enter__(self) -> Counters:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def snapshot_rows(spec: TestbedSpec, nodes: Iterable[str] | None = None) -> list[dict[str, Any]]:
+    """One reading of every counter of the shaped interfaces a job sees (its
+    nodes' NICs and the whole fabric; every node's with ``nodes`` None)."""
+    with Counters(spec, nodes) as counters:
+        return counters()
 
 
 def _row(t: float, device: str, port: str, role: str, counter: str, value: int) -> dict[str, Any]:
