@@ -52,8 +52,10 @@ _STATS64_FIELDS = (
     "rx_dropped",
     "tx_dropped",
 )
-_GNET_BASIC = struct.Struct("=QI")  # bytes, packets
-_GNET_QUEUE = struct.Struct("=5I")  # qlen, backlog, drops, requeues, overlimits
+_GNET_BASIC = struct.Struct("=QI")
+_BASIC_FIELDS = ("bytes", "packets")
+_GNET_QUEUE = struct.Struct("=5I")
+_QUEUE_FIELDS = ("qlen", "backlog", "drops", "requeues", "overlimits")
 
 
 class NetlinkError(OSError):
