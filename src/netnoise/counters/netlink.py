@@ -189,12 +189,11 @@ class Namespace:
                 elif attr == TCA_STATS2:
                     for sub, data in _attributes(value, 0):
                         if sub == TCA_STATS_BASIC and len(data) >= _GNET_BASIC.size:
-                            counters.update(
-                                zip(("bytes", "packets"), _GNET_BASIC.unpack_from(data))
-                            )
+                            values = _GNET_BASIC.unpack_from(data)
+                            counters.update(zip(_BASIC_FIELDS, values, strict=True))
                         elif sub == TCA_STATS_QUEUE and len(data) >= _GNET_QUEUE.size:
-                            names = ("qlen", "backlog", "drops", "requeues", "overlimits")
-                            counters.update(zip(names, _GNET_QUEUE.unpack_from(data)))
+                            values = _GNET_QUEUE.unpack_from(data)
+                            counters.update(zip(_QUEUE_FIELDS, values, strict=True))
             found.append(QdiscStats(links[index].ifname, kind, counters))
         return found
 
