@@ -27,6 +27,7 @@ from netnoise.studies.network_noise.analysis import (
 )
 from netnoise.studies.network_noise.netgauge import (
     PERTURB_BYTES,
+    application_sizes,
     comparison,
     parse_collvsnoise,
     size_problems,
@@ -210,6 +211,13 @@ def test_parse_collvsnoise_reads_exponents_and_the_papers_ratio():
     ]
 
 
+def test_noise_rounds_half_perturbers_up():
+    # noise perturbs lround(ratio x ranks): 2.5 -> 3 of 10 ranks, 0.5 -> 1 of 4.
+    assert application_sizes(10, [0.25]) == [7]
+    assert application_sizes(4, [0.125]) == [3]
+    assert application_sizes(8, [0.75, 0.25, 0.5, 0.5]) == [2, 4, 6]
+
+
 def test_size_problems_name_both_netgauge_limits():
     # 8 ranks at 1/4 and 3/8: application sizes 6 and 5, 3 perturbing ranks.
     assert size_problems(8, [0.25, 0.375]) == [
@@ -279,6 +287,17 @@ def test_comparison_pairs_allreduce_at_the_same_split():
         }
     ]
     assert PERTURB_BYTES == 10 * 1024 * 1024
+
+
+def test_comparison_pairs_a_rounded_ratio_with_the_split_netgauge_ran():
+    # Ratio 0.3 of 12 ranks: noise perturbs lround(3.6) = 4 ranks, Netgauge's
+    # 8-rank application communicator leaves the same 4 (its ratio 1/3).
+    ours = _ours([("allreduce", 0.3, 12, 100.0, 120.0, 120.0)])
+    theirs = _netgauge([(12, 8, 4 / 12, 100.0, 110.0)])
+    table = comparison(ours, theirs, 1024)
+    assert table["ratio"].tolist() == [pytest.approx(1 / 3)]
+    assert table["netnoise_slowdown_pct"].tolist() == [120.0]
+    assert table["netgauge_slowdown_pct"].tolist() == [pytest.approx(110.0)]
 
 
 def test_comparison_without_common_split_is_empty():
