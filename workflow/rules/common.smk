@@ -8,7 +8,6 @@ from netnoise import config as netnoise_config
 from netnoise import studies as netnoise_studies
 from netnoise.build import list_programs
 from netnoise.jobs import expose_package
-from netnoise.studies.network_noise.analysis import point_name
 from netnoise.studies.variability.campaign import batches, run_keys
 
 netnoise_config.validate(
@@ -45,6 +44,12 @@ def reference(study, name):
 def program(name):
     """Path of a compiled C program of csrc/."""
     return f"{BIN}/{name}"
+
+
+def results_dir():
+    """Where every result of this platform goes (results/<platform.kind>), for the
+    few files outside a study's own folders (e.g. a third-party build)."""
+    return RESULTS
 
 
 def study_nodes(count):
@@ -225,124 +230,6 @@ def impact_compression_targets():
         ),
         *expand(f"{IC_TABLES}/{{name}}.csv", name=IC_TABLE_NAMES),
     ]
-
-
-# Seed 001 simulator (rules/simulate.smk): one point per topology and ratio.
-
-
-def simulation_points():
-    """Point id -> (figure, topology SPEC, ratio) of every simulation."""
-    nn = config["network_noise"]
-    points = {}
-
-    def add(figure, spec, ratio):
-        points[point_name(figure, spec, ratio)] = (figure, spec, ratio)
-
-    for spec in nn["fat_trees"]:
-        add("fat_tree_size", spec, 0.5)
-    for ratio in nn["ratios"]:
-        add("torus_ratio", nn["torus_2d"], ratio)
-        add("torus_ratio", nn["torus_3d"], ratio)
-    for k in nn["torus_sizes_2d"]:
-        add("torus_size", f"torus:{k}x{k}", 0.5)
-    for k in nn["torus_sizes_3d"]:
-        add("torus_size", f"torus:{k}x{k}x{k}", 0.5)
-    for path in nn["fabrics"]:
-        for ratio in nn["ratios"]:
-            add("fabric_ratio", f"fabric:{path}", ratio)
-    return points
-
-
-def network_noise_targets():
-    targets = network_noise_simulation_targets()
-    if config["network_noise"]["benchmark"]["enabled"]:
-        targets += network_noise_benchmark_targets() + netgauge_targets()
-    return targets
-
-
-def network_noise_simulation_targets():
-    return [
-        *expand(
-            f"{NN_FIGURES}/{{name}}.{{ext}}", name=NN_FIGURE_NAMES, ext=["svg", "png"]
-        ),
-        f"{NN_TABLES}/simulation_summary.csv",
-        f"{NN_TABLES}/topologies.csv",
-    ]
-
-
-def fabric_file(spec):
-    """The topology file a fabric SPEC reads (an input of its simulations)."""
-    return [spec.split(":", 1)[1]] if spec.startswith("fabric:") else []
-
-
-def nn_figure_names():
-    """Fig. 11 exists only when fabric files are configured."""
-    names = ["fig13_fat_tree_size", "fig15_torus_ratio", "fig16_torus_size"]
-    return (
-        ["fig11_fabric_ratio", *names] if config["network_noise"]["fabrics"] else names
-    )
-
-
-def noise_points():
-    """(collective, ratio, allocation) of every noise-benchmark run: the ratio sweep of
-    Fig. 3, 4, 6 on the full allocation and the allocation sweep of Fig. 5."""
-    bench = config["network_noise"]["benchmark"]
-    points = [
-        (c, r, bench["nodes"]) for c in bench["collectives"] for r in bench["ratios"]
-    ]
-    points += [("allreduce", 0.5, n) for n in bench["allocations"]]
-    return sorted(set(points))
-
-
-def network_noise_benchmark_targets():
-    return [
-        *expand(
-            f"{NN_FIGURES}/{{name}}.{{ext}}", name=NB_FIGURE_NAMES, ext=["svg", "png"]
-        ),
-        f"{NN_TABLES}/benchmark_slowdown.csv",
-    ]
-
-
-def netgauge_build_command():
-    """Netgauge's autotools build against the MPI of build.mpicc."""
-    mpi_root = '"$(dirname "$(dirname "$(command -v "$MPICC")")")"'
-    extra = config["network_noise"]["benchmark"]["netgauge"]["configure_args"]
-    return " ".join(["./configure", f"--with-mpi={mpi_root}", *extra, "&& make"])
-
-
-def netgauge_job(binary, output):
-    """The collvsnoise run covering the ratio sweep of the noise benchmark."""
-    from netnoise.studies.network_noise.netgauge import collvsnoise_argv
-
-    bench = config["network_noise"]["benchmark"]
-    argv = collvsnoise_argv(
-        binary, bench["netgauge"]["tests"], bench["nodes"], bench["ratios"]
-    )
-    return {
-        "name": "netgauge",
-        "program": argv[0],
-        "args": argv[1:],
-        "ranks": bench["nodes"],
-        "nodes": study_nodes(bench["nodes"]),
-        "output": output,
-        "external": {"tool": "netgauge", "table": "netgauge_collvsnoise"},
-    }
-
-
-def netgauge_targets():
-    if config["network_noise"]["benchmark"]["netgauge"]["source"]:
-        return [f"{NN_TABLES}/netgauge_comparison.csv"]
-    return []
-
-
-if (
-    config["network_noise"]["benchmark"]["enabled"]
-    and not config["network_noise"]["benchmark"]["netgauge"]["source"]
-):
-    logger.info(
-        "network_noise.benchmark.netgauge.source is empty: "
-        "the Netgauge side-by-side run is skipped"
-    )
 
 
 # Seed 003 (rules/asymmetric.smk): the study's own testbed, its runs and targets.

@@ -1,11 +1,28 @@
-# Seed 001 Sec. 3-5: the dependency-based congestion simulator on fat-trees and tori.
+# Seed 001: network noise. The simulator (Sec. 3-5) on fat-trees and tori, the noise
+# benchmark (Sec. 2) on the platform, and Netgauge's collvsnoise beside it. What runs
+# (points, job specs, targets) is planned in netnoise.studies.network_noise.plan.
+from snakemake.logging import logger
+
+from netnoise.studies.network_noise import plan as nn_plan
 
 NN = config["network_noise"]
-NN_POINTS = simulation_points()
-NN_TIDY = f"{RESULTS}/tidy/network_noise/simulation"
-NN_TABLES = f"{RESULTS}/tables/network_noise"
-NN_FIGURES = f"{RESULTS}/figures/network_noise"
-NN_FIGURE_NAMES = nn_figure_names()
+NN_PATHS = study_paths("network_noise")
+NN_POINTS = nn_plan.simulation_points(NN)
+NN_SIMULATIONS = f"{NN_PATHS.tidy}/simulation"
+NN_FIGURE_NAMES = nn_plan.simulation_figures(NN)
+NB = NN["benchmark"]
+NB_POINTS = nn_plan.noise_points(NB)
+NB_RAW = f"{NN_PATHS.raw}/benchmark"
+NB_TIDY = f"{NN_PATHS.tidy}/benchmark.csv"
+NB_FIGURE_NAMES = nn_plan.BENCHMARK_FIGURES
+NETGAUGE = NB["netgauge"]
+NETGAUGE_BIN = program("netgauge")
+NETGAUGE_RAW = f"{NB_RAW}/netgauge_collvsnoise_n{NB['nodes']}.csv"
+NETGAUGE_TIDY = f"{NN_PATHS.tidy}/netgauge.csv"
+NETGAUGE_NOTICE = nn_plan.netgauge_notice(NN)
+
+if NETGAUGE_NOTICE:
+    logger.info(NETGAUGE_NOTICE)
 
 
 # Cheap table and figure steps run on the submitting host under a cluster
@@ -20,18 +37,30 @@ localrules:
     tabulate_netgauge_comparison,
 
 
-study_targets("network_noise", network_noise_targets)
+study_targets(
+    "network_noise",
+    lambda: nn_plan.targets(NN, NN_PATHS.figures, NN_PATHS.tables),
+)
+
+
+wildcard_constraints:
+    collective=r"allreduce|reduce|bcast",
+    ratio=r"[0-9.]+",
+    allocation=r"\d+",
+
+
+# Sec. 3-5: the dependency-based congestion simulator, one job per point.
 
 
 rule simulate_network_noise:
     input:
-        fabric=lambda wc: fabric_file(NN_POINTS[wc.point][1]),
+        fabric=lambda wc: nn_plan.fabric_file(NN_POINTS[wc.point][1]),
     output:
-        f"{NN_TIDY}/{{point}}.csv",
+        f"{NN_SIMULATIONS}/{{point}}.csv",
     log:
-        f"{LOGS}/network_noise/simulate_{{point}}.log",
+        f"{NN_PATHS.logs}/simulate_{{point}}.log",
     benchmark:
-        f"{BENCHMARKS}/network_noise/simulate_{{point}}.tsv"
+        f"{NN_PATHS.benchmarks}/simulate_{{point}}.tsv"
     conda:
         "../../envs/analysis.yaml"
     params:
@@ -46,63 +75,46 @@ rule simulate_network_noise:
 
 rule summarise_network_noise_simulation:
     input:
-        points=expand(f"{NN_TIDY}/{{point}}.csv", point=NN_POINTS),
+        points=expand(f"{NN_SIMULATIONS}/{{point}}.csv", point=NN_POINTS),
         published_fat_trees=reference("network_noise", "table1.csv"),
         published_tori=reference("network_noise", "table2.csv"),
     output:
-        summary=f"{NN_TABLES}/simulation_summary.csv",
-        topologies=f"{NN_TABLES}/topologies.csv",
+        summary=f"{NN_PATHS.tables}/simulation_summary.csv",
+        topologies=f"{NN_PATHS.tables}/topologies.csv",
     log:
-        f"{LOGS}/network_noise/summarise_simulation.log",
+        f"{NN_PATHS.logs}/summarise_simulation.log",
     conda:
         "../../envs/analysis.yaml"
     params:
-        figures=[NN_POINTS[p][0] for p in NN_POINTS],
+        figures=[figure for figure, _, _ in NN_POINTS.values()],
     script:
         "../scripts/network_noise/summarise_simulation.py"
 
 
 rule plot_network_noise_simulation:
     input:
-        summary=f"{NN_TABLES}/simulation_summary.csv",
-        style=STYLE,
+        summary=f"{NN_PATHS.tables}/simulation_summary.csv",
+        style=figure_style(),
     output:
-        svg=expand(f"{NN_FIGURES}/{{name}}.svg", name=NN_FIGURE_NAMES),
+        svg=expand(f"{NN_PATHS.figures}/{{name}}.svg", name=NN_FIGURE_NAMES),
         png=[
             report(
-                f"{NN_FIGURES}/{name}.png",
-                caption=f"../report/network_noise/{name}.rst",
-                category="001 Network noise",
+                f"{NN_PATHS.figures}/{name}.png",
+                caption=f"{NN_PATHS.captions}/{name}.rst",
+                category=NN_PATHS.category,
                 labels={"figure": name},
             )
             for name in NN_FIGURE_NAMES
         ],
     log:
-        f"{LOGS}/network_noise/plot_simulation.log",
+        f"{NN_PATHS.logs}/plot_simulation.log",
     conda:
         "../../envs/analysis.yaml"
     script:
         "../scripts/network_noise/plot_simulation.py"
 
 
-# Seed 001 Sec. 2: the noise benchmark, perturbed vs unperturbed collectives.
-
-NB = config["network_noise"]["benchmark"]
-NB_RAW = f"{RESULTS}/raw/network_noise/benchmark"
-NB_TIDY = f"{RESULTS}/tidy/network_noise/benchmark.csv"
-NB_FIGURE_NAMES = [
-    "fig3_boxplot_ratio",
-    "fig4_slowdown_ratio",
-    "fig5_slowdown_allocation",
-    "fig6_boxplot_collectives",
-]
-NB_POINTS = noise_points()
-
-
-wildcard_constraints:
-    collective=r"allreduce|reduce|bcast",
-    ratio=r"[0-9.]+",
-    allocation=r"\d+",
+# Sec. 2: the noise benchmark, perturbed vs unperturbed collectives.
 
 
 rule measure_network_noise:
@@ -112,9 +124,9 @@ rule measure_network_noise:
         result=f"{NB_RAW}/{{collective}}_r{{ratio}}_n{{allocation}}.csv",
         provenance=f"{NB_RAW}/{{collective}}_r{{ratio}}_n{{allocation}}.csv.prov.json",
     log:
-        f"{LOGS}/network_noise/noise_{{collective}}_r{{ratio}}_n{{allocation}}.log",
+        f"{NN_PATHS.logs}/noise_{{collective}}_r{{ratio}}_n{{allocation}}.log",
     benchmark:
-        f"{BENCHMARKS}/network_noise/noise_{{collective}}_r{{ratio}}_n{{allocation}}.tsv"
+        f"{NN_PATHS.benchmarks}/noise_{{collective}}_r{{ratio}}_n{{allocation}}.tsv"
     conda:
         "../../envs/build.yaml"
     resources:
@@ -122,20 +134,7 @@ rule measure_network_noise:
     params:
         ranks=lambda wc: int(wc.allocation),
         nodes=lambda wc: study_nodes(int(wc.allocation)),
-        args=lambda wc: [
-            "--collective",
-            wc.collective,
-            "--ratio",
-            wc.ratio,
-            "--size",
-            NB["size"],
-            "--perturb-size",
-            NB["perturb_size"],
-            "--splits",
-            NB["splits"],
-            "--reps",
-            NB["reps"],
-        ],
+        args=lambda wc: nn_plan.noise_args(NB, wc.collective, wc.ratio),
         platform=config["platform"],
         config={"network_noise": {"benchmark": NB}},
     script:
@@ -148,7 +147,7 @@ rule tidy_network_noise_benchmark:
     output:
         NB_TIDY,
     log:
-        f"{LOGS}/network_noise/tidy_benchmark.log",
+        f"{NN_PATHS.logs}/tidy_benchmark.log",
     conda:
         "../../envs/analysis.yaml"
     params:
@@ -165,9 +164,9 @@ rule tabulate_network_noise_benchmark:
     input:
         NB_TIDY,
     output:
-        f"{NN_TABLES}/benchmark_slowdown.csv",
+        f"{NN_PATHS.tables}/benchmark_slowdown.csv",
     log:
-        f"{LOGS}/network_noise/tabulate_benchmark.log",
+        f"{NN_PATHS.logs}/tabulate_benchmark.log",
     conda:
         "../../envs/analysis.yaml"
     script:
@@ -177,21 +176,21 @@ rule tabulate_network_noise_benchmark:
 rule plot_network_noise_benchmark:
     input:
         tidy=NB_TIDY,
-        slowdown=f"{NN_TABLES}/benchmark_slowdown.csv",
-        style=STYLE,
+        slowdown=f"{NN_PATHS.tables}/benchmark_slowdown.csv",
+        style=figure_style(),
     output:
-        svg=expand(f"{NN_FIGURES}/{{name}}.svg", name=NB_FIGURE_NAMES),
+        svg=expand(f"{NN_PATHS.figures}/{{name}}.svg", name=NB_FIGURE_NAMES),
         png=[
             report(
-                f"{NN_FIGURES}/{name}.png",
-                caption=f"../report/network_noise/{name}.rst",
-                category="001 Network noise",
+                f"{NN_PATHS.figures}/{name}.png",
+                caption=f"{NN_PATHS.captions}/{name}.rst",
+                category=NN_PATHS.category,
                 labels={"figure": name},
             )
             for name in NB_FIGURE_NAMES
         ],
     log:
-        f"{LOGS}/network_noise/plot_benchmark.log",
+        f"{NN_PATHS.logs}/plot_benchmark.log",
     conda:
         "../../envs/analysis.yaml"
     params:
@@ -201,51 +200,42 @@ rule plot_network_noise_benchmark:
 
 
 # Netgauge's collvsnoise beside the noise benchmark, when its source is configured.
-NETGAUGE = NB["netgauge"]
-NETGAUGE_RAW = f"{NB_RAW}/netgauge_collvsnoise_n{NB['nodes']}.csv"
-NETGAUGE_TIDY = f"{RESULTS}/tidy/network_noise/netgauge.csv"
 
 
 rule build_netgauge:
     output:
-        binary=f"{BIN}/netgauge",
-        info=f"{BIN}/netgauge.build.json",
+        binary=NETGAUGE_BIN,
+        info=f"{NETGAUGE_BIN}.build.json",
     log:
-        f"{LOGS}/build_netgauge.log",
+        f"{results_dir()}/logs/build_netgauge.log",
     conda:
         "../../envs/build.yaml"
     params:
         name="netgauge",
         source=NETGAUGE["source"],
-        command=netgauge_build_command(),
+        command=nn_plan.netgauge_build_command(NETGAUGE),
         binary="netgauge",
-        work_dir=f"{RESULTS}/build/netgauge",
+        work_dir=f"{results_dir()}/build/netgauge",
         env=build_environment(),
     script:
         "../scripts/build_external.py"
 
 
-rule measure_netgauge_collvsnoise:
+use rule corun as measure_netgauge_collvsnoise with:
     input:
-        program=f"{BIN}/netgauge",
+        program=NETGAUGE_BIN,
     output:
         result=NETGAUGE_RAW,
         provenance=f"{NETGAUGE_RAW}.prov.json",
     log:
-        f"{LOGS}/network_noise/netgauge_collvsnoise.log",
+        f"{NN_PATHS.logs}/netgauge_collvsnoise.log",
     benchmark:
-        f"{BENCHMARKS}/network_noise/netgauge_collvsnoise.tsv"
-    conda:
-        "../../envs/build.yaml"
-    resources:
-        network=1,
+        f"{NN_PATHS.benchmarks}/netgauge_collvsnoise.tsv"
     params:
-        platform=config["platform"],
-        measured=lambda wc, input, output: netgauge_job(input.program, output.result),
-        background=[],
+        measured=lambda wc, input, output: nn_plan.netgauge_job(
+            NB, input.program, output.result, study_nodes(NB["nodes"])
+        ),
         config={"network_noise": {"benchmark": NB}},
-    script:
-        "../scripts/corun.py"
 
 
 rule tidy_netgauge_collvsnoise:
@@ -254,7 +244,7 @@ rule tidy_netgauge_collvsnoise:
     output:
         NETGAUGE_TIDY,
     log:
-        f"{LOGS}/network_noise/tidy_netgauge.log",
+        f"{NN_PATHS.logs}/tidy_netgauge.log",
     conda:
         "../../envs/analysis.yaml"
     params:
@@ -266,16 +256,16 @@ rule tidy_netgauge_collvsnoise:
 rule tabulate_netgauge_comparison:
     input:
         netgauge=NETGAUGE_TIDY,
-        netnoise=f"{NN_TABLES}/benchmark_slowdown.csv",
+        netnoise=f"{NN_PATHS.tables}/benchmark_slowdown.csv",
     output:
         report(
-            f"{NN_TABLES}/netgauge_comparison.csv",
-            caption="../report/network_noise/netgauge_comparison.rst",
-            category="001 Network noise",
+            f"{NN_PATHS.tables}/netgauge_comparison.csv",
+            caption=f"{NN_PATHS.captions}/netgauge_comparison.rst",
+            category=NN_PATHS.category,
             labels={"table": "netgauge_comparison"},
         ),
     log:
-        f"{LOGS}/network_noise/tabulate_netgauge.log",
+        f"{NN_PATHS.logs}/tabulate_netgauge.log",
     conda:
         "../../envs/analysis.yaml"
     params:

@@ -39,7 +39,6 @@ from __future__ import annotations
 
 import math
 import os
-import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -322,10 +321,3 @@ def summarize(values: np.ndarray | pd.Series) -> dict[str, float]:
         "mean_ci_high": float(x.mean() + half),
         "runs": int(x.size),
     }
-
-
-def timed_simulate(*args, **kwargs) -> tuple[pd.DataFrame, float]:
-    """:func:`simulate` and its wall-clock seconds."""
-    t0 = time.perf_counter()
-    frame = simulate(*args, **kwargs)
-    return frame, time.perf_counter() - t0

@@ -1,6 +1,10 @@
-"""Seed 001 figures: simulated slowdown on fat-trees (Fig. 13) and tori (Fig. 15, 16)."""
+"""Seed 001 figures: simulated slowdown on real fabrics (Fig. 11), fat-trees (Fig. 13) and
+tori (Fig. 15, 16), and the noise benchmark's times and slowdowns (Fig. 3-6)."""
 
 from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import PurePosixPath
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -15,59 +19,77 @@ def _band(ax, rows: pd.DataFrame, x: str, label: str) -> None:
     )
 
 
-def fabric_ratio(summary: pd.DataFrame) -> plt.Figure:
-    """Fig. 11: slowdown vs perturbation ratio on each real fabric given as a topology file."""
+#: Label of each x axis of the simulator's figures and whether it is logarithmic.
+_X_AXES = {"ratio": ("perturbation ratio", False), "endpoints": ("endpoints", True)}
+
+
+def _slowdown_bands(bands: list[tuple[str, pd.DataFrame]], x: str, title: str) -> plt.Figure:
+    """Mean simulated slowdown over ``x`` with the central 95 % of runs as a band,
+    one line per (label, rows) of ``bands``."""
     fig, ax = plt.subplots()
-    rows = summary[summary["figure"] == "fabric_ratio"]
-    for topology, group in rows.groupby("topology"):
-        name = topology.split(":", 1)[1].rsplit("/", 1)[-1]
-        _band(ax, group, "ratio", f"{name} ({int(group['endpoints'].iloc[0])} endpoints)")
-    ax.set_xlabel("perturbation ratio")
+    for label, rows in bands:
+        _band(ax, rows, x, label)
+    xlabel, log = _X_AXES[x]
+    if log:
+        ax.set_xscale("log")
+    ax.set_xlabel(xlabel)
     ax.set_ylabel("slowdown (perturbed / unperturbed)")
-    ax.set_title("Network noise on real fabrics (ibnetdiscover files)")
-    if len(rows):
+    ax.set_title(title)
+    if bands:
         ax.legend()
     return fig
 
 
+def _bands_by(
+    summary: pd.DataFrame, figure: str, by: str, label: Callable[[object, pd.DataFrame], str]
+) -> list[tuple[str, pd.DataFrame]]:
+    """The rows of ``figure``, one (label, rows) band per value of column ``by``."""
+    rows = summary[summary["figure"] == figure]
+    return [(label(key, group), group) for key, group in rows.groupby(by)]
+
+
+def _endpoints(group: pd.DataFrame) -> int:
+    return int(group["endpoints"].iloc[0])
+
+
+def fabric_ratio(summary: pd.DataFrame) -> plt.Figure:
+    """Fig. 11: slowdown vs perturbation ratio on each real fabric given as a topology file."""
+    bands = _bands_by(
+        summary,
+        "fabric_ratio",
+        "topology",
+        lambda spec, group: (
+            f"{PurePosixPath(spec.split(':', 1)[1]).name} ({_endpoints(group)} endpoints)"
+        ),
+    )
+    return _slowdown_bands(bands, "ratio", "Network noise on real fabrics (ibnetdiscover files)")
+
+
 def fat_tree_size(summary: pd.DataFrame) -> plt.Figure:
     """Fig. 13: slowdown vs fat-tree size at perturbation ratio 1/2."""
-    fig, ax = plt.subplots()
-    _band(ax, summary[summary["figure"] == "fat_tree_size"], "endpoints", "XGFT, ratio 1/2")
-    ax.set_xscale("log")
-    ax.set_xlabel("endpoints")
-    ax.set_ylabel("slowdown (perturbed / unperturbed)")
-    ax.set_title("Network noise on fat-trees (mean; band: 95 % of runs)")
-    ax.legend()
-    return fig
+    bands = [("XGFT, ratio 1/2", summary[summary["figure"] == "fat_tree_size"])]
+    return _slowdown_bands(
+        bands, "endpoints", "Network noise on fat-trees (mean; band: 95 % of runs)"
+    )
 
 
 def torus_ratio(summary: pd.DataFrame) -> plt.Figure:
     """Fig. 15: slowdown vs perturbation ratio on a 2-D and a 3-D torus."""
-    fig, ax = plt.subplots()
-    rows = summary[summary["figure"] == "torus_ratio"]
-    for dims, group in rows.groupby("dimensions"):
-        endpoints = int(group["endpoints"].iloc[0])
-        _band(ax, group, "ratio", f"{dims:.0f}-D torus, {endpoints} endpoints")
-    ax.set_xlabel("perturbation ratio")
-    ax.set_ylabel("slowdown (perturbed / unperturbed)")
-    ax.set_title("Network noise on tori (paper: up to 12x, 3-D less affected)")
-    ax.legend()
-    return fig
+    bands = _bands_by(
+        summary,
+        "torus_ratio",
+        "dimensions",
+        lambda dims, group: f"{dims:.0f}-D torus, {_endpoints(group)} endpoints",
+    )
+    return _slowdown_bands(
+        bands, "ratio", "Network noise on tori (paper: up to 12x, 3-D less affected)"
+    )
 
 
 def torus_size(summary: pd.DataFrame) -> plt.Figure:
     """Fig. 16: slowdown vs torus size at ratio 1/2, 2-D and 3-D."""
-    fig, ax = plt.subplots()
-    rows = summary[summary["figure"] == "torus_size"]
-    for dims, group in rows.groupby("dimensions"):
-        _band(ax, group, "endpoints", f"{dims:.0f}-D torus")
-    ax.set_xscale("log")
-    ax.set_xlabel("endpoints")
-    ax.set_ylabel("slowdown (perturbed / unperturbed)")
-    ax.set_title("Network noise vs torus size, ratio 1/2")
-    ax.legend()
-    return fig
+    bands = _bands_by(summary, "torus_size", "dimensions", lambda dims, _: f"{dims:.0f}-D torus")
+    return _slowdown_bands(bands, "endpoints", "Network noise vs torus size, ratio 1/2")
 
 
 def _paired_boxes(ax, groups: list[tuple[str, pd.DataFrame]]) -> None:

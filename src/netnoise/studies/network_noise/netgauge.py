@@ -22,6 +22,8 @@ from collections.abc import Sequence
 
 import pandas as pd
 
+from netnoise.sim.congestion import perturber_count
+
 #: Collectives Netgauge times back to back per sample.
 CALLS_PER_SAMPLE = 10
 PERTURB_BYTES = 10 * 1024 * 1024
@@ -56,8 +58,9 @@ def parse_collvsnoise(text: str) -> pd.DataFrame:
 
 
 def application_sizes(allocation: int, ratios: Sequence[float]) -> list[int]:
-    """Application-communicator sizes of noise's ratios (noise rounds ratio × ranks)."""
-    return sorted({allocation - round(r * allocation) for r in ratios})
+    """Application-communicator sizes of noise's ratios: noise perturbs ``lround(ratio ×
+    ranks)`` ranks (halves away from zero, as the simulator's perturber count)."""
+    return sorted({allocation - perturber_count(allocation, r) for r in ratios})
 
 
 def size_problems(allocation: int, ratios: Sequence[float]) -> list[str]:
@@ -96,17 +99,28 @@ def collvsnoise_argv(
 
 
 def comparison(ours: pd.DataFrame, netgauge: pd.DataFrame, perturb_bytes: int) -> pd.DataFrame:
-    """Allreduce slowdown of both benchmarks at the ratios both ran, side by side.
+    """Allreduce slowdown of both benchmarks at the splits both ran, side by side.
 
     ``ours`` is the noise benchmark's slowdown table, ``netgauge`` the tidy
     collvsnoise rows; slowdowns are perturbed mean / unperturbed mean in %.
+    Rows pair on the allocation and the number of perturbing ranks (noise's
+    configured ratio rounded as noise rounds it); ``ratio`` is the share of
+    perturbing ranks both ran.
     """
     mine = ours[ours["collective"] == "allreduce"]
+    perturbing = pd.Series(
+        [
+            perturber_count(int(n), r)
+            for n, r in zip(mine["allocation"], mine["ratio"], strict=True)
+        ],
+        index=mine.index,
+        dtype=int,
+    )
     rows = []
     for _, theirs in netgauge.iterrows():
         match = mine[
             (mine["allocation"] == theirs["allocation"])
-            & ((mine["ratio"] - theirs["ratio"]).abs() < 1e-9)
+            & (perturbing == theirs["allocation"] - theirs["application_ranks"])
         ]
         if match.empty:
             continue

@@ -1,0 +1,149 @@
+"""What the workflow runs for seed 001: simulation points, benchmark points, job specs, targets.
+
+Pure functions of the ``network_noise`` config section (``nn``), its ``benchmark``
+subsection (``bench``) and the study's result folders, called by
+``workflow/rules/network_noise.smk``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from netnoise.studies.network_noise.analysis import point_name
+from netnoise.studies.network_noise.netgauge import collvsnoise_argv
+
+#: Figures of the simulator part (Sec. 3-5); Fig. 11 only with fabric files.
+FABRIC_FIGURE = "fig11_fabric_ratio"
+SIMULATION_FIGURES = ("fig13_fat_tree_size", "fig15_torus_ratio", "fig16_torus_size")
+#: Figures of the noise benchmark (Sec. 2).
+BENCHMARK_FIGURES = (
+    "fig3_boxplot_ratio",
+    "fig4_slowdown_ratio",
+    "fig5_slowdown_allocation",
+    "fig6_boxplot_collectives",
+)
+#: The simulation points run at one fixed ratio (Fig. 13 and 16).
+SIZE_SWEEP_RATIO = 0.5
+
+
+def simulation_points(nn: dict[str, Any]) -> dict[str, tuple[str, str, float]]:
+    """Point id -> (figure, topology SPEC, ratio) of every simulation."""
+    points = {}
+
+    def add(figure: str, spec: str, ratio: float) -> None:
+        points[point_name(figure, spec, ratio)] = (figure, spec, ratio)
+
+    for spec in nn["fat_trees"]:
+        add("fat_tree_size", spec, SIZE_SWEEP_RATIO)
+    for ratio in nn["ratios"]:
+        add("torus_ratio", nn["torus_2d"], ratio)
+        add("torus_ratio", nn["torus_3d"], ratio)
+    for k in nn["torus_sizes_2d"]:
+        add("torus_size", f"torus:{k}x{k}", SIZE_SWEEP_RATIO)
+    for k in nn["torus_sizes_3d"]:
+        add("torus_size", f"torus:{k}x{k}x{k}", SIZE_SWEEP_RATIO)
+    for path in nn["fabrics"]:
+        for ratio in nn["ratios"]:
+            add("fabric_ratio", f"fabric:{path}", ratio)
+    return points
+
+
+def fabric_file(spec: str) -> list[str]:
+    """The topology file a fabric SPEC reads (an input of its simulations)."""
+    return [spec.split(":", 1)[1]] if spec.startswith("fabric:") else []
+
+
+def simulation_figures(nn: dict[str, Any]) -> list[str]:
+    """The simulator's figures; Fig. 11 exists only when fabric files are configured."""
+    return [FABRIC_FIGURE, *SIMULATION_FIGURES] if nn["fabrics"] else list(SIMULATION_FIGURES)
+
+
+def noise_points(bench: dict[str, Any]) -> list[tuple[str, float, int]]:
+    """(collective, ratio, allocation) of every noise-benchmark run: the ratio sweep of
+    Fig. 3, 4, 6 on the full allocation and the allocation sweep of Fig. 5."""
+    points = [(c, r, bench["nodes"]) for c in bench["collectives"] for r in bench["ratios"]]
+    points += [("allreduce", SIZE_SWEEP_RATIO, n) for n in bench["allocations"]]
+    return sorted(set(points))
+
+
+def noise_args(bench: dict[str, Any], collective: str, ratio: str) -> list[object]:
+    """Arguments of the ``noise`` benchmark at one point (``ratio`` as its file names spell it)."""
+    return [
+        "--collective",
+        collective,
+        "--ratio",
+        ratio,
+        "--size",
+        bench["size"],
+        "--perturb-size",
+        bench["perturb_size"],
+        "--splits",
+        bench["splits"],
+        "--reps",
+        bench["reps"],
+    ]
+
+
+def netgauge_build_command(netgauge: dict[str, Any]) -> str:
+    """Netgauge's autotools build against the MPI of build.mpicc (``$MPICC``)."""
+    mpi_root = '"$(dirname "$(dirname "$(command -v "$MPICC")")")"'
+    extra = netgauge["configure_args"]
+    return " ".join(["./configure", f"--with-mpi={mpi_root}", *extra, "&& make"])
+
+
+def netgauge_job(
+    bench: dict[str, Any], binary: str, output: str, nodes: list[str] | None
+) -> dict[str, Any]:
+    """The co-run job spec of the collvsnoise run covering the benchmark's ratio sweep
+    on ``bench["nodes"]`` ranks (placed on ``nodes``, None: the launcher places them)."""
+    argv = collvsnoise_argv(binary, bench["netgauge"]["tests"], bench["nodes"], bench["ratios"])
+    return {
+        "name": "netgauge",
+        "program": argv[0],
+        "args": argv[1:],
+        "ranks": bench["nodes"],
+        "nodes": nodes,
+        "output": output,
+        "external": {"tool": "netgauge", "table": "netgauge_collvsnoise"},
+    }
+
+
+def netgauge_notice(nn: dict[str, Any]) -> str | None:
+    """Why the Netgauge side-by-side run is skipped, or None when it runs (or the
+    study or its benchmark is off)."""
+    bench = nn["benchmark"]
+    if nn["enabled"] and bench["enabled"] and not bench["netgauge"]["source"]:
+        return (
+            "network_noise.benchmark.netgauge.source is empty: "
+            "the Netgauge side-by-side run is skipped"
+        )
+    return None
+
+
+def _figure_files(figures: str, names: list[str] | tuple[str, ...]) -> list[str]:
+    return [f"{figures}/{name}.{ext}" for name in names for ext in ("svg", "png")]
+
+
+def simulation_targets(nn: dict[str, Any], figures: str, tables: str) -> list[str]:
+    """Final files of the simulator part (``figures``, ``tables``: the study's folders)."""
+    return [
+        *_figure_files(figures, simulation_figures(nn)),
+        f"{tables}/simulation_summary.csv",
+        f"{tables}/topologies.csv",
+    ]
+
+
+def benchmark_targets(bench: dict[str, Any], figures: str, tables: str) -> list[str]:
+    """Final files of the noise benchmark, with Netgauge's comparison when its source is set."""
+    targets = [*_figure_files(figures, BENCHMARK_FIGURES), f"{tables}/benchmark_slowdown.csv"]
+    if bench["netgauge"]["source"]:
+        targets.append(f"{tables}/netgauge_comparison.csv")
+    return targets
+
+
+def targets(nn: dict[str, Any], figures: str, tables: str) -> list[str]:
+    """Every final file of the study: the simulator's, and the benchmark's when enabled."""
+    found = simulation_targets(nn, figures, tables)
+    if nn["benchmark"]["enabled"]:
+        found += benchmark_targets(nn["benchmark"], figures, tables)
+    return found

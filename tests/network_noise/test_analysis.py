@@ -1,0 +1,306 @@
+"""Seed 001's summaries on small hand-computed inputs.
+
+Definitions checked against the seed paper (001_9f0f9ede26bdffbe.txt):
+- the perturbation ratio is the share of the allocation that perturbs ("a perturbation
+  ratio of 0.1 in an allocation of 100 processes means that 10 of the processes execute
+  a perturbation communication"; Fig. 2: 5 of 8 processes, ratio 5/8 = 0.625);
+- the benchmark's slowdown is "relative to unperturbed run [%]" of the average times
+  (Fig. 4, 5: "each data-point represents the average time of 128 measurements"), so
+  100 * perturbed mean / unperturbed mean, 100 % meaning no effect;
+- the simulator's slowdown is the ratio perturbed / unperturbed time of one run
+  ("delay ... by up to 12 times"), averaged over runs.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+import pytest
+
+from netnoise.studies.network_noise.analysis import (
+    benchmark_slowdown,
+    dimensions,
+    point_name,
+    simulation_summary,
+    topology_table,
+)
+from netnoise.studies.network_noise.netgauge import (
+    PERTURB_BYTES,
+    application_sizes,
+    comparison,
+    parse_collvsnoise,
+    size_problems,
+)
+
+
+@pytest.mark.parametrize(
+    ("figure", "spec", "ratio", "name"),
+    [
+        ("fat_tree_size", "xgft:12,12/1,6/1,2", 0.5, "fat_tree_size__xgft-12.12_1.6_1.2__r0.5"),
+        ("torus_ratio", "torus:32x32", 0.1, "torus_ratio__torus-32x32__r0.1"),
+        ("torus_size", "torus:10x10x10", 0.5, "torus_size__torus-10x10x10__r0.5"),
+        ("fabric_ratio", "fabric:maps/chic.topo", 0.9, "fabric_ratio__fabric-maps_chic.topo__r0.9"),
+        ("torus_ratio", "torus:4x4", 1 / 3, "torus_ratio__torus-4x4__r0.333333"),
+    ],
+)
+def test_point_name_is_file_name_safe(figure, spec, ratio, name):
+    assert point_name(figure, spec, ratio) == name
+    assert not set(":,/") & set(name)
+
+
+@pytest.mark.parametrize(
+    ("spec", "dims"),
+    [
+        ("torus:32x32", 2),
+        ("torus:10x10x10", 3),
+        ("torus:4x4x4x4", 4),
+        ("xgft:12,12/1,6", None),
+        ("fabric:maps/torus.topo", None),
+    ],
+)
+def test_dimensions_of_tori_only(spec, dims):
+    assert dimensions(spec) == dims
+
+
+def _runs(topology, ratio, slowdowns, overheads, endpoints, processes):
+    return pd.DataFrame(
+        {
+            "topology": topology,
+            "collective": "bcast",
+            "ratio": ratio,
+            "endpoints": endpoints,
+            "processes": processes,
+            "slowdown": slowdowns,
+            "overhead": overheads,
+        }
+    )
+
+
+def test_simulation_summary_one_row_per_point():
+    runs = [
+        _runs("torus:4x4", 0.5, [1.0, 2.0, 3.0], [0.0, 2.0, 4.0], 16, 8),
+        _runs("torus:4x4", 0.25, [1.0, 1.0, 1.0, 1.5], [0.0, 0.0, 0.0, 1.0], 16, 12),
+        _runs("xgft:4,4/1,2", 0.5, [1.5, 2.5], [1.0, 3.0], 16, 8),
+    ]
+    summary = simulation_summary(runs, ["torus_ratio", "torus_ratio", "fat_tree_size"])
+    # Sorted by figure, then dimensions, endpoints and ratio.
+    assert summary["figure"].tolist() == ["fat_tree_size", "torus_ratio", "torus_ratio"]
+    assert summary["ratio"].tolist() == [0.5, 0.25, 0.5]
+    assert summary["dimensions"].isna().tolist() == [True, False, False]
+    assert summary["processes"].tolist() == [8, 12, 8]
+
+    row = summary.iloc[2].to_dict()
+    assert row["topology"] == "torus:4x4"
+    assert row["dimensions"] == 2
+    assert row["collective"] == "bcast"
+    assert row["endpoints"] == 16
+    # Slowdowns 1, 2, 3: mean and median 2; linear percentiles at positions 0.05 and 1.95;
+    # sample sd 1, so the mean's 95 % interval is 2 -/+ 1.959964 / sqrt(3).
+    assert row["slowdown_mean"] == 2.0
+    assert row["slowdown_median"] == 2.0
+    assert row["slowdown_p2.5"] == pytest.approx(1.05)
+    assert row["slowdown_p97.5"] == pytest.approx(2.95)
+    half = 1.959964 / math.sqrt(3)
+    assert row["slowdown_mean_ci_low"] == pytest.approx(2 - half)
+    assert row["slowdown_mean_ci_high"] == pytest.approx(2 + half)
+    assert row["slowdown_runs"] == 3
+    assert row["overhead_mean"] == 2.0
+
+    quarter = summary.iloc[1]
+    assert quarter["slowdown_mean"] == pytest.approx(1.125)
+    assert quarter["overhead_mean"] == pytest.approx(0.25)
+
+
+def test_simulation_summary_needs_a_figure_per_point():
+    runs = [_runs("torus:4x4", 0.5, [1.0, 2.0], [0.0, 1.0], 16, 8)]
+    with pytest.raises(ValueError):
+        simulation_summary(runs, [])
+
+
+def test_topology_table_counts_beside_the_papers():
+    runs = [
+        _runs("xgft:4,4/1,2/1,2", 0.5, [1.0], [0.0], 16, 8),
+        _runs("torus:3x3", 0.5, [1.0], [0.0], 9, 5),
+        _runs("torus:3x3", 0.1, [1.0], [0.0], 9, 8),
+    ]
+    published = pd.DataFrame(
+        {
+            "layout": ["XGFT(2,4,2)", "10-ary 2-cube"],
+            "spec": ["xgft:4,4/1,2", "torus:10x10"],
+            "endpoints": [16, 100],
+            "switches": [6, 100],
+            "source": ["test", "test"],
+        }
+    )
+    table = topology_table(runs, published).set_index("topology")
+    # One row per topology, whatever its ratios.
+    assert sorted(table.index) == ["torus:3x3", "xgft:4,4/1,2/1,2"]
+    # XGFT(2; 4,4; 1,2) with 2 cables per top link: 4 x 4 endpoints, 4 leaf + 2 top
+    # switches; 16 endpoint cables and 4 leaves x 2 tops x 2 cables.
+    tree = table.loc["xgft:4,4/1,2/1,2"]
+    assert (tree["endpoints"], tree["switches"], tree["links"]) == (16, 6, 32)
+    # Matched on the SPEC without the parallel-cable part.
+    assert tree["paper_layout"] == "XGFT(2,4,2)"
+    assert (tree["paper_endpoints"], tree["paper_switches"]) == (16, 6)
+    # 3-ary 2-cube: 9 switches with one endpoint each, 2 ring links per switch.
+    torus = table.loc["torus:3x3"]
+    assert (torus["endpoints"], torus["switches"], torus["links"]) == (9, 9, 27)
+    assert torus["paper_layout"] == ""
+    assert pd.isna(torus["paper_endpoints"]) and pd.isna(torus["paper_switches"])
+
+
+def _tidy(collective, ratio, allocation, quiet, perturbed):
+    times = [*quiet, *perturbed]
+    return pd.DataFrame(
+        {
+            "collective": collective,
+            "ratio": ratio,
+            "allocation": allocation,
+            "perturbed": [0] * len(quiet) + [1] * len(perturbed),
+            "time_us": times,
+        }
+    )
+
+
+def test_benchmark_slowdown_is_perturbed_over_unperturbed_mean_in_percent():
+    tidy = pd.concat(
+        [
+            _tidy("bcast", 0.25, 8, quiet=[95.0, 105.0], perturbed=[80.0, 120.0]),
+            _tidy("allreduce", 0.5, 8, quiet=[90.0, 100.0, 110.0], perturbed=[140.0, 150.0, 160.0]),
+        ]
+    )
+    table = benchmark_slowdown(tidy)
+    assert table[["collective", "ratio", "allocation"]].values.tolist() == [
+        ["allreduce", 0.5, 8],
+        ["bcast", 0.25, 8],
+    ]
+    allreduce, bcast = table.iloc[0], table.iloc[1]
+    # Quiet mean 100 us, perturbed mean 150 us: 150 % of the unperturbed time.
+    assert allreduce["samples"] == 3
+    assert allreduce["unperturbed_mean_us"] == 100.0
+    assert allreduce["perturbed_mean_us"] == 150.0
+    assert allreduce["unperturbed_median_us"] == 100.0
+    assert allreduce["perturbed_median_us"] == 150.0
+    assert allreduce["slowdown_pct"] == pytest.approx(150.0)
+    # Every perturbed time above every quiet one: the exact two-sided Mann-Whitney
+    # p-value of 3 against 3 is 2 / C(6, 3) = 0.1.
+    assert allreduce["mann_whitney_p"] == pytest.approx(0.1)
+    # Same mean, half the pairs each way: 100 %, p = 1.
+    assert bcast["slowdown_pct"] == pytest.approx(100.0)
+    assert bcast["mann_whitney_p"] == pytest.approx(1.0)
+
+
+def test_parse_collvsnoise_reads_exponents_and_the_papers_ratio():
+    # Fig. 2 of the paper: 8 processes, 3 in the application communicator, 5 perturbing.
+    table = parse_collvsnoise(
+        "# Info: noise\n# acc: 8 3 8 :: 1.0e+03 (9.5e2), 1500 (1400.5)\nnot a summary\n"
+    )
+    assert table.to_dict("records") == [
+        {
+            "allocation": 8,
+            "application_ranks": 3,
+            "ratio": 0.625,
+            "size_bytes": 8,
+            # Netgauge prints the time of 10 back-to-back collectives.
+            "unperturbed_mean_us": 100.0,
+            "unperturbed_median_us": 95.0,
+            "perturbed_mean_us": 150.0,
+            "perturbed_median_us": 140.05,
+        }
+    ]
+
+
+def test_noise_rounds_half_perturbers_up():
+    # noise perturbs lround(ratio x ranks): 2.5 -> 3 of 10 ranks, 0.5 -> 1 of 4.
+    assert application_sizes(10, [0.25]) == [7]
+    assert application_sizes(4, [0.125]) == [3]
+    assert application_sizes(8, [0.75, 0.25, 0.5, 0.5]) == [2, 4, 6]
+
+
+def test_size_problems_name_both_netgauge_limits():
+    # 8 ranks at 1/4 and 3/8: application sizes 6 and 5, 3 perturbing ranks.
+    assert size_problems(8, [0.25, 0.375]) == [
+        "application communicator sizes [5, 6] (of 8 ranks) mix odd and even, "
+        "but Netgauge steps the size by 2",
+        "perturbing ranks [3] (of 8) are odd, but Netgauge pairs them",
+    ]
+
+
+def _ours(rows):
+    return pd.DataFrame(
+        rows,
+        columns=[
+            "collective",
+            "ratio",
+            "allocation",
+            "unperturbed_mean_us",
+            "perturbed_mean_us",
+            "slowdown_pct",
+        ],
+    )
+
+
+def _netgauge(rows):
+    return pd.DataFrame(
+        rows,
+        columns=[
+            "allocation",
+            "application_ranks",
+            "ratio",
+            "unperturbed_mean_us",
+            "perturbed_mean_us",
+        ],
+    )
+
+
+def test_comparison_pairs_allreduce_at_the_same_split():
+    ours = _ours(
+        [
+            ("allreduce", 0.5, 8, 100.0, 150.0, 150.0),
+            ("allreduce", 0.5, 4, 80.0, 100.0, 125.0),
+            ("bcast", 0.25, 8, 50.0, 60.0, 120.0),
+        ]
+    )
+    theirs = _netgauge(
+        [
+            (8, 4, 0.5, 200.0, 260.0),
+            # Same ratio, another allocation: no partner in ours.
+            (16, 8, 0.5, 10.0, 20.0),
+            # bcast is not compared.
+            (8, 6, 0.25, 10.0, 20.0),
+        ]
+    )
+    table = comparison(ours, theirs, 1 << 20)
+    assert table.to_dict("records") == [
+        {
+            "allocation": 8,
+            "ratio": 0.5,
+            "netnoise_unperturbed_mean_us": 100.0,
+            "netnoise_perturbed_mean_us": 150.0,
+            "netnoise_slowdown_pct": 150.0,
+            "netnoise_perturb_bytes": 1 << 20,
+            "netgauge_unperturbed_mean_us": 200.0,
+            "netgauge_perturbed_mean_us": 260.0,
+            "netgauge_slowdown_pct": pytest.approx(130.0),
+            "netgauge_perturb_bytes": PERTURB_BYTES,
+        }
+    ]
+    assert PERTURB_BYTES == 10 * 1024 * 1024
+
+
+def test_comparison_pairs_a_rounded_ratio_with_the_split_netgauge_ran():
+    # Ratio 0.3 of 12 ranks: noise perturbs lround(3.6) = 4 ranks, Netgauge's
+    # 8-rank application communicator leaves the same 4 (its ratio 1/3).
+    ours = _ours([("allreduce", 0.3, 12, 100.0, 120.0, 120.0)])
+    theirs = _netgauge([(12, 8, 4 / 12, 100.0, 110.0)])
+    table = comparison(ours, theirs, 1024)
+    assert table["ratio"].tolist() == [pytest.approx(1 / 3)]
+    assert table["netnoise_slowdown_pct"].tolist() == [120.0]
+    assert table["netgauge_slowdown_pct"].tolist() == [pytest.approx(110.0)]
+
+
+def test_comparison_without_common_split_is_empty():
+    ours = _ours([("allreduce", 0.5, 8, 100.0, 150.0, 150.0)])
+    assert comparison(ours, _netgauge([(8, 6, 0.25, 1.0, 2.0)]), 1024).empty
+    assert comparison(ours.iloc[0:0], _netgauge([(8, 4, 0.5, 1.0, 2.0)]), 1024).empty
