@@ -106,7 +106,7 @@ def test_small_real_run_end_to_end(tmp_path):
 def test_simulator_figures_including_a_real_fabric(tmp_path):
     """Seed 001's simulator rules end to end on small topologies and the fixture fabric."""
     (tmp_path / "config").mkdir()
-    fabric = REPO / "tests" / "data" / "small_fabric.topo"
+    fabric = REPO / "tests" / "network_noise" / "data" / "small_fabric.topo"
     config = {
         "platform": {"kind": "localhost"},
         "impact_compression": {"enabled": False},
