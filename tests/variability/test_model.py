@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import math
+import sys
+import tarfile
 
 import numpy as np
 import pandas as pd
 import pytest
 
+from netnoise.bundle import SHIPPED
 from netnoise.studies.variability import model as v
 from netnoise.studies.variability.evaluation import cv_r2
 from netnoise.studies.variability.features import dataset
@@ -105,3 +108,20 @@ def test_estimate_gives_z_and_bound_or_refuses_with_a_reason(model, fresh):
     none = v.estimate(model, missing)
     assert none["z"] is None and "net_to_nic_ratio" in none["reason"]
     assert [v.verdict(z, 0.5) for z in (1.0, -1.0, 0.2)] == ["congested", "favourable", "typical"]
+
+
+def test_the_shipped_bundles_model_loads_and_judges_its_runs(tmp_path):
+    """The bundle's model was written when this module had another name."""
+    results = "results/testbed"
+    with tarfile.open(SHIPPED) as bundle:
+        bundle.extract(f"{results}/models/variability.joblib", tmp_path, filter="data")
+        runs = pd.read_csv(bundle.extractfile(f"{results}/tidy/variability/runs.csv"))
+    model = v.load_model(tmp_path / results / "models" / "variability.joblib")
+    assert isinstance(model, v.VariabilityModel)
+    assert not any(name in sys.modules for name in v.FORMER_MODULES)
+    production = runs[runs["campaign"] == "production"].reset_index(drop=True)
+    X, y = dataset(production)
+    assert model.evaluation.index.equals(X.index) and np.allclose(model.evaluation["z_true"], y)
+    assert sum(model.applications.values()) == len(X)
+    pred = model.predict(X)
+    assert pred["accepted"].any() and np.isfinite(pred["svr"]).all()

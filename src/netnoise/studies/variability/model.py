@@ -25,10 +25,12 @@ covered runs whose true z lies within SVR ± bound.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import math
 import os
-from collections.abc import Mapping, Sequence
+import sys
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 import joblib
@@ -54,6 +56,9 @@ DEFAULT_GRID: dict[str, list[float]] = {
     "epsilon": [0.1],
 }
 MODEL_FORMAT = "netnoise-variability/1"
+# Where this module lived when model files were written that name its classes so
+# (e.g. the model of the shipped results bundle).
+FORMER_MODULES = ("netnoise.models.variability",)
 
 
 def svr_pipeline(params: Mapping[str, float] | None = None) -> Pipeline:
@@ -290,9 +295,24 @@ def save_model(path: str | os.PathLike[str], model: VariabilityModel) -> None:
         joblib.dump({"format": MODEL_FORMAT, "model": model}, tmp)
 
 
-def load_model(path: str | os.PathLike[str]) -> VariabilityModel:
+@contextlib.contextmanager
+def _former_module_names() -> Iterator[None]:
+    """Let the unpickler find this module's classes under their former module names."""
+    added = [name for name in FORMER_MODULES if name not in sys.modules]
+    for name in added:
+        sys.modules[name] = sys.modules[__name__]
     try:
-        data = joblib.load(path)
+        yield
+    finally:
+        for name in added:
+            del sys.modules[name]
+
+
+def load_model(path: str | os.PathLike[str]) -> VariabilityModel:
+    """Read a model written by :func:`save_model`, by this or an earlier layout of netnoise."""
+    try:
+        with _former_module_names():
+            data = joblib.load(path)
     except FileNotFoundError:
         raise
     except Exception as err:
