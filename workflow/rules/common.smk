@@ -1,6 +1,5 @@
 from snakemake.logging import logger
 
-import copy
 from types import SimpleNamespace
 
 from netnoise.studies.asymmetric import study as asymmetric_study
@@ -8,7 +7,6 @@ from netnoise import config as netnoise_config
 from netnoise import studies as netnoise_studies
 from netnoise.build import list_programs
 from netnoise.jobs import expose_package
-from netnoise.studies.variability.campaign import batches, run_keys
 
 netnoise_config.validate(
     config, source=", ".join(map(str, workflow.configfiles)) or "config"
@@ -290,64 +288,6 @@ def asymmetric_targets():
         ),
         *expand(f"{AS_TABLES}/{{name}}.csv", name=AS_TABLE_NAMES),
         f"{AS_TABLES}/testbed_validation.csv",
-    ]
-
-
-# Seed 002 (rules/variability.smk): the campaign's measurement jobs and targets.
-
-
-def variability_batches():
-    """Campaign -> its measurement jobs, each a list of [application, nodes, run index]."""
-    vb = config["variability"]
-    runs = {"production": vb["runs"]}
-    runs |= {campaign: vb["controlled_runs"] for campaign in ("dedicated", "maximal")}
-    jobs = {}
-    for campaign, count in runs.items():
-        keys = run_keys(vb["applications"], vb["node_counts"], count)
-        if keys:
-            jobs[campaign] = [
-                [[k.application, k.node_count, k.index] for k in batch]
-                for batch in batches(keys, vb["runs_per_job"])
-            ]
-    return jobs
-
-
-def variability_batch_runs(wildcards):
-    return VB_BATCHES[wildcards.campaign][int(wildcards.batch)]
-
-
-def application_program(name):
-    """Program path and arguments of a configured application."""
-    return {
-        "program": application_binary(name),
-        "args": config["applications"][name].get("args", []),
-    }
-
-
-def variability_programs():
-    return sorted({application_binary(a) for a in VB["applications"]})
-
-
-def variability_platform():
-    """The platform with the study's testbed layout (racks, backbone) over the shared one.
-
-    Measurements run one at a time (resource network), so the testbed is rebuilt
-    with this layout when the study's jobs start and back when another study's do."""
-    platform = copy.deepcopy(config["platform"])
-    platform["testbed"].update(netnoise_config.study_testbed(config["variability"]))
-    return platform
-
-
-def variability_targets():
-    # The campaign draws placements on the testbed and reads its counters.
-    if PLATFORM != "testbed":
-        return []
-    return [
-        *expand(
-            f"{VB_FIGURES}/{{name}}.{{ext}}", name=VB_FIGURE_NAMES, ext=["svg", "png"]
-        ),
-        *expand(f"{VB_TABLES}/{{name}}.csv", name=VB_TABLE_NAMES),
-        VB_MODEL,
     ]
 
 

@@ -1,51 +1,18 @@
 # Seed 002: a production campaign with a random background per run, the two
 # controlled extremes, and the counter-based variability model (Sec. II-VI).
+# Its plan (jobs, programs, platform, targets): netnoise.studies.variability.plan.
+
+from netnoise.studies.variability import plan as variability_plan
 
 VB = config["variability"]
-VB_RAW = f"{RESULTS}/raw/variability"
-VB_TIDY = f"{RESULTS}/tidy/variability/runs.csv"
-VB_MODEL = f"{RESULTS}/models/variability.joblib"
-VB_TABLES = f"{RESULTS}/tables/variability"
-VB_FIGURES = f"{RESULTS}/figures/variability"
-VB_BATCHES = variability_batches()
-VB_TABLE_NAMES = [
-    "table2_runtime_statistics",
-    "table3_metrics",
-    "table4_correlations",
-    "feature_importance",
-    "model_summary",
-    "learning_curve",
-    "train_fraction",
-    "table5_unseen_application",
-    "predicted_vs_true",
-    "rf_bound",
-    "tsne",
-    "table6_use_cases",
-    "controlled_estimates",
-]
-# Tables the report shows; the others only feed figures.
-VB_REPORTED_TABLES = [
-    "table2_runtime_statistics",
-    "table3_metrics",
-    "table4_correlations",
-    "feature_importance",
-    "model_summary",
-    "train_fraction",
-    "table5_unseen_application",
-    "table6_use_cases",
-    "controlled_estimates",
-]
-VB_FIGURE_NAMES = [
-    "fig1_runtimes",
-    "fig2_features",
-    "fig4_controlled_extremes",
-    "fig5_tsne",
-    "fig7_predicted_vs_true",
-    "fig8_learning_curve",
-    "fig9_unseen_application",
-    "fig10_sparse_samples",
-    "fig11_rf_bound",
-]
+VB_PATHS = study_paths("variability")
+VB_TIDY = f"{VB_PATHS.tidy}/runs.csv"
+# One model file beside the models folders of the other studies.
+VB_MODEL = f"{VB_PATHS.models}.joblib"
+VB_BATCHES = variability_plan.measurement_batches(VB)
+VB_APPLICATIONS = variability_plan.measured_applications(
+    VB, config["applications"], application_binary
+)
 
 
 wildcard_constraints:
@@ -62,28 +29,33 @@ localrules:
     plot_variability,
 
 
-study_targets("variability", variability_targets)
+study_targets(
+    "variability",
+    lambda: variability_plan.targets(
+        config["platform"]["kind"], VB_PATHS.tables, VB_PATHS.figures, VB_MODEL
+    ),
+)
 
 
 rule measure_variability_runs:
     input:
-        applications=variability_programs(),
+        applications=variability_plan.programs(VB_APPLICATIONS),
         loadgen=program("loadgen"),
         compressionb=program("compressionb"),
     output:
-        directory(f"{VB_RAW}/{{campaign}}/batch{{batch}}"),
+        directory(f"{VB_PATHS.raw}/{{campaign}}/batch{{batch}}"),
     log:
-        f"{LOGS}/variability/{{campaign}}_batch{{batch}}.log",
+        f"{VB_PATHS.logs}/{{campaign}}_batch{{batch}}.log",
     benchmark:
-        f"{BENCHMARKS}/variability/{{campaign}}_batch{{batch}}.tsv"
+        f"{VB_PATHS.benchmarks}/{{campaign}}_batch{{batch}}.tsv"
     conda:
         "../../envs/build.yaml"
     resources:
         network=1,
     params:
-        runs=variability_batch_runs,
-        applications={name: application_program(name) for name in VB["applications"]},
-        platform=variability_platform(),
+        runs=lambda wildcards: VB_BATCHES[wildcards.campaign][int(wildcards.batch)],
+        applications=VB_APPLICATIONS,
+        platform=variability_plan.study_platform(config["platform"], VB),
         config={"variability": VB},
     script:
         "../scripts/variability/measure.py"
@@ -91,15 +63,11 @@ rule measure_variability_runs:
 
 rule tidy_variability_runs:
     input:
-        batches=[
-            f"{VB_RAW}/{campaign}/batch{b}"
-            for campaign, runs in VB_BATCHES.items()
-            for b in range(len(runs))
-        ],
+        batches=variability_plan.batch_dirs(VB_PATHS.raw, VB_BATCHES),
     output:
         VB_TIDY,
     log:
-        f"{LOGS}/variability/tidy.log",
+        f"{VB_PATHS.logs}/tidy.log",
     conda:
         "../../envs/analysis.yaml"
     script:
@@ -112,7 +80,7 @@ rule train_variability_model:
     output:
         VB_MODEL,
     log:
-        f"{LOGS}/variability/train.log",
+        f"{VB_PATHS.logs}/train.log",
     conda:
         "../../envs/analysis.yaml"
     params:
@@ -136,18 +104,18 @@ rule tabulate_variability:
         **{
             name: (
                 report(
-                    f"{VB_TABLES}/{name}.csv",
-                    caption=f"../report/variability/{name}.rst",
-                    category="002 Variability model",
+                    f"{VB_PATHS.tables}/{name}.csv",
+                    caption=f"{VB_PATHS.captions}/{name}.rst",
+                    category=VB_PATHS.category,
                     labels={"table": name},
                 )
-                if name in VB_REPORTED_TABLES
-                else f"{VB_TABLES}/{name}.csv"
+                if name in variability_plan.REPORTED_TABLES
+                else f"{VB_PATHS.tables}/{name}.csv"
             )
-            for name in VB_TABLE_NAMES
+            for name in variability_plan.TABLES
         },
     log:
-        f"{LOGS}/variability/tabulate.log",
+        f"{VB_PATHS.logs}/tabulate.log",
     conda:
         "../../envs/analysis.yaml"
     params:
@@ -159,24 +127,24 @@ rule tabulate_variability:
 
 rule plot_variability:
     input:
-        **{name: f"{VB_TABLES}/{name}.csv" for name in VB_TABLE_NAMES},
+        **{name: f"{VB_PATHS.tables}/{name}.csv" for name in variability_plan.TABLES},
         runs=VB_TIDY,
         published_claims=reference("variability", "claims.csv"),
         published_table5=reference("variability", "table5.csv"),
-        style=STYLE,
+        style=figure_style(),
     output:
-        svg=expand(f"{VB_FIGURES}/{{name}}.svg", name=VB_FIGURE_NAMES),
+        svg=expand(f"{VB_PATHS.figures}/{{name}}.svg", name=variability_plan.FIGURES),
         png=[
             report(
-                f"{VB_FIGURES}/{name}.png",
-                caption=f"../report/variability/{name}.rst",
-                category="002 Variability model",
+                f"{VB_PATHS.figures}/{name}.png",
+                caption=f"{VB_PATHS.captions}/{name}.rst",
+                category=VB_PATHS.category,
                 labels={"figure": name},
             )
-            for name in VB_FIGURE_NAMES
+            for name in variability_plan.FIGURES
         ],
     log:
-        f"{LOGS}/variability/plot.log",
+        f"{VB_PATHS.logs}/plot.log",
     conda:
         "../../envs/analysis.yaml"
     script:

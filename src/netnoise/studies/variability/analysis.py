@@ -1,8 +1,10 @@
 """Seed 002's analysis: the tidy table of the campaign's runs and the tables of
 Sec. III-VI, with the paper's numbers beside ours.
 
-The campaign itself is :mod:`netnoise.studies.variability.campaign`; the model is
-:mod:`netnoise.studies.variability.model`.
+The campaign itself is :mod:`netnoise.studies.variability.campaign`, a run's metrics
+:mod:`netnoise.studies.variability.metrics`; the model is
+:mod:`netnoise.studies.variability.model` and its evaluations
+:mod:`netnoise.studies.variability.evaluation`.
 """
 
 from __future__ import annotations
@@ -18,9 +20,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from netnoise.studies.variability import evaluation
+from netnoise.studies.variability import features as model_features
 from netnoise.studies.variability import model as variability
-from netnoise.studies.variability.campaign import CAMPAIGNS, RUN_FILE
-from netnoise.studies.variability.cli import metrics_of
+from netnoise.studies.variability.campaign import CAMPAIGNS
+from netnoise.studies.variability.metrics import RUN_FILE, STATS, metrics_of
 
 # --------------------------------------------------------------------------- tidy table
 
@@ -185,9 +189,7 @@ def metrics_table(table: pd.DataFrame) -> pd.DataFrame:
             "metric": metric,
             "paper_definition": definition,
             "netnoise_counters": counters,
-            "statistics": key
-            if key == "nodes"
-            else ", ".join(f"{key}_{s}" for s in variability.STATS),
+            "statistics": key if key == "nodes" else ", ".join(f"{key}_{s}" for s in STATS),
         }
         for campaign in CAMPAIGNS:
             values = table.loc[table["campaign"] == campaign, column]
@@ -260,7 +262,7 @@ def evaluate(
     numbers beside ours (``claims``, ``features``, ``unseen`` = Table V, ``use_cases`` =
     Table VI, the reference tables of resources/reference/variability/)."""
     runs = production(table)
-    X, y = variability.dataset(runs)
+    X, y = model_features.dataset(runs)
     if not model.evaluation.index.equals(X.index) or not np.allclose(model.evaluation["z_true"], y):
         raise ValueError("the model was trained on other runs than this table's production runs")
     params, seed = model.params, settings.seed
@@ -278,22 +280,22 @@ def evaluate(
     ]
     out["model_summary"] = pd.DataFrame(summary, columns=["quantity", "netnoise", "paper"])
 
-    ranking = variability.rank_features(X, y, seed=seed, n_estimators=max(settings.trees, 200))
+    ranking = model_features.rank_features(X, y, seed=seed, n_estimators=max(settings.trees, 200))
     ranked = ranking.rename_axis("feature").reset_index()
     ranked.insert(0, "rank", range(1, len(ranked) + 1))
     out["feature_importance"] = ranked.merge(
         features[["feature", "rank"]].rename(columns={"rank": "paper_rank"}), on="feature"
     )
 
-    curve = variability.learning_curve_table(X, y, params, cv=settings.cv, seed=seed)
+    curve = evaluation.learning_curve_table(X, y, params, cv=settings.cv, seed=seed)
     out["learning_curve"] = curve
-    fractions = variability.train_fraction_r2(X, y, params, fractions=settings.train_fractions)
+    fractions = evaluation.train_fraction_r2(X, y, params, fractions=settings.train_fractions)
     fractions["paper_r2"] = [
         _claim(claims, f"train_fraction_{f:g}") for f in fractions["train_fraction"]
     ]
     out["train_fraction"] = fractions
 
-    loao = variability.leave_one_application_out(runs, params, added=settings.added, seed=seed)
+    loao = evaluation.leave_one_application_out(runs, params, added=settings.added, seed=seed)
     programs = runs.drop_duplicates("application").set_index("application")["program"]
     loao.insert(1, "paper_application", paper_application(loao["application"].map(programs)))
     # The paper's row of the application each proxy stands for, at its own counts
@@ -311,7 +313,7 @@ def evaluate(
     ):
         if figure != "fig7" and application is None:
             continue
-        points = variability.predicted_vs_true(
+        points = evaluation.predicted_vs_true(
             runs, params, test_application=application, added=added, seed=seed
         )
         points.insert(0, "figure", figure)
@@ -324,12 +326,12 @@ def evaluate(
     bound = model.evaluation.join(runs[["application", "nodes", "runtime_s"]])
     out["rf_bound"] = bound.reset_index(drop=True)
 
-    tsne = variability.tsne_coordinates(X, apps, seed=seed)
+    tsne = evaluation.tsne_coordinates(X, apps, seed=seed)
     tsne["nodes"] = runs.loc[X.index, "nodes"].to_numpy()
     out["tsne"] = tsne.reset_index(drop=True)
 
     if settings.use_case_applications:
-        cases = variability.use_case_table(
+        cases = evaluation.use_case_table(
             model,
             runs,
             list(settings.use_case_applications),
@@ -360,7 +362,7 @@ def controlled_estimates(table: pd.DataFrame, model: variability.VariabilityMode
     columns = ["campaign", "application", "nodes", "index", "runtime_s"]
     if controlled.empty:
         return pd.DataFrame(columns=[*columns, "z_true", "svr", "rf", "bound", "accepted", "z"])
-    X = variability.features(controlled)
+    X = model_features.features(controlled)
     measurable = X.notna().all(axis=1)
     pred = model.predict(X[measurable])
     out = controlled.loc[measurable, columns].join(pred)

@@ -38,7 +38,7 @@ run) is launched beside its background, and its timed run starts once the
 background is in full swing.
 
 Every run is a directory that ``netnoise variability`` reads (see
-:mod:`netnoise.studies.variability.cli`): ``counters.csv`` (the testbed counters
+:mod:`netnoise.studies.variability.metrics`): ``counters.csv`` (the testbed counters
 of the job's NICs and of the fabric, sampled from the start of the timed run
 to its end), ``run.json`` (nodes, runtime, application, the network ports the
 job sees, and the draw), ``application.csv`` and, with load,
@@ -61,13 +61,12 @@ from netnoise.atomic import write_json
 from netnoise.io import read_benchmark
 from netnoise.platform import Platform
 from netnoise.run import Job, corun
+from netnoise.studies.variability.metrics import COUNTERS_FILE, RUN_FILE, testbed_network_ports
 from netnoise.testbed import counters as testbed_counters
 from netnoise.testbed.fabric import TestbedSpec
 
 CAMPAIGNS = ("production", "dedicated", "maximal")
 GENERATORS = ("loadgen", "compressionb")
-RUN_FILE = "run.json"
-COUNTERS_FILE = "counters.csv"
 APPLICATION_FILE = "application.csv"
 BACKGROUND_FILE = "background.csv"
 # The C programs take seeds in [0, 2^31).
@@ -273,10 +272,6 @@ def measure_runs(
     background stopped. Every file of a run is written atomically and
     ``run.json`` last, so a run directory with ``run.json`` is complete.
     """
-    # The model module (scikit-learn) loads only to measure: the workflow imports this
-    # module to plan its jobs.
-    from netnoise.studies.variability.model import testbed_network_ports
-
     out = Path(out_dir)
     done = []
     for key in runs:

@@ -6,28 +6,10 @@ Commands::
     netnoise variability metrics RUN_DIR
     netnoise variability train RUN_DIR [RUN_DIR ...] --model MODEL [--cv K] [--seed N]
 
-A run directory (RUN_DIR) holds:
-
-- ``counters.csv``: the run's network counter samples in the tidy format of
-  :mod:`netnoise.counters`, columns ``time_s,device,port,role,counter,value``
-  (read with :func:`netnoise.counters.csvimport.read`, so ``role`` may be left
-  out and defaults to ``node_nic``). At least a sample at the start and one at
-  the end of the run; more samples in between add the time distribution.
-  Roles: ``node_nic`` (the job's NICs), ``switch_port``, ``uplink``,
-  ``core_port`` (the network queues its traffic meets). Counters: ``tx_bytes``,
-  ``tx_packets``, and a stall counter, ``qdisc_overlimits`` (testbed) or
-  ``xmit_wait_ticks`` (InfiniBand PortXmitWait). See
-  :mod:`netnoise.studies.variability.model` for how they map to the paper's.
-- ``run.json``: an object with
-
-  - ``nodes`` (required): list of the job's node names, as in the ``device`` of
-    their ``node_nic`` rows (or ``NODE:HCA``);
-  - ``runtime_s`` (required): the run's runtime in seconds;
-  - ``application`` (required by ``train``): the application's name; runs are
-    standardised per application and node count;
-  - ``node_count`` (optional): the job's number of nodes, if not ``len(nodes)``;
-  - ``network_ports`` (optional): ``[[device, port], ...]``, the network
-    queues that count as the job's (default: every network row of the file).
+A run directory (RUN_DIR) holds the run's counter samples, ``counters.csv``, and
+its description, ``run.json`` (nodes, runtime and, to train, application); see
+:mod:`netnoise.studies.variability.metrics` for both formats and how the counters
+map to the paper's.
 
 ``estimate`` prints ``z ± bound`` (runtime standard deviations from the mean of
 the application at that node count) and what it says of the run's network
@@ -42,88 +24,16 @@ import argparse
 import json
 import math
 import sys
-from pathlib import Path
 from typing import Any
 
-import pandas as pd
-
-from netnoise.counters import csvimport
-from netnoise.studies.variability import model as variability
+from netnoise.studies.variability.metrics import RunDirError, metrics_of, training_table
+from netnoise.studies.variability.model import estimate, load_model, save_model, train
 
 VERDICTS = {
     "congested": "ran in congested conditions (slower than a typical run beyond the bound)",
     "favourable": "ran in favourable conditions (faster than a typical run beyond the bound)",
     "typical": "typical network conditions (0 within the bound)",
 }
-
-
-class RunDirError(ValueError):
-    """A run directory that cannot be read; the message says what is wrong."""
-
-
-def read_run_dir(path: str | Path) -> tuple[pd.DataFrame, dict[str, Any]]:
-    """The counter samples and the run description of RUN_DIR (checked)."""
-    run_dir = Path(path)
-    if not run_dir.is_dir():
-        raise RunDirError(f"{run_dir}: not a directory")
-    info_path, counters_path = run_dir / "run.json", run_dir / "counters.csv"
-    for needed in (info_path, counters_path):
-        if not needed.is_file():
-            raise RunDirError(f"{needed}: missing (a run directory holds run.json, counters.csv)")
-    try:
-        info = json.loads(info_path.read_text())
-    except json.JSONDecodeError as err:
-        raise RunDirError(f"{info_path}: not valid JSON ({err})") from err
-    if not isinstance(info, dict):
-        raise RunDirError(f"{info_path}: must hold a JSON object")
-    nodes = info.get("nodes")
-    if not isinstance(nodes, list) or not nodes or not all(isinstance(n, str) for n in nodes):
-        raise RunDirError(f"{info_path}: 'nodes' must be a non-empty list of node names")
-    runtime = info.get("runtime_s")
-    if isinstance(runtime, bool) or not isinstance(runtime, int | float) or not runtime > 0:
-        raise RunDirError(f"{info_path}: 'runtime_s' must be a positive number")
-    if not math.isfinite(runtime):
-        raise RunDirError(f"{info_path}: 'runtime_s' must be finite")
-    count = info.get("node_count")
-    if count is not None and (isinstance(count, bool) or not isinstance(count, int) or count < 1):
-        raise RunDirError(f"{info_path}: 'node_count' must be a positive integer")
-    ports = info.get("network_ports")
-    if ports is not None and not (
-        isinstance(ports, list)
-        and all(
-            isinstance(p, list) and len(p) == 2 and all(isinstance(x, str) for x in p)
-            for p in ports
-        )
-    ):
-        raise RunDirError(f"{info_path}: 'network_ports' must be a list of [device, port]")
-    try:
-        samples = csvimport.read(counters_path)
-    except pd.errors.EmptyDataError as err:
-        raise RunDirError(f"{counters_path}: empty file") from err
-    except ValueError as err:  # csvimport's own messages, and pandas' ParserError
-        raise RunDirError(f"{counters_path}: not a counter CSV: {err}") from err
-    if samples.empty:
-        raise RunDirError(f"{counters_path}: no counter rows")
-    return samples, info
-
-
-def metrics_of(path: str | Path) -> dict[str, Any]:
-    """Table III metrics of the run in RUN_DIR, with its application and runtime."""
-    samples, info = read_run_dir(path)
-    ports = info.get("network_ports")
-    try:
-        metrics = variability.run_metrics(
-            samples,
-            info["nodes"],
-            float(info["runtime_s"]),
-            network_ports=[tuple(p) for p in ports] if ports is not None else None,
-            node_count=info.get("node_count"),
-        )
-    except ValueError as err:
-        raise RunDirError(f"{path}: {err}") from err
-    metrics["application"] = info.get("application")
-    metrics["runtime_s"] = float(info["runtime_s"])
-    return metrics
 
 
 def _fail(err: Exception) -> int:
@@ -140,10 +50,10 @@ def _jsonable(value: Any) -> Any:
 def _cmd_estimate(args: argparse.Namespace) -> int:
     try:
         metrics = metrics_of(args.run_dir)
-        model = variability.load_model(args.model)
-    except (RunDirError, ValueError, FileNotFoundError) as err:
+        model = load_model(args.model)
+    except (ValueError, FileNotFoundError) as err:
         return _fail(err)
-    result = variability.estimate(model, metrics)
+    result = estimate(model, metrics)
     if args.json:
         out = {k: _jsonable(v) for k, v in result.items()}
         out["run_dir"] = str(args.run_dir)
@@ -173,16 +83,11 @@ def _cmd_metrics(args: argparse.Namespace) -> int:
 
 def _cmd_train(args: argparse.Namespace) -> int:
     try:
-        rows = []
-        for run_dir in args.run_dirs:
-            metrics = metrics_of(run_dir)
-            if not metrics.get("application"):
-                raise RunDirError(f"{run_dir}/run.json: 'application' is needed for training")
-            rows.append(metrics)
-        model = variability.train(pd.DataFrame(rows), cv=args.cv, seed=args.seed)
-    except (RunDirError, ValueError, FileNotFoundError) as err:
+        table = training_table(args.run_dirs)
+        model = train(table, cv=args.cv, seed=args.seed)
+    except (ValueError, FileNotFoundError) as err:
         return _fail(err)
-    variability.save_model(args.model, model)
+    save_model(args.model, model)
     print(
         f"{args.model}: trained on {sum(model.applications.values())} runs of "
         f"{len(model.applications)} application(s); {args.cv}-fold R² {model.cv_r2:.2f}, "

@@ -1,0 +1,208 @@
+"""Seed 002 campaign: background draws, run plans, and real runs on the testbed."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections import Counter
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from netnoise.cli import main as cli_main
+from netnoise.config import validate
+from netnoise.io import read_benchmark
+from netnoise.platform.testbed import TestbedPlatform
+from netnoise.provenance import read_sidecar
+from netnoise.studies.variability import analysis as study
+from netnoise.studies.variability.campaign import (
+    BackgroundSettings,
+    Draw,
+    Measured,
+    RunKey,
+    batches,
+    draw,
+    measure_runs,
+    racks_spanned,
+    run_keys,
+    run_seed,
+)
+from netnoise.testbed.fabric import TestbedSpec
+
+SPEC = TestbedSpec("nv", 8, 2, 50.0, 100.0, 16000, 100000, "default", 2)
+RACK = {n.name: n.rack for n in SPEC.node_list()}
+
+
+def test_a_runs_seed_depends_on_what_identifies_it_only():
+    seeds = {
+        run_seed(2, c, a, n, i)
+        for c in ("production", "maximal")
+        for a in ("cg_solver", "halo3d")
+        for n in (2, 4)
+        for i in range(20)
+    }
+    assert len(seeds) == 2 * 2 * 2 * 20  # all distinct
+    assert run_seed(2, "production", "halo3d", 4, 7) == run_seed(2, "production", "halo3d", 4, 7)
+    assert run_seed(3, "production", "halo3d", 4, 7) != run_seed(2, "production", "halo3d", 4, 7)
+    assert all(0 <= s < 2**31 for s in seeds)  # what the C programs accept
+
+
+def test_production_draws_are_valid_reproducible_and_cover_the_conditions():
+    settings = BackgroundSettings()
+    draws = [draw(SPEC, 4, "production", run_seed(2, "production", "a", 4, i)) for i in range(600)]
+    assert draws[17] == draw(SPEC, 4, "production", draws[17].seed)
+    for d in draws:
+        assert len(d.job_nodes) == 4 == len(set(d.job_nodes))
+        assert not set(d.job_nodes) & set(d.loaded_nodes)
+        assert len(d.loaded_nodes) % 2 == 0
+        assert (d.generator == "none") == (not d.loaded_nodes)
+        if d.generator == "loadgen":
+            assert 0.1 <= d.parameters["load"] <= 1.0
+        elif d.generator == "compressionb":
+            assert 1 <= d.parameters["messages"] <= 4
+            assert 2.5e6 <= d.parameters["sleep_cycles"] <= 2.5e8
+    # 0, 2 or 4 of the 4 free nodes loaded, each about a third of the time.
+    loaded = Counter(len(d.loaded_nodes) for d in draws)
+    assert set(loaded) == {0, 2, 4} and min(loaded.values()) > 150
+    generators = Counter(d.generator for d in draws if d.loaded_nodes)
+    assert abs(generators["loadgen"] - generators["compressionb"]) < 0.2 * sum(generators.values())
+    # Placement: jobs in one rack and across both, loadgen pairs within and across.
+    assert {racks_spanned(SPEC, d.job_nodes) for d in draws} == {1, 2}
+    crossing = [RACK[d.loaded_nodes[0]] != RACK[d.loaded_nodes[1]] for d in draws if d.loaded_nodes]
+    assert 0.2 < np.mean(crossing) < 0.8
+    # The loads spread over the range: the mean of a uniform draw.
+    loads = [d.parameters["load"] for d in draws if d.generator == "loadgen"]
+    assert np.mean(loads) == pytest.approx(0.55, abs=0.05)
+    sleeps = np.log10(
+        [d.parameters["sleep_cycles"] for d in draws if "sleep_cycles" in d.parameters]
+    )
+    assert np.mean(sleeps) == pytest.approx(7.4, abs=0.15)  # log-uniform in 10^6.4-10^8.4
+    assert settings.generators == ("loadgen", "compressionb")
+
+
+def test_the_controlled_extremes():
+    dedicated = draw(SPEC, 4, "dedicated", 5)
+    assert dedicated.job_nodes == ("nv-n01", "nv-n02", "nv-n03", "nv-n04")  # one rack
+    assert dedicated.generator == "none" and dedicated.loaded_nodes == ()
+    maximal = draw(SPEC, 4, "maximal", 5)
+    assert Counter(RACK[n] for n in maximal.job_nodes) == {1: 2, 2: 2}
+    assert set(maximal.loaded_nodes) == set(RACK) - set(maximal.job_nodes)
+    assert maximal.generator == "loadgen" and maximal.parameters == {"load": 1.0}
+    pairs = zip(maximal.loaded_nodes[::2], maximal.loaded_nodes[1::2], strict=True)
+    assert all(RACK[a] != RACK[b] for a, b in pairs)  # every pair crosses the backbone
+    assert draw(SPEC, 2, "maximal", 1).job_nodes == ("nv-n01", "nv-n05")
+    with pytest.raises(ValueError, match="unknown campaign 'busy'"):
+        draw(SPEC, 2, "busy", 1)
+    with pytest.raises(ValueError, match="does not fit the 8 testbed nodes"):
+        draw(SPEC, 9, "production", 1)
+
+
+def test_background_arguments_and_settings():
+    settings = BackgroundSettings()
+    loadgen = draw(SPEC, 2, "maximal", 3).background_args(settings, 50.0)
+    assert loadgen == ["--load", "1.0000", "--link-mbit", "50", "--size", "65536", "--seed", "3"]
+    burst = Draw(
+        "production",
+        9,
+        ("a", "b"),
+        "compressionb",
+        ("c", "d"),
+        {"messages": 2, "sleep_cycles": 5e6},
+    )
+    args = burst.background_args(settings, 50.0)
+    assert args[:6] == ["--partners", "1", "--messages", "2", "--sleep-cycles", "5000000"]
+    assert args[-4:] == ["--iterations", "0", "--seed", "9"]
+    with pytest.raises(ValueError, match="generators must be some of"):
+        BackgroundSettings(generators=("iperf",))
+    with pytest.raises(ValueError, match="at most 1"):
+        BackgroundSettings(load=(0.5, 1.5))
+    only = BackgroundSettings.from_config({"generators": ["loadgen"], "load": [0.2, 0.4]})
+    assert only.generators == ("loadgen",) and only.load == (0.2, 0.4)
+
+
+def test_runs_are_planned_index_by_index_and_batched():
+    keys = run_keys(["a", "b"], [2, 4], 3)
+    assert keys[:4] == [RunKey("a", 2, 0), RunKey("a", 4, 0), RunKey("b", 2, 0), RunKey("b", 4, 0)]
+    assert len(keys) == 12 and keys[0].name == "a_n2_run0000"
+    jobs = batches(keys, 5)
+    assert [len(b) for b in jobs] == [5, 5, 2] and [k for b in jobs for k in b] == keys
+    with pytest.raises(ValueError, match="at least 1"):
+        batches(keys, 0)
+
+
+@pytest.mark.root
+@pytest.mark.mpi
+@pytest.mark.slow
+@pytest.mark.skipif(os.geteuid() != 0, reason="network namespaces need root")
+def test_campaign_runs_feed_the_variability_cli(built_programs, tmp_path, capsys):
+    """Runs measured on a two-rack testbed as the workflow measures them; the CLI
+    trains on their directories and estimates one of them."""
+    config = validate(
+        {
+            "platform": {"testbed": {"prefix": "nvt", "racks": 2, "backbone_mbit": 100}},
+            "impact_compression": {"enabled": False},
+            "network_noise": {"benchmark": {"enabled": False}},
+        }
+    )
+    platform = TestbedPlatform(config["platform"])
+    spec = platform.testbed.spec
+    apps = {"halo3d": Measured(str(built_programs / "halo3d"), ("--steps", "8"), warmup=1)}
+    common = {
+        "seed": 2,
+        "programs": {name: str(built_programs / name) for name in ("loadgen", "compressionb")},
+        "log": tmp_path / "campaign.log",
+        "timeout_s": 120,
+        "counter_interval_s": 0.05,
+    }
+    try:
+        platform.check()
+        runs = measure_runs(
+            platform,
+            spec,
+            run_keys(["halo3d"], [2], 8),
+            apps,
+            campaign="production",
+            out_dir=tmp_path / "production",
+            **common,
+        )
+        (busy,) = measure_runs(
+            platform,
+            spec,
+            [RunKey("halo3d", 4, 0)],
+            apps,
+            campaign="maximal",
+            out_dir=tmp_path / "maximal",
+            **common,
+        )
+    finally:
+        platform.testbed.down()
+    assert [r.name for r in runs] == [f"halo3d_n2_run{i:04d}" for i in range(8)]
+    for run in [*runs, busy]:
+        info = json.loads((run / "run.json").read_text())
+        assert info["runtime_s"] > 0 and len(info["nodes"]) == info["node_count"]
+        counters = pd.read_csv(run / "counters.csv")
+        assert set(counters["device"]) == {*info["nodes"], "nvt-fabric"}  # the job's view
+        assert counters["time_s"].nunique() >= 2
+        record = read_sidecar(run / "application.csv")
+        assert record["config"]["draw"]["seed"] == info["draw"]["seed"]
+        assert (run / "background.csv").exists() == (info["draw"]["generator"] != "none")
+    busy_info = json.loads((busy / "run.json").read_text())
+    assert busy_info["racks_spanned"] == 2 and busy_info["draw"]["parameters"] == {"load": 1.0}
+    assert len(read_benchmark(busy / "background.csv").data) == 4  # loadgen on the 4 others
+    table = study.tidy_runs([*runs, busy])
+    quiet = table[table["campaign"] == "production"]["network_bytes_mean"].median()
+    assert table.loc[table["campaign"] == "maximal", "network_bytes_mean"].iloc[0] > quiet
+
+    model = tmp_path / "model.joblib"
+    assert (
+        cli_main(["variability", "train", *map(str, runs), "--model", str(model), "--cv", "3"]) == 0
+    )
+    capsys.readouterr()
+    assert cli_main(["variability", "estimate", str(busy), "--model", str(model)]) == 0
+    text = capsys.readouterr().out
+    assert str(busy) in text and "halo3d, 4 nodes" in text
+    assert "variability estimate" in text or "no prediction can be given" in text
+    assert cli_main(["variability", "estimate", str(runs[0]), "--model", str(model), "--json"]) == 0
+    estimate = json.loads(capsys.readouterr().out)
+    assert (estimate["z"] is None) == (estimate["reason"] is not None)

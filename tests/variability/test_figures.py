@@ -1,0 +1,23 @@
+"""Seed 002 figures draw ours with the paper's values."""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+
+from netnoise.studies.variability import figures
+
+
+def test_figures_draw_ours_with_the_papers_values(campaign_table, evaluated):
+    summary = evaluated["model_summary"]
+    fig = figures.rf_bound(evaluated["rf_bound"], summary)
+    title = fig.axes[0].get_title()
+    assert "90.2%" in title and "96.1%" in title
+    points = evaluated["predicted_vs_true"]
+    fig7 = figures.predicted_vs_true(points[points["figure"] == "fig7"], "R² 0.91")
+    assert f"R² {points[points['figure'] == 'fig7']['r2'].iloc[0]:.2f}" in fig7.axes[0].get_title()
+    assert len(figures.runtimes(campaign_table).axes) == 4  # 3 applications on a 2 x 2 grid
+    assert len(figures.controlled_extremes(campaign_table).axes) == 2  # one per node count
+    assert len(figures.feature_distributions(campaign_table).axes) == 4
+    assert len(figures.tsne(evaluated["tsne"]).axes[0].collections) == 6
+    assert "2000" in figures.learning_curve(evaluated["learning_curve"], 2000).axes[0].get_title()
+    plt.close("all")
