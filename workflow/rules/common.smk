@@ -181,55 +181,6 @@ def release_asymmetric_testbed():
         TestbedPlatform(asymmetric_platform()).testbed.down()
 
 
-# Seed 000 (rules/compression.smk, rules/pairings.smk): job specs and targets.
-
-
-def impactb(output, samples=0):
-    """ImpactB probing every node pair; samples=0 loops until the co-run ends."""
-    args = ["--size", IC["impact_size"], "--sleep-us", IC["impact_sleep_us"]]
-    args += ["--iterations", samples, "--warmup", 2]
-    return benchmark_job("impactb", output, IC_RANKS, IC_NODES, args)
-
-
-def compressionb(cb, output):
-    partners, messages, cycles = IC_CONFIGS[cb]
-    args = ["--partners", partners, "--messages", messages, "--sleep-cycles", cycles]
-    args += [
-        "--cycle-hz",
-        IC_GRID["cycle_hz"],
-        "--size",
-        IC_GRID["size"],
-        "--iterations",
-        0,
-    ]
-    return benchmark_job("compressionb", output, IC_RANKS, IC_NODES, args)
-
-
-def measured_app(app, output):
-    return application_job(app, output, IC_RANKS, IC_NODES, IC["runs"], 1)
-
-
-def background_app(app, output):
-    return application_job(app, output, IC_RANKS, IC_NODES, 0, 0)
-
-
-def app_program(wildcards):
-    return application_binary(wildcards.app)
-
-
-def partner_program(wildcards):
-    return application_binary(wildcards.partner)
-
-
-def impact_compression_targets():
-    return [
-        *expand(
-            f"{IC_FIGURES}/{{name}}.{{ext}}", name=IC_FIGURE_NAMES, ext=["svg", "png"]
-        ),
-        *expand(f"{IC_TABLES}/{{name}}.csv", name=IC_TABLE_NAMES),
-    ]
-
-
 # Seed 003 (rules/asymmetric.smk): the study's own testbed, its runs and targets.
 
 

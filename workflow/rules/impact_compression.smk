@@ -1,24 +1,42 @@
-# Seed 000: ImpactB and CompressionB experiments (Sec. III), one job per point.
-from netnoise.studies.impact_compression.analysis import config_id
+# Seed 000: ImpactB and CompressionB experiments (Sec. III), one co-run per point,
+# every ordered pair of applications co-run on the same nodes (Sec. V), then every
+# prediction method against the measured slowdowns. What runs (points, benchmark
+# arguments, the files the tidy step reads, targets) is planned in
+# netnoise.studies.impact_compression.plan.
+from netnoise.studies.impact_compression import analysis as ic_analysis
+from netnoise.studies.impact_compression import plan as ic_plan
 
 IC = config["impact_compression"]
-IC_RAW = f"{RESULTS}/raw/impact_compression"
+IC_PATHS = study_paths("impact_compression")
+IC_RAW = IC_PATHS.raw
 IC_NODES = study_nodes(IC["nodes"])
 IC_RANKS = IC["nodes"]
-IC_APPS = IC["applications"]
-IC_GRID = IC["compression"]
-IC_CONFIGS = {
-    config_id(p, m, b): (p, m, b)
-    for p in IC_GRID["partners"]
-    for m in IC_GRID["messages"]
-    for b in IC_GRID["sleep_cycles"]
-}
+IC_CORUN_CONFIG = {"impact_compression": IC}
+IC_IMPACT_FILES = ic_plan.impact_files(IC_RAW, IC)
+IC_RUNTIME_FILES = ic_plan.runtime_files(IC_RAW, IC)
+IC_TABLES = {name: f"{IC_PATHS.tables}/{name}.csv" for name in ic_plan.TABLE_NAMES}
+# Co-run job specs: ImpactB (measured: its samples; beside: until the co-run ends),
+# CompressionB in configuration {cb}, and an application measured (runs timed
+# launches) or beside (looping until the co-run ends).
+IC_IMPACTB = lambda output, samples=0: benchmark_job(
+    "impactb", output, IC_RANKS, IC_NODES, ic_plan.impactb_args(IC, samples)
+)
+IC_COMPRESSIONB = lambda wc, output: benchmark_job(
+    "compressionb",
+    output.compression,
+    IC_RANKS,
+    IC_NODES,
+    ic_plan.compressionb_args(IC, wc.cb),
+)
+IC_MEASURED_APP = lambda wc, output: application_job(
+    wc.app, output.runs, IC_RANKS, IC_NODES, IC["runs"], 1
+)
 
 
 wildcard_constraints:
     app=r"[a-z][a-z0-9_]*",
     partner=r"[a-z][a-z0-9_]*",
-    cb=r"p\d+_m\d+_b\d+",
+    cb=ic_analysis.CONFIG_PATTERN,
 
 
 # Cheap table and figure steps run on the submitting host under a cluster
@@ -29,58 +47,51 @@ localrules:
     plot_impact_compression,
 
 
-study_targets("impact_compression", impact_compression_targets)
+study_targets(
+    "impact_compression",
+    lambda: ic_plan.targets(IC_PATHS.figures, IC_PATHS.tables),
+)
 
 
-rule measure_impact_idle:
+# Impact experiments: ImpactB on the idle switch, beside each application and
+# beside each CompressionB configuration.
+
+
+use rule corun as measure_impact_idle with:
     input:
         impactb=program("impactb"),
     output:
         impact=f"{IC_RAW}/impact/idle.csv",
         provenance=f"{IC_RAW}/impact/idle.csv.prov.json",
     log:
-        f"{LOGS}/impact_compression/impact_idle.log",
+        f"{IC_PATHS.logs}/impact_idle.log",
     benchmark:
-        f"{BENCHMARKS}/impact_compression/impact_idle.tsv"
-    conda:
-        "../../envs/build.yaml"
-    resources:
-        network=1,
+        f"{IC_PATHS.benchmarks}/impact_idle.tsv"
     params:
-        platform=config["platform"],
-        measured=lambda wc, output: impactb(output.impact, IC["impact_samples"]),
+        measured=lambda wc, output: IC_IMPACTB(output.impact, IC["impact_samples"]),
         background=[],
-        config={"impact_compression": IC},
-    script:
-        "../scripts/corun.py"
+        config=IC_CORUN_CONFIG,
 
 
-rule measure_impact_of_application:
+use rule corun as measure_impact_of_application with:
     input:
-        app=app_program,
+        app=lambda wc: application_binary(wc.app),
         impactb=program("impactb"),
     output:
         impact=f"{IC_RAW}/impact/app_{{app}}.csv",
         runs=f"{IC_RAW}/runs/with_impactb/{{app}}.csv",
         provenance=f"{IC_RAW}/impact/app_{{app}}.csv.prov.json",
     log:
-        f"{LOGS}/impact_compression/impact_app_{{app}}.log",
+        f"{IC_PATHS.logs}/impact_app_{{app}}.log",
     benchmark:
-        f"{BENCHMARKS}/impact_compression/impact_app_{{app}}.tsv"
-    conda:
-        "../../envs/build.yaml"
-    resources:
-        network=1,
+        f"{IC_PATHS.benchmarks}/impact_app_{{app}}.tsv"
     params:
-        platform=config["platform"],
-        measured=lambda wc, output: measured_app(wc.app, output.runs),
-        background=lambda wc, output: [impactb(output.impact)],
-        config={"impact_compression": IC},
-    script:
-        "../scripts/corun.py"
+        measured=IC_MEASURED_APP,
+        background=lambda wc, output: [IC_IMPACTB(output.impact)],
+        config=IC_CORUN_CONFIG,
 
 
-rule measure_impact_of_compression:
+use rule corun as measure_impact_of_compression with:
     input:
         compressionb=program("compressionb"),
         impactb=program("impactb"),
@@ -89,155 +100,103 @@ rule measure_impact_of_compression:
         compression=f"{IC_RAW}/compression/{{cb}}/impactb.csv",
         provenance=f"{IC_RAW}/impact/compression_{{cb}}.csv.prov.json",
     log:
-        f"{LOGS}/impact_compression/impact_compression_{{cb}}.log",
+        f"{IC_PATHS.logs}/impact_compression_{{cb}}.log",
     benchmark:
-        f"{BENCHMARKS}/impact_compression/impact_compression_{{cb}}.tsv"
-    conda:
-        "../../envs/build.yaml"
-    resources:
-        network=1,
+        f"{IC_PATHS.benchmarks}/impact_compression_{{cb}}.tsv"
     params:
-        platform=config["platform"],
-        measured=lambda wc, output: impactb(output.impact, IC["impact_samples"]),
-        background=lambda wc, output: [compressionb(wc.cb, output.compression)],
-        config={"impact_compression": IC},
-    script:
-        "../scripts/corun.py"
+        measured=lambda wc, output: IC_IMPACTB(output.impact, IC["impact_samples"]),
+        background=lambda wc, output: [IC_COMPRESSIONB(wc, output)],
+        config=IC_CORUN_CONFIG,
 
 
-rule measure_application_alone:
+# Compression experiments: each application alone and beside each configuration.
+
+
+use rule corun as measure_application_alone with:
     input:
-        app=app_program,
+        app=lambda wc: application_binary(wc.app),
     output:
         runs=f"{IC_RAW}/runs/alone/{{app}}.csv",
         provenance=f"{IC_RAW}/runs/alone/{{app}}.csv.prov.json",
     log:
-        f"{LOGS}/impact_compression/alone_{{app}}.log",
+        f"{IC_PATHS.logs}/alone_{{app}}.log",
     benchmark:
-        f"{BENCHMARKS}/impact_compression/alone_{{app}}.tsv"
-    conda:
-        "../../envs/build.yaml"
-    resources:
-        network=1,
+        f"{IC_PATHS.benchmarks}/alone_{{app}}.tsv"
     params:
-        platform=config["platform"],
-        measured=lambda wc, output: measured_app(wc.app, output.runs),
+        measured=IC_MEASURED_APP,
         background=[],
-        config={"impact_compression": IC},
-    script:
-        "../scripts/corun.py"
+        config=IC_CORUN_CONFIG,
 
 
-rule measure_application_under_compression:
+use rule corun as measure_application_under_compression with:
     input:
-        app=app_program,
+        app=lambda wc: application_binary(wc.app),
         compressionb=program("compressionb"),
     output:
         runs=f"{IC_RAW}/runs/compression/{{app}}/{{cb}}.csv",
         compression=f"{IC_RAW}/compression/{{cb}}/{{app}}.csv",
         provenance=f"{IC_RAW}/runs/compression/{{app}}/{{cb}}.csv.prov.json",
     log:
-        f"{LOGS}/impact_compression/compression_{{app}}_{{cb}}.log",
+        f"{IC_PATHS.logs}/compression_{{app}}_{{cb}}.log",
     benchmark:
-        f"{BENCHMARKS}/impact_compression/compression_{{app}}_{{cb}}.tsv"
-    conda:
-        "../../envs/build.yaml"
-    resources:
-        network=1,
+        f"{IC_PATHS.benchmarks}/compression_{{app}}_{{cb}}.tsv"
     params:
-        platform=config["platform"],
-        measured=lambda wc, output: measured_app(wc.app, output.runs),
-        background=lambda wc, output: [compressionb(wc.cb, output.compression)],
-        config={"impact_compression": IC},
-    script:
-        "../scripts/corun.py"
+        measured=IC_MEASURED_APP,
+        background=lambda wc, output: [IC_COMPRESSIONB(wc, output)],
+        config=IC_CORUN_CONFIG,
 
 
-# Seed 000 Sec. V: every ordered pair of applications co-run on the same nodes,
-# then every prediction method against the measured slowdowns.
-
-IC_TIDY = f"{RESULTS}/tidy/impact_compression"
-IC_TABLES = f"{RESULTS}/tables/impact_compression"
-IC_FIGURES = f"{RESULTS}/figures/impact_compression"
-IC_PAIRS = [(a, b) for a in IC_APPS for b in IC_APPS]
-IC_FIGURE_NAMES = [
-    "fig3_impact_latency",
-    "fig6_compression_utilization",
-    "fig7_degradation",
-    "fig8_prediction_errors",
-    "fig9_error_summary",
-    "table1_slowdowns",
-]
-IC_TABLE_NAMES = [
-    "utilization",
-    "degradation",
-    "slowdowns",
-    "predictions",
-    "error_summary",
-    "table1",
-]
+# Sec. V: every ordered pair of applications co-run on the same nodes; the
+# partner loops until the measured application's runs end.
 
 
-rule measure_pairing:
+use rule corun as measure_pairing with:
     input:
-        app=app_program,
-        partner=partner_program,
+        app=lambda wc: application_binary(wc.app),
+        partner=lambda wc: application_binary(wc.partner),
     output:
         runs=f"{IC_RAW}/runs/pairing/{{app}}/{{partner}}.csv",
         partner=f"{IC_RAW}/background/{{partner}}_beside_{{app}}.csv",
         provenance=f"{IC_RAW}/runs/pairing/{{app}}/{{partner}}.csv.prov.json",
     log:
-        f"{LOGS}/impact_compression/pairing_{{app}}_{{partner}}.log",
+        f"{IC_PATHS.logs}/pairing_{{app}}_{{partner}}.log",
     benchmark:
-        f"{BENCHMARKS}/impact_compression/pairing_{{app}}_{{partner}}.tsv"
-    conda:
-        "../../envs/build.yaml"
-    resources:
-        network=1,
+        f"{IC_PATHS.benchmarks}/pairing_{{app}}_{{partner}}.tsv"
     params:
-        platform=config["platform"],
-        measured=lambda wc, output: measured_app(wc.app, output.runs),
-        background=lambda wc, output: [background_app(wc.partner, output.partner)],
-        config={"impact_compression": IC},
-    script:
-        "../scripts/corun.py"
+        measured=IC_MEASURED_APP,
+        background=lambda wc, output: [
+            application_job(wc.partner, output.partner, IC_RANKS, IC_NODES, 0, 0)
+        ],
+        config=IC_CORUN_CONFIG,
 
 
 rule tidy_impact_compression:
     input:
-        idle=f"{IC_RAW}/impact/idle.csv",
-        impact_apps=expand(f"{IC_RAW}/impact/app_{{app}}.csv", app=IC_APPS),
-        impact_compression=expand(
-            f"{IC_RAW}/impact/compression_{{cb}}.csv", cb=IC_CONFIGS
-        ),
-        alone=expand(f"{IC_RAW}/runs/alone/{{app}}.csv", app=IC_APPS),
-        compression=expand(
-            f"{IC_RAW}/runs/compression/{{app}}/{{cb}}.csv", app=IC_APPS, cb=IC_CONFIGS
-        ),
-        pairing=[f"{IC_RAW}/runs/pairing/{a}/{b}.csv" for a, b in IC_PAIRS],
+        impact=list(IC_IMPACT_FILES.values()),
+        runtimes=list(IC_RUNTIME_FILES.values()),
     output:
-        impact=f"{IC_TIDY}/impact.csv",
-        runtimes=f"{IC_TIDY}/runtimes.csv",
+        impact=f"{IC_PATHS.tidy}/impact.csv",
+        runtimes=f"{IC_PATHS.tidy}/runtimes.csv",
     log:
-        f"{LOGS}/impact_compression/tidy.log",
+        f"{IC_PATHS.logs}/tidy.log",
     conda:
         "../../envs/analysis.yaml"
     params:
-        apps=IC_APPS,
-        configs=list(IC_CONFIGS),
-        pairs=IC_PAIRS,
+        # What each input file is, in the inputs' order.
+        components=list(IC_IMPACT_FILES),
+        runs=[list(key) for key in IC_RUNTIME_FILES],
     script:
         "../scripts/impact_compression/tidy.py"
 
 
 rule analyse_impact_compression:
     input:
-        impact=f"{IC_TIDY}/impact.csv",
-        runtimes=f"{IC_TIDY}/runtimes.csv",
+        impact=f"{IC_PATHS.tidy}/impact.csv",
+        runtimes=f"{IC_PATHS.tidy}/runtimes.csv",
     output:
-        **{name: f"{IC_TABLES}/{name}.csv" for name in IC_TABLE_NAMES},
+        **IC_TABLES,
     log:
-        f"{LOGS}/impact_compression/analyse.log",
+        f"{IC_PATHS.logs}/analyse.log",
     conda:
         "../../envs/analysis.yaml"
     script:
@@ -246,24 +205,24 @@ rule analyse_impact_compression:
 
 rule plot_impact_compression:
     input:
-        **{name: f"{IC_TABLES}/{name}.csv" for name in IC_TABLE_NAMES},
-        impact=f"{IC_TIDY}/impact.csv",
+        **IC_TABLES,
+        impact=f"{IC_PATHS.tidy}/impact.csv",
         published_table1=reference("impact_compression", "table1.csv"),
         published_claims=reference("impact_compression", "claims.csv"),
-        style=STYLE,
+        style=figure_style(),
     output:
-        svg=expand(f"{IC_FIGURES}/{{name}}.svg", name=IC_FIGURE_NAMES),
+        svg=expand(f"{IC_PATHS.figures}/{{name}}.svg", name=ic_plan.FIGURE_NAMES),
         png=[
             report(
-                f"{IC_FIGURES}/{name}.png",
-                caption=f"../report/impact_compression/{name}.rst",
-                category="000 Impact and Compression",
+                f"{IC_PATHS.figures}/{name}.png",
+                caption=f"{IC_PATHS.captions}/{name}.rst",
+                category=IC_PATHS.category,
                 labels={"figure": name},
             )
-            for name in IC_FIGURE_NAMES
+            for name in ic_plan.FIGURE_NAMES
         ],
     log:
-        f"{LOGS}/impact_compression/plot.log",
+        f"{IC_PATHS.logs}/plot.log",
     conda:
         "../../envs/analysis.yaml"
     script:

@@ -6,8 +6,8 @@ Tidy inputs (built by the workflow from raw benchmark files):
   name or a CompressionB configuration id), ``latency_us`` (half the round trip,
   the paper's packet latency);
 - runtimes: one row per application run: ``application``, ``partner_kind``
-  (``none``, ``compression``, ``application``), ``partner``, ``run``,
-  ``runtime_s``.
+  (``none``, ``compression``, ``application``), ``partner`` (empty alone, else
+  a configuration id or an application name), ``run``, ``runtime_s``, ``comm_s``.
 
 Performance degradation is (runtime with interference − runtime alone) /
 runtime alone (Sec. III-D), from mean runtimes.
@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from netnoise.io import read_benchmark
+from netnoise.io import read_tidy
 from netnoise.studies.impact_compression import lookup, queue
 
 METHODS = {
@@ -27,6 +27,11 @@ METHODS = {
     "pdf": "PDFLT",
     "queue": "Queue model",
 }
+
+# What an application ran beside (``partner_kind``).
+ALONE, COMPRESSION, APPLICATION = "none", "compression", "application"
+# A CompressionB configuration id (see config_id).
+CONFIG_PATTERN = r"p\d+_m\d+_b\d+"
 
 
 def config_id(partners: int, messages: int, sleep_cycles: float) -> str:
@@ -40,45 +45,31 @@ def parse_config_id(config: str) -> dict[str, float]:
 
 
 def tidy_impact(files: dict[str, str]) -> pd.DataFrame:
-    """One row per ImpactB sample, tagged with the component running beside it."""
-    frames = []
-    for component, path in files.items():
-        data = read_benchmark(path).data
-        frames.append(
-            pd.DataFrame(
-                {
-                    "component": component,
-                    "pair": data["pair"],
-                    "time_s": data["time_s"],
-                    "latency_us": data["rtt_us"] / 2,
-                }
-            )
-        )
-    return pd.concat(frames, ignore_index=True)
+    """One row per ImpactB sample, tagged with the component running beside it.
+
+    ``files`` maps a component to its ImpactB result file.
+    """
+    data = read_tidy(list(files.values()), component=list(files))
+    data["latency_us"] = data["rtt_us"] / 2
+    return data[["component", "pair", "time_s", "latency_us"]]
 
 
 def tidy_runtimes(records: list[tuple[str, str, str, str]]) -> pd.DataFrame:
-    """One row per application run; records are (application, partner_kind, partner, path)."""
-    frames = []
-    for application, kind, partner, path in records:
-        data = read_benchmark(path).data
-        frames.append(
-            pd.DataFrame(
-                {
-                    "application": application,
-                    "partner_kind": kind,
-                    "partner": partner,
-                    "run": data["run"],
-                    "runtime_s": data["runtime_s"],
-                    "comm_s": data["comm_s"],
-                }
-            )
-        )
-    return pd.concat(frames, ignore_index=True)
+    """One row per application run; records are (application, partner_kind, partner, path).
+
+    ``comm_s`` is empty for programs that do not time their communication (a
+    real application run through netnoise.external writes only ``runtime_s``).
+    """
+    if not records:
+        raise ValueError("no application runs to tidy")
+    applications, kinds, partners, paths = (list(column) for column in zip(*records, strict=True))
+    data = read_tidy(paths, application=applications, partner_kind=kinds, partner=partners)
+    columns = ["application", "partner_kind", "partner", "run", "runtime_s", "comm_s"]
+    return data.reindex(columns=columns)
 
 
 def _alone(runtimes: pd.DataFrame) -> pd.Series:
-    alone = runtimes[runtimes["partner_kind"] == "none"]
+    alone = runtimes[runtimes["partner_kind"] == ALONE]
     if alone.empty:
         raise ValueError("no runs of the applications alone: degradation needs a baseline")
     return alone.groupby("application")["runtime_s"].mean()
@@ -98,13 +89,13 @@ def _relative(runtimes: pd.DataFrame, kind: str) -> pd.DataFrame:
 
 def degradation(runtimes: pd.DataFrame) -> pd.DataFrame:
     """``application, config, degradation`` of every application beside every configuration."""
-    table = _relative(runtimes, "compression").rename(columns={"partner": "config"})
+    table = _relative(runtimes, COMPRESSION).rename(columns={"partner": "config"})
     return table[["application", "config", "runtime_s", "runtime_alone_s", "degradation"]]
 
 
 def measured_slowdowns(runtimes: pd.DataFrame) -> pd.DataFrame:
     """``application, partner, measured``: the slowdown of each application beside each one."""
-    table = _relative(runtimes, "application").rename(columns={"degradation": "measured"})
+    table = _relative(runtimes, APPLICATION).rename(columns={"degradation": "measured"})
     return table[["application", "partner", "runtime_s", "runtime_alone_s", "measured"]]
 
 

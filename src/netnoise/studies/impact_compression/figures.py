@@ -6,7 +6,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from netnoise.studies.impact_compression.analysis import METHODS, parse_config_id
+from netnoise.studies.impact_compression.analysis import CONFIG_PATTERN, METHODS, parse_config_id
 
 
 def impact_latency(impact: pd.DataFrame, applications: list[str]) -> plt.Figure:
@@ -29,7 +29,7 @@ def impact_latency(impact: pd.DataFrame, applications: list[str]) -> plt.Figure:
 
 def compression_utilization(utilization: pd.DataFrame) -> plt.Figure:
     """Fig. 6: queue utilisation of each CompressionB configuration."""
-    configs = utilization[utilization["component"].str.match(r"p\d+_m\d+_b\d+")].copy()
+    configs = utilization[utilization["component"].str.fullmatch(CONFIG_PATTERN)].copy()
     params = pd.DataFrame([parse_config_id(c) for c in configs["component"]], index=configs.index)
     configs = configs.join(params)
     fig, ax = plt.subplots()

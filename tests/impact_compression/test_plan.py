@@ -1,0 +1,117 @@
+"""Seed 000's workflow plan: points, benchmark arguments, raw files and targets."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from netnoise import config as netnoise_config
+from netnoise.studies.impact_compression import plan
+
+REPO = Path(__file__).resolve().parents[2]
+
+STUDY = {
+    "nodes": 4,
+    "applications": ["halo3d", "cg_solver"],
+    "runs": 5,
+    "impact_samples": 200,
+    "impact_sleep_us": 20000,
+    "impact_size": 1024,
+    "compression": {
+        "partners": [1, 2],
+        "messages": [4],
+        "sleep_cycles": [2500000, 2.5e7],
+        "cycle_hz": 2600000000,
+        "size": 40960,
+    },
+}
+
+
+def test_compression_grid_is_every_combination_named_by_its_id():
+    assert plan.compression_configs(STUDY) == {
+        "p1_m4_b2500000": (1, 4, 2500000),
+        "p1_m4_b25000000": (1, 4, 2.5e7),
+        "p2_m4_b2500000": (2, 4, 2500000),
+        "p2_m4_b25000000": (2, 4, 2.5e7),
+    }
+
+
+def test_pairings_are_every_ordered_pair_itself_included():
+    assert plan.pairings(STUDY) == [
+        ("halo3d", "halo3d"),
+        ("halo3d", "cg_solver"),
+        ("cg_solver", "halo3d"),
+        ("cg_solver", "cg_solver"),
+    ]
+
+
+def test_impactb_arguments_measure_samples_or_loop():
+    assert plan.impactb_args(STUDY, 200) == [
+        "--size", 1024, "--sleep-us", 20000, "--iterations", 200, "--warmup", 2,
+    ]  # fmt: skip
+    assert plan.impactb_args(STUDY)[5] == 0  # beside a measured application: until it ends
+
+
+def test_compressionb_arguments_of_one_configuration():
+    assert plan.compressionb_args(STUDY, "p2_m4_b25000000") == [
+        "--partners", 2, "--messages", 4, "--sleep-cycles", 2.5e7,
+        "--cycle-hz", 2600000000, "--size", 40960, "--iterations", 0,
+    ]  # fmt: skip
+    with pytest.raises(ValueError, match="'p3_m4_b2500000' is not in the CompressionB grid"):
+        plan.compressionb_args(STUDY, "p3_m4_b2500000")
+
+
+def test_impact_files_of_idle_applications_and_configurations():
+    assert plan.impact_files("R", STUDY) == {
+        "idle": "R/impact/idle.csv",
+        "halo3d": "R/impact/app_halo3d.csv",
+        "cg_solver": "R/impact/app_cg_solver.csv",
+        "p1_m4_b2500000": "R/impact/compression_p1_m4_b2500000.csv",
+        "p1_m4_b25000000": "R/impact/compression_p1_m4_b25000000.csv",
+        "p2_m4_b2500000": "R/impact/compression_p2_m4_b2500000.csv",
+        "p2_m4_b25000000": "R/impact/compression_p2_m4_b25000000.csv",
+    }
+
+
+def test_runtime_files_alone_under_compression_and_paired():
+    files = plan.runtime_files("R", STUDY)
+    assert len(files) == 2 + 2 * 4 + 2 * 2
+    assert list(files.items())[:3] == [
+        (("halo3d", "none", ""), "R/runs/alone/halo3d.csv"),
+        (("cg_solver", "none", ""), "R/runs/alone/cg_solver.csv"),
+        (
+            ("halo3d", "compression", "p1_m4_b2500000"),
+            "R/runs/compression/halo3d/p1_m4_b2500000.csv",
+        ),
+    ]
+    assert files[("cg_solver", "application", "halo3d")] == "R/runs/pairing/cg_solver/halo3d.csv"
+    assert list(files)[-1] == ("cg_solver", "application", "cg_solver")
+
+
+def test_targets_are_every_figure_in_both_formats_and_every_table():
+    targets = plan.targets("F", "T")
+    assert targets[:2] == ["F/fig3_impact_latency.svg", "F/fig3_impact_latency.png"]
+    assert "F/table1_slowdowns.png" in targets
+    assert targets[-6:] == [
+        "T/utilization.csv",
+        "T/degradation.csv",
+        "T/slowdowns.csv",
+        "T/predictions.csv",
+        "T/error_summary.csv",
+        "T/table1.csv",
+    ]
+    assert len(targets) == 6 * 2 + 6
+
+
+@pytest.mark.parametrize(
+    ("configfile", "configs", "pairs"),
+    [("config.yaml", 2 * 2 * 3, 4 * 4), ("paper.yaml", 5 * 2 * 4, 6 * 6)],
+)
+def test_shipped_configs_plan_their_grid_and_pairings(configfile, configs, pairs):
+    study = netnoise_config.load(REPO / "config" / configfile)["impact_compression"]
+    apps = len(study["applications"])
+    assert len(plan.compression_configs(study)) == configs
+    assert len(plan.pairings(study)) == pairs
+    assert len(plan.impact_files("R", study)) == 1 + apps + configs
+    assert len(plan.runtime_files("R", study)) == apps + apps * configs + pairs
