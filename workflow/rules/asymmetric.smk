@@ -1,7 +1,8 @@
 # Seed 003: link sharing on the NICs and the backbone of two racks (Sec. 5, Fig. 4),
 # random patterns (Sec. 7.1-7.2, Table II, Fig. 6) and an Alltoallv (Sec. 7.3, Fig. 8)
 # on the study's own two-rack testbed, against the asymmetric and the fairness model.
-from netnoise.studies.asymmetric import study as asymmetric_study
+from netnoise.studies.asymmetric import patterns as asymmetric_patterns
+from netnoise.studies.asymmetric import testbed as asymmetric_testbed
 
 AS = config["asymmetric"]
 AS_RAW = f"{RESULTS}/raw/asymmetric"
@@ -9,7 +10,7 @@ AS_TIDY = f"{RESULTS}/tidy/asymmetric"
 AS_MODELS = f"{RESULTS}/models/asymmetric"
 AS_TABLES = f"{RESULTS}/tables/asymmetric"
 AS_FIGURES = f"{RESULTS}/figures/asymmetric"
-AS_RACKS = asymmetric_study.racks(asymmetric_platform()["testbed"])
+AS_RACKS = asymmetric_testbed.racks(asymmetric_platform()["testbed"])
 AS_TABLE_NAMES = ["table2", "within10", "properties", "alltoallv"]
 AS_FIGURE_NAMES = [
     "fig4_fairness",
@@ -162,7 +163,7 @@ rule measure_asymmetric_tcp:
 rule tidy_asymmetric:
     input:
         patterns=expand(
-            f"{AS_RAW}/patterns/{{family}}.csv", family=asymmetric_study.FAMILIES
+            f"{AS_RAW}/patterns/{{family}}.csv", family=asymmetric_patterns.FAMILIES
         ),
         mpi=[path for *_, paths in asymmetric_runs() for path in paths],
         tcp=expand(
@@ -178,7 +179,7 @@ rule tidy_asymmetric:
     conda:
         "../../envs/analysis.yaml"
     params:
-        families=asymmetric_study.FAMILIES,
+        families=asymmetric_patterns.FAMILIES,
         runs=asymmetric_runs(),
         congestion_controls=AS["congestion_controls"],
     script:

@@ -3,7 +3,8 @@ from snakemake.logging import logger
 import copy
 from types import SimpleNamespace
 
-from netnoise.studies.asymmetric import study as asymmetric_study
+from netnoise.studies.asymmetric import patterns as asymmetric_patterns
+from netnoise.studies.asymmetric import testbed as asymmetric_testbed
 from netnoise import config as netnoise_config
 from netnoise import studies as netnoise_studies
 from netnoise.build import list_programs
@@ -350,7 +351,7 @@ if (
 
 def asymmetric_platform(congestion=None):
     """The platform config of seed 003's two-rack testbed (with a TCP congestion control)."""
-    return asymmetric_study.study_platform(
+    return asymmetric_testbed.study_platform(
         config["platform"], config["asymmetric"], congestion
     )
 
@@ -365,7 +366,7 @@ def asymmetric_congestions(family):
 
 def asymmetric_results(family, suffix=""):
     """p2p_concurrent result of every trial of a family ({congestion} left open)."""
-    count = asymmetric_study.trial_count(family, config["asymmetric"])
+    count = asymmetric_patterns.trial_count(family, config["asymmetric"])
     return [
         f"{AS_RAW}/mpi/{family}/{{congestion}}/trial{i:03d}.csv{suffix}"
         for i in range(count)
@@ -380,7 +381,7 @@ def asymmetric_runs():
             cc,
             [path.format(congestion=cc) for path in asymmetric_results(family)],
         )
-        for family in asymmetric_study.FAMILIES
+        for family in asymmetric_patterns.FAMILIES
         for cc in asymmetric_congestions(family)
     ]
 

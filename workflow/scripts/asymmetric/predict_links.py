@@ -3,7 +3,7 @@ import pandas as pd
 from netnoise.atomic import write_csv
 from netnoise.jobs import logged
 from netnoise.studies.asymmetric.cli import load_platform
-from netnoise.studies.asymmetric.study import evaluate
+from netnoise.studies.asymmetric.analysis import evaluate
 
 with logged(snakemake.log[0]):
     platforms = {
