@@ -79,11 +79,7 @@ def targets(tables: str, figures: str, study: Mapping[str, Any], kind: str) -> l
     if skipped(kind):
         return []
     return [
-        *(
-            f"{figures}/{name}.{ext}"
-            for name in figure_names(study)
-            for ext in ("svg", "png")
-        ),
+        *(f"{figures}/{name}.{ext}" for name in figure_names(study) for ext in ("svg", "png")),
         *(f"{tables}/{name}.csv" for name in TABLE_NAMES),
         f"{tables}/testbed_validation.csv",
     ]
