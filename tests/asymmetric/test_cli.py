@@ -112,23 +112,18 @@ BAD_PLATFORMS = [
 ]
 
 
-@pytest.mark.parametrize(("text", "message"), BAD_PATTERNS)
-def test_cli_bad_pattern_names_file_and_line(text, message, tmp_path, capsys):
-    (tmp_path / "platform.yaml").write_text(GOOD_PLATFORM)
-    (tmp_path / "pattern.csv").write_text(text)
+@pytest.mark.parametrize(
+    ("bad", "text", "message"),
+    [("pattern.csv", text, message) for text, message in BAD_PATTERNS]
+    + [("platform.yaml", text, message) for text, message in BAD_PLATFORMS],
+)
+def test_cli_bad_file_names_file_and_line(bad, text, message, tmp_path, capsys):
+    files = {"platform.yaml": GOOD_PLATFORM, "pattern.csv": GOOD_PATTERN, bad: text}
+    for name, content in files.items():
+        (tmp_path / name).write_text(content)
     code, out, err = run_cli(cli_argv(tmp_path / "platform.yaml", tmp_path / "pattern.csv"), capsys)
     assert code == 2 and out == ""
-    assert err.startswith(f"netnoise: {tmp_path / 'pattern.csv'}")
-    assert message in err
-
-
-@pytest.mark.parametrize(("text", "message"), BAD_PLATFORMS)
-def test_cli_bad_platform_names_file_and_line(text, message, tmp_path, capsys):
-    (tmp_path / "platform.yaml").write_text(text)
-    (tmp_path / "pattern.csv").write_text(GOOD_PATTERN)
-    code, out, err = run_cli(cli_argv(tmp_path / "platform.yaml", tmp_path / "pattern.csv"), capsys)
-    assert code == 2 and out == ""
-    assert err.startswith(f"netnoise: {tmp_path / 'platform.yaml'}")
+    assert err.startswith(f"netnoise: {tmp_path / bad}")
     assert message in err
 
 
