@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+import yaml
 
 from netnoise.studies.asymmetric import analysis
 from netnoise.studies.asymmetric import model as am
@@ -133,3 +134,24 @@ def test_reference_tables_carry_their_source():
     fig4 = pd.read_csv(REFERENCE / "asymmetric" / "fig4.csv")
     assert fig4["source"].str.contains("Sec. 5").all()
     assert set(fig4["experiment"]) <= set(EXPERIMENTS)
+
+
+def test_load_platforms_reads_one_fitted_platform_per_congestion_control(tmp_path, fitted):
+    paths = []
+    for cc, scale in (("cubic", 1), ("bbr", 2)):
+        path = tmp_path / f"platform_{cc}.yaml"
+        path.write_text(
+            yaml.safe_dump(
+                {
+                    "racks": fitted["racks"],
+                    "nic_bps": scale * fitted["nic_bps"],
+                    "backbone_bps": scale * fitted["backbone_bps"],
+                }
+            )
+        )
+        paths.append(path)
+    platforms = analysis.load_platforms(["cubic", "bbr"], paths)
+    assert list(platforms) == ["cubic", "bbr"]
+    assert platforms["cubic"].nic_bps == 19e6 and platforms["bbr"].backbone_bps == 380e6
+    with pytest.raises(ValueError):
+        analysis.load_platforms(["cubic"], paths)

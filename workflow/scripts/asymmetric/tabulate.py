@@ -3,15 +3,11 @@ import pandas as pd
 from netnoise.atomic import write_csv
 from netnoise.jobs import logged
 from netnoise.studies.asymmetric import analysis
-from netnoise.studies.asymmetric.cli import load_platform
 
 with logged(snakemake.log[0]) as log:
     inputs = snakemake.input
     errors = pd.read_csv(inputs.errors)
-    platforms = {
-        cc: load_platform(path)
-        for cc, path in zip(snakemake.params.congestion_controls, inputs.platforms, strict=True)
-    }
+    platforms = analysis.load_platforms(snakemake.params.congestion_controls, inputs.platforms)
     tables = {
         "table2": analysis.table2(errors, pd.read_csv(inputs.published_table2)),
         "within10": analysis.within10(errors, pd.read_csv(inputs.published_within10)),

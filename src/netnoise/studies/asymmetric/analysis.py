@@ -9,12 +9,14 @@ it.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import os
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import pandas as pd
 
 from netnoise.studies.asymmetric import model as am
+from netnoise.studies.asymmetric.cli import load_platform
 
 # Columns of the paper's Table II (main testbed) set beside ours.
 PUBLISHED_TABLE2 = [
@@ -43,6 +45,14 @@ def fit_platform(
         "nic_bps": nic_bps,
         "backbone_bps": nic_bps * ratio,
     }
+
+
+def load_platforms(
+    congestion_controls: Sequence[str], paths: Sequence[str | os.PathLike[str]]
+) -> dict[str, am.Platform]:
+    """The fitted model platform (a PLATFORM.yaml) of every congestion control, read
+    from ``paths`` in the same order."""
+    return {cc: load_platform(path) for cc, path in zip(congestion_controls, paths, strict=True)}
 
 
 def evaluate(links: pd.DataFrame, platforms: Mapping[str, Mapping[str, Any]]) -> pd.DataFrame:
