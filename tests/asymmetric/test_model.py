@@ -1,60 +1,28 @@
-"""Seed 003: the asymmetric communication model, its fairness baseline, patterns and CLI."""
+"""Seed 003's models (Algorithms 1-2): the asymmetric model and its fairness baseline,
+random and Alltoallv patterns, errors and their summary."""
 
 from __future__ import annotations
 
-import argparse
-import io
 import math
-import subprocess
-import sys
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 from scipy import stats
 
-from netnoise.studies.asymmetric import cli as asymmetric_cli
 from netnoise.studies.asymmetric import model as am
-
-REPO = Path(__file__).resolve().parents[2]
-DATA = Path(__file__).parent / "data"
-TABLE1_PLATFORM = DATA / "table1_platform.yaml"
-TABLE1_PATTERN = DATA / "table1_pattern.csv"
-MBPS = 1e6
-NIC = am.PAPER_NIC_BPS
-
-# Fig. 1 / Table I. What the text fixes: e1 and e2 leave node X1; e1, e3, e4
-# cross the backbone from rack X to rack Y (δ⁻(rack X) = 3); e4 is the only
-# link leaving X3; e5 leaves Y1; b1's NIC receives only e1 (S(e1)[2] = {e1}).
-# Table I's rates force the rest: e2 stays inside rack X (it is not in
-# E⁻(rack X)), and e5, at 626.6 = 940 − 313.3 Mbps, shares its receiving NIC
-# with one 313.3 Mbps backbone link (here e3, into Y2). Any placement making
-# e5 contra-flow on the backbone would give it 313.3 Mbps instead.
-TABLE1 = pd.DataFrame(
-    {
-        "src": ["X1", "X1", "X2", "X3", "Y1"],
-        "dst": ["Y1", "X2", "Y2", "Y3", "Y2"],
-        "bytes": [10 * am.MB, 20 * am.MB, 20 * am.MB, 20 * am.MB, 20 * am.MB],
-    }
+from tests.asymmetric.table1 import (
+    MBPS,
+    NIC,
+    TABLE1,
+    TABLE1_EPS_PCT,
+    TABLE1_MEAS_S,
+    TABLE1_PLATFORM_DICT,
+    TABLE1_PRED_S,
+    TABLE1_STEP1_MBPS,
+    TABLE1_STEP2_MBPS,
+    truncate,
 )
-# Sec. 6.3 assumes the copper backbone, which runs at the NIC's 940 Mbps.
-TABLE1_PLATFORM_DICT = {
-    "racks": {"X": ["X1", "X2", "X3"], "Y": ["Y1", "Y2", "Y3"]},
-    "nic_bps": am.PAPER_NIC_BPS,
-    "backbone_bps": am.PAPER_COPPER_BPS,
-}
-TABLE1_STEP1_MBPS = [313.3, 626.6, 313.3, 313.3, 626.6]
-TABLE1_STEP2_MBPS = [470.0, 470.0]  # e3, e4
-TABLE1_PRED_S = [0.255, 0.255, 0.425, 0.425, 0.255]
-TABLE1_MEAS_S = [0.252, 0.245, 0.406, 0.443, 0.270]
-TABLE1_EPS_PCT = [1.2, 4.0, 4.7, -4.1, -4.6]
-
-
-def truncate(values, digits: int) -> list[float]:
-    """The paper truncates: 626.67 is printed 626.6 and 0.4255 is printed 0.425."""
-    scale = 10**digits
-    return [math.floor(v * scale + 1e-9) / scale for v in values]
 
 
 def frame(rows) -> pd.DataFrame:
@@ -107,12 +75,6 @@ def test_table1_errors_follow_the_signed_definition():
     # e5: (0.255 − 0.270) / 0.270 = −5.6 %; the table prints −4.6, which its own
     # times do not give (a slip in the paper, or a measured 0.267 s).
     assert eps_pct[4] == pytest.approx(-5.56, abs=0.01)
-
-
-def test_table1_fixture_files_match_the_example():
-    platform = asymmetric_cli.load_platform(TABLE1_PLATFORM)
-    assert platform.nic_bps == NIC and platform.backbone_bps == am.PAPER_COPPER_BPS
-    assert asymmetric_cli.load_pattern(TABLE1_PATTERN, platform).equals(TABLE1)
 
 
 # --------------------------------------------------------------------------- invariants
@@ -434,146 +396,3 @@ def test_summary_reports_table2_columns():
     assert row["fair_eps_abs_mean_pct"] == pytest.approx(100 * 0.85 / 4)
     assert row["fair_within10_pct"] == pytest.approx(50.0)
     assert math.isnan(table.iloc[1]["eps_dprime_abs_mean_pct"])  # no fairness rows for d = 2
-
-
-# --------------------------------------------------------------------------- CLI
-
-
-def cli_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="netnoise")
-    asymmetric_cli.register(parser.add_subparsers(dest="command", required=True))
-    return parser
-
-
-def run_cli(argv: list[str], capsys) -> tuple[int, str, str]:
-    args = cli_parser().parse_args(argv)
-    code = args.func(args)
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def cli_argv(platform: Path, pattern: Path, *extra: str) -> list[str]:
-    return ["predict", "asymmetric", "--platform", str(platform), "--pattern", str(pattern), *extra]
-
-
-@pytest.mark.parametrize("model", am.MODELS)
-def test_cli_prints_one_row_per_link_in_input_order(model, capsys):
-    code, out, err = run_cli(cli_argv(TABLE1_PLATFORM, TABLE1_PATTERN, "--model", model), capsys)
-    assert code == 0 and err == ""
-    got = pd.read_csv(io.StringIO(out))
-    assert list(got.columns) == ["src", "dst", "bytes", "time_s"]
-    assert got[["src", "dst", "bytes"]].equals(TABLE1)
-    expected = am.predict(TABLE1_PLATFORM_DICT, TABLE1, model)["time_s"]
-    assert got["time_s"].tolist() == expected.tolist()  # full precision
-
-
-def test_cli_default_model_is_asymmetric(tmp_path, capsys):
-    (tmp_path / "p.csv").write_text(
-        "src,dst,bytes\nn1,n0,10000000\nn2,n0,10000000\nn0,n3,10000000\n"
-    )
-    (tmp_path / "x.yaml").write_text(
-        "racks: {R: [n0, n1, n2, n3]}\nnic_bps: 940e6\nbackbone_bps: 9.4e9\n"
-    )
-    _, out, _ = run_cli(cli_argv(tmp_path / "x.yaml", tmp_path / "p.csv"), capsys)
-    assert pd.read_csv(io.StringIO(out))["time_s"].tolist() == pytest.approx([80 / 470] * 3)
-    _, out, _ = run_cli(
-        cli_argv(tmp_path / "x.yaml", tmp_path / "p.csv", "--model", "fairness"), capsys
-    )
-    assert pd.read_csv(io.StringIO(out))["time_s"].iloc[2] == pytest.approx(80 / 940)
-
-
-def test_register_joins_an_existing_predict_command():
-    parser = argparse.ArgumentParser(prog="netnoise")
-    sub = parser.add_subparsers(dest="command", required=True)
-    other = sub.add_parser("predict").add_subparsers(dest="action", required=True)
-    other.add_parser("queue").set_defaults(func=lambda args: 0)
-    asymmetric_cli.register(sub)
-    args = parser.parse_args(cli_argv(TABLE1_PLATFORM, TABLE1_PATTERN))
-    assert args.func is asymmetric_cli.run and args.model == "asymmetric"
-    assert parser.parse_args(["predict", "queue"]).func(None) == 0
-
-
-GOOD_PATTERN = "src,dst,bytes\nX1,Y1,1000\n"
-BAD_PATTERNS = [
-    ("src,dst,size\nX1,Y1,1000\n", ":1: wrong header"),
-    ("", ":1: wrong header"),
-    ("src,dst,bytes\nX1,Y1,1000\nX1,Q7,1000\n", ":3: unknown node 'Q7'"),
-    ("src,dst,bytes\n\n# comment\nX2,X2,1000\n", ":4: src == dst"),
-    ("src,dst,bytes\nX1,Y1,ten\n", ":2: bad number for bytes"),
-    ("src,dst,bytes\nX1,Y1,-5\n", ":2: bad number for bytes"),
-    ("src,dst,bytes\nX1,Y1,1.5\n", ":2: bad number for bytes"),
-    ("src,dst,bytes\nX1,Y1\n", ":2: expected 3 fields"),
-    ("src,dst,bytes\n", ": no links"),
-]
-GOOD_PLATFORM = "racks:\n  X: [X1, X2]\n  Y: [Y1]\nnic_bps: 940e6\nbackbone_bps: 9.4e9\n"
-BAD_PLATFORMS = [
-    ("racks:\n  X: [X1, X2]\n  Y: [Y1]\nnic_bps: 940e6\n", ":1: missing key 'backbone_bps'"),
-    ("racks:\n  X: [X1]\nnic_bps: fast\nbackbone_bps: 1e9\n", ":3: bad number for nic_bps"),
-    ("racks:\n  X: [X1]\nnic_bps: 1e9\nbackbone_bps: -2\n", ":4: bad number for backbone_bps"),
-    ("racks:\n  X: [X1]\n  Y: [X1]\nnic_bps: 1\nbackbone_bps: 1\n", ":3: node 'X1'"),
-    ("racks:\n  X: []\nnic_bps: 1\nbackbone_bps: 1\n", ":2: rack 'X' must be a non-empty"),
-    ("racks: [X1]\nnic_bps: 1\nbackbone_bps: 1\n", ":1: racks must map"),
-    ("racks:\n  X: [X1]\nnic_bps: 1\nbackbone_bps: 1\nspeed: 3\n", ":5: unknown key 'speed'"),
-    ("racks:\n  X: [X1\nnic_bps: 1\n", "not valid YAML"),
-    ("- just a list\n", ":1: expected a mapping"),
-]
-
-
-@pytest.mark.parametrize(("text", "message"), BAD_PATTERNS)
-def test_cli_bad_pattern_names_file_and_line(text, message, tmp_path, capsys):
-    (tmp_path / "platform.yaml").write_text(GOOD_PLATFORM)
-    (tmp_path / "pattern.csv").write_text(text)
-    code, out, err = run_cli(cli_argv(tmp_path / "platform.yaml", tmp_path / "pattern.csv"), capsys)
-    assert code == 2 and out == ""
-    assert err.startswith(f"netnoise: {tmp_path / 'pattern.csv'}")
-    assert message in err
-
-
-@pytest.mark.parametrize(("text", "message"), BAD_PLATFORMS)
-def test_cli_bad_platform_names_file_and_line(text, message, tmp_path, capsys):
-    (tmp_path / "platform.yaml").write_text(text)
-    (tmp_path / "pattern.csv").write_text(GOOD_PATTERN)
-    code, out, err = run_cli(cli_argv(tmp_path / "platform.yaml", tmp_path / "pattern.csv"), capsys)
-    assert code == 2 and out == ""
-    assert err.startswith(f"netnoise: {tmp_path / 'platform.yaml'}")
-    assert message in err
-
-
-def test_cli_missing_file(tmp_path, capsys):
-    code, _, err = run_cli(cli_argv(tmp_path / "none.yaml", TABLE1_PATTERN), capsys)
-    assert code == 2 and "none.yaml: cannot read" in err
-
-
-def run_module(module: str, *argv: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", module, *argv],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-
-
-def test_cli_contract_in_a_real_process(tmp_path):
-    done = run_module("netnoise.studies.asymmetric.cli", *cli_argv(TABLE1_PLATFORM, TABLE1_PATTERN))
-    assert done.returncode == 0, done.stderr
-    got = pd.read_csv(io.StringIO(done.stdout))
-    assert truncate(got["time_s"], 3) == TABLE1_PRED_S
-    (tmp_path / "bad.csv").write_text("src,dst,bytes\nX1,Y1,5\nX1,Nowhere,5\n")
-    done = run_module(
-        "netnoise.studies.asymmetric.cli", *cli_argv(TABLE1_PLATFORM, tmp_path / "bad.csv")
-    )
-    assert done.returncode == 2 and done.stdout == ""
-    assert done.stderr.strip() == (
-        f"netnoise: {tmp_path / 'bad.csv'}:3: unknown node 'Nowhere' "
-        "(not in any rack of the platform)"
-    )
-
-
-def test_netnoise_command_predict_asymmetric(tmp_path):
-    done = run_module("netnoise", *cli_argv(TABLE1_PLATFORM, TABLE1_PATTERN))
-    assert done.returncode == 0, done.stderr
-    assert truncate(pd.read_csv(io.StringIO(done.stdout))["time_s"], 3) == TABLE1_PRED_S
-    (tmp_path / "bad.csv").write_text("src,dst,bytes\nX1,X1,5\n")
-    done = run_module("netnoise", *cli_argv(TABLE1_PLATFORM, tmp_path / "bad.csv"))
-    assert done.returncode == 2 and ":2: src == dst" in done.stderr

@@ -1,23 +1,24 @@
 # Seed 003: link sharing on the NICs and the backbone of two racks (Sec. 5, Fig. 4),
 # random patterns (Sec. 7.1-7.2, Table II, Fig. 6) and an Alltoallv (Sec. 7.3, Fig. 8)
 # on the study's own two-rack testbed, against the asymmetric and the fairness model.
-from netnoise.studies.asymmetric import study as asymmetric_study
+# Planning: netnoise.studies.asymmetric.plan; the testbed: ...asymmetric.testbed.
+from snakemake.logging import logger
+
+from netnoise.studies.asymmetric import patterns as asymmetric_patterns
+from netnoise.studies.asymmetric import plan as asymmetric_plan
+from netnoise.studies.asymmetric import testbed as asymmetric_testbed
 
 AS = config["asymmetric"]
-AS_RAW = f"{RESULTS}/raw/asymmetric"
-AS_TIDY = f"{RESULTS}/tidy/asymmetric"
-AS_MODELS = f"{RESULTS}/models/asymmetric"
-AS_TABLES = f"{RESULTS}/tables/asymmetric"
-AS_FIGURES = f"{RESULTS}/figures/asymmetric"
-AS_RACKS = asymmetric_study.racks(asymmetric_platform()["testbed"])
-AS_TABLE_NAMES = ["table2", "within10", "properties", "alltoallv"]
-AS_FIGURE_NAMES = [
-    "fig4_fairness",
-    "fig4a_nic_bidirectional",
-    "fig4b_backbone_bidirectional",
-    *[f"fig6_errors_{cc}" for cc in AS["random"]["congestion_controls"]],
-    "fig8_alltoallv",
-]
+AS_PATHS = study_paths("asymmetric")
+AS_PLATFORM = asymmetric_testbed.study_platform(config["platform"], AS)
+AS_RACKS = asymmetric_testbed.racks(AS_PLATFORM["testbed"])
+AS_TABLE_NAMES = asymmetric_plan.TABLE_NAMES
+AS_FIGURE_NAMES = asymmetric_plan.figure_names(AS)
+AS_RUNS = asymmetric_plan.runs(AS_PATHS.raw, AS)
+AS_SKIPPED = asymmetric_plan.skipped(config["platform"]["kind"])
+
+if AS["enabled"] and AS_SKIPPED:
+    logger.warning(AS_SKIPPED)
 
 
 wildcard_constraints:
@@ -36,15 +37,20 @@ localrules:
     plot_asymmetric,
 
 
-study_targets("asymmetric", asymmetric_targets)
-on_release(release_asymmetric_testbed)
+study_targets(
+    "asymmetric",
+    lambda: asymmetric_plan.targets(
+        AS_PATHS.tables, AS_PATHS.figures, AS, config["platform"]["kind"]
+    ),
+)
+on_release(lambda: asymmetric_testbed.release(config["platform"], AS))
 
 
 rule make_asymmetric_patterns:
     output:
-        f"{AS_RAW}/patterns/{{family}}.csv",
+        f"{AS_PATHS.raw}/patterns/{{family}}.csv",
     log:
-        f"{LOGS}/asymmetric/patterns_{{family}}.log",
+        f"{AS_PATHS.logs}/patterns_{{family}}.log",
     conda:
         "../../envs/analysis.yaml"
     params:
@@ -57,22 +63,22 @@ rule make_asymmetric_patterns:
 rule validate_asymmetric_testbed:
     output:
         table=report(
-            f"{AS_TABLES}/testbed_validation.csv",
-            caption="../report/asymmetric/testbed_validation.rst",
-            category="003 Asymmetric links",
+            f"{AS_PATHS.tables}/testbed_validation.csv",
+            caption=f"{AS_PATHS.captions}/testbed_validation.rst",
+            category=AS_PATHS.category,
             labels={"table": "two-rack testbed validation"},
         ),
-        provenance=f"{AS_TABLES}/testbed_validation.csv.prov.json",
+        provenance=f"{AS_PATHS.tables}/testbed_validation.csv.prov.json",
     log:
-        f"{LOGS}/asymmetric/validate_testbed.log",
+        f"{AS_PATHS.logs}/validate_testbed.log",
     benchmark:
-        f"{BENCHMARKS}/asymmetric/validate_testbed.tsv"
+        f"{AS_PATHS.benchmarks}/validate_testbed.tsv"
     conda:
         "../../envs/build.yaml"
     resources:
         network=1,
     params:
-        platform=asymmetric_platform(),
+        platform=AS_PLATFORM,
         seconds=3,
     script:
         "../scripts/platform/validate_testbed.py"
@@ -84,23 +90,25 @@ rule measure_asymmetric_properties:
     input:
         program=program("p2p_concurrent"),
         shim=program("libnntcpcc.so"),
-        patterns=f"{AS_RAW}/patterns/properties.csv",
-        validation=f"{AS_TABLES}/testbed_validation.csv",
+        patterns=f"{AS_PATHS.raw}/patterns/properties.csv",
+        validation=f"{AS_PATHS.tables}/testbed_validation.csv",
     output:
-        results=asymmetric_results("properties"),
-        provenance=asymmetric_results("properties", ".prov.json"),
+        results=asymmetric_plan.results(AS_PATHS.raw, AS, "properties"),
+        provenance=asymmetric_plan.results(AS_PATHS.raw, AS, "properties", ".prov.json"),
     log:
-        f"{LOGS}/asymmetric/mpi_properties_{{congestion}}.log",
+        f"{AS_PATHS.logs}/mpi_properties_{{congestion}}.log",
     benchmark:
-        f"{BENCHMARKS}/asymmetric/mpi_properties_{{congestion}}.tsv"
+        f"{AS_PATHS.benchmarks}/mpi_properties_{{congestion}}.tsv"
     conda:
         "../../envs/build.yaml"
     resources:
         network=1,
     params:
-        platform=lambda wc: asymmetric_platform(wc.congestion),
+        platform=lambda wc: asymmetric_testbed.study_platform(
+            config["platform"], AS, wc.congestion
+        ),
         iterations=AS["iterations"],
-        config=lambda wc: {"asymmetric": AS, "congestion": wc.congestion},
+        config=lambda wc: asymmetric_plan.run_config(AS, wc.congestion),
     script:
         "../scripts/asymmetric/measure_links.py"
 
@@ -109,52 +117,54 @@ use rule measure_asymmetric_properties as measure_asymmetric_random with:
     input:
         program=program("p2p_concurrent"),
         shim=program("libnntcpcc.so"),
-        patterns=f"{AS_RAW}/patterns/random.csv",
-        validation=f"{AS_TABLES}/testbed_validation.csv",
+        patterns=f"{AS_PATHS.raw}/patterns/random.csv",
+        validation=f"{AS_PATHS.tables}/testbed_validation.csv",
     output:
-        results=asymmetric_results("random"),
-        provenance=asymmetric_results("random", ".prov.json"),
+        results=asymmetric_plan.results(AS_PATHS.raw, AS, "random"),
+        provenance=asymmetric_plan.results(AS_PATHS.raw, AS, "random", ".prov.json"),
     log:
-        f"{LOGS}/asymmetric/mpi_random_{{congestion}}.log",
+        f"{AS_PATHS.logs}/mpi_random_{{congestion}}.log",
     benchmark:
-        f"{BENCHMARKS}/asymmetric/mpi_random_{{congestion}}.tsv"
+        f"{AS_PATHS.benchmarks}/mpi_random_{{congestion}}.tsv"
 
 
 use rule measure_asymmetric_properties as measure_asymmetric_alltoallv with:
     input:
         program=program("p2p_concurrent"),
         shim=program("libnntcpcc.so"),
-        patterns=f"{AS_RAW}/patterns/alltoallv.csv",
-        validation=f"{AS_TABLES}/testbed_validation.csv",
+        patterns=f"{AS_PATHS.raw}/patterns/alltoallv.csv",
+        validation=f"{AS_PATHS.tables}/testbed_validation.csv",
     output:
-        results=asymmetric_results("alltoallv"),
-        provenance=asymmetric_results("alltoallv", ".prov.json"),
+        results=asymmetric_plan.results(AS_PATHS.raw, AS, "alltoallv"),
+        provenance=asymmetric_plan.results(AS_PATHS.raw, AS, "alltoallv", ".prov.json"),
     log:
-        f"{LOGS}/asymmetric/mpi_alltoallv_{{congestion}}.log",
+        f"{AS_PATHS.logs}/mpi_alltoallv_{{congestion}}.log",
     benchmark:
-        f"{BENCHMARKS}/asymmetric/mpi_alltoallv_{{congestion}}.tsv"
+        f"{AS_PATHS.benchmarks}/mpi_alltoallv_{{congestion}}.tsv"
 
 
 # TCP level: the property experiments as concurrent iperf3 transfers.
 rule measure_asymmetric_tcp:
     input:
-        patterns=f"{AS_RAW}/patterns/properties.csv",
-        validation=f"{AS_TABLES}/testbed_validation.csv",
+        patterns=f"{AS_PATHS.raw}/patterns/properties.csv",
+        validation=f"{AS_PATHS.tables}/testbed_validation.csv",
     output:
-        result=f"{AS_RAW}/tcp/properties_{{congestion}}.csv",
-        provenance=f"{AS_RAW}/tcp/properties_{{congestion}}.csv.prov.json",
+        result=f"{AS_PATHS.raw}/tcp/properties_{{congestion}}.csv",
+        provenance=f"{AS_PATHS.raw}/tcp/properties_{{congestion}}.csv.prov.json",
     log:
-        f"{LOGS}/asymmetric/tcp_properties_{{congestion}}.log",
+        f"{AS_PATHS.logs}/tcp_properties_{{congestion}}.log",
     benchmark:
-        f"{BENCHMARKS}/asymmetric/tcp_properties_{{congestion}}.tsv"
+        f"{AS_PATHS.benchmarks}/tcp_properties_{{congestion}}.tsv"
     conda:
         "../../envs/build.yaml"
     resources:
         network=1,
     params:
-        platform=lambda wc: asymmetric_platform(wc.congestion),
+        platform=lambda wc: asymmetric_testbed.study_platform(
+            config["platform"], AS, wc.congestion
+        ),
         seconds=AS["properties"]["iperf_seconds"],
-        config=lambda wc: {"asymmetric": AS, "congestion": wc.congestion},
+        config=lambda wc: asymmetric_plan.run_config(AS, wc.congestion),
     script:
         "../scripts/asymmetric/measure_tcp.py"
 
@@ -162,24 +172,25 @@ rule measure_asymmetric_tcp:
 rule tidy_asymmetric:
     input:
         patterns=expand(
-            f"{AS_RAW}/patterns/{{family}}.csv", family=asymmetric_study.FAMILIES
+            f"{AS_PATHS.raw}/patterns/{{family}}.csv",
+            family=asymmetric_patterns.FAMILIES,
         ),
-        mpi=[path for *_, paths in asymmetric_runs() for path in paths],
+        mpi=[path for *_, paths in AS_RUNS for path in paths],
         tcp=expand(
-            f"{AS_RAW}/tcp/properties_{{congestion}}.csv",
+            f"{AS_PATHS.raw}/tcp/properties_{{congestion}}.csv",
             congestion=AS["congestion_controls"],
         ),
     output:
-        links=f"{AS_TIDY}/mpi_links.csv",
-        trials=f"{AS_TIDY}/mpi_trials.csv",
-        tcp=f"{AS_TIDY}/tcp_links.csv",
+        links=f"{AS_PATHS.tidy}/mpi_links.csv",
+        trials=f"{AS_PATHS.tidy}/mpi_trials.csv",
+        tcp=f"{AS_PATHS.tidy}/tcp_links.csv",
     log:
-        f"{LOGS}/asymmetric/tidy.log",
+        f"{AS_PATHS.logs}/tidy.log",
     conda:
         "../../envs/analysis.yaml"
     params:
-        families=asymmetric_study.FAMILIES,
-        runs=asymmetric_runs(),
+        families=asymmetric_patterns.FAMILIES,
+        runs=AS_RUNS,
         congestion_controls=AS["congestion_controls"],
     script:
         "../scripts/asymmetric/tidy.py"
@@ -187,31 +198,31 @@ rule tidy_asymmetric:
 
 rule fit_asymmetric_platform:
     input:
-        f"{AS_TIDY}/mpi_links.csv",
+        f"{AS_PATHS.tidy}/mpi_links.csv",
     output:
-        f"{AS_MODELS}/platform_{{congestion}}.yaml",
+        f"{AS_PATHS.models}/platform_{{congestion}}.yaml",
     log:
-        f"{LOGS}/asymmetric/fit_platform_{{congestion}}.log",
+        f"{AS_PATHS.logs}/fit_platform_{{congestion}}.log",
     conda:
         "../../envs/analysis.yaml"
     params:
         racks=AS_RACKS,
-        testbed=asymmetric_platform()["testbed"],
+        testbed=AS_PLATFORM["testbed"],
     script:
         "../scripts/asymmetric/fit_platform.py"
 
 
 rule predict_asymmetric_links:
     input:
-        links=f"{AS_TIDY}/mpi_links.csv",
+        links=f"{AS_PATHS.tidy}/mpi_links.csv",
         platforms=expand(
-            f"{AS_MODELS}/platform_{{congestion}}.yaml",
+            f"{AS_PATHS.models}/platform_{{congestion}}.yaml",
             congestion=AS["congestion_controls"],
         ),
     output:
-        f"{AS_TIDY}/link_errors.csv",
+        f"{AS_PATHS.tidy}/link_errors.csv",
     log:
-        f"{LOGS}/asymmetric/predict_links.log",
+        f"{AS_PATHS.logs}/predict_links.log",
     conda:
         "../../envs/analysis.yaml"
     params:
@@ -222,12 +233,12 @@ rule predict_asymmetric_links:
 
 rule tabulate_asymmetric:
     input:
-        errors=f"{AS_TIDY}/link_errors.csv",
-        links=f"{AS_TIDY}/mpi_links.csv",
-        trials=f"{AS_TIDY}/mpi_trials.csv",
-        tcp=f"{AS_TIDY}/tcp_links.csv",
+        errors=f"{AS_PATHS.tidy}/link_errors.csv",
+        links=f"{AS_PATHS.tidy}/mpi_links.csv",
+        trials=f"{AS_PATHS.tidy}/mpi_trials.csv",
+        tcp=f"{AS_PATHS.tidy}/tcp_links.csv",
         platforms=expand(
-            f"{AS_MODELS}/platform_{{congestion}}.yaml",
+            f"{AS_PATHS.models}/platform_{{congestion}}.yaml",
             congestion=AS["congestion_controls"],
         ),
         published_table2=reference("asymmetric", "table2.csv"),
@@ -236,15 +247,15 @@ rule tabulate_asymmetric:
     output:
         **{
             name: report(
-                f"{AS_TABLES}/{name}.csv",
-                caption=f"../report/asymmetric/{name}.rst",
-                category="003 Asymmetric links",
+                f"{AS_PATHS.tables}/{name}.csv",
+                caption=f"{AS_PATHS.captions}/{name}.rst",
+                category=AS_PATHS.category,
                 labels={"table": name},
             )
             for name in AS_TABLE_NAMES
         },
     log:
-        f"{LOGS}/asymmetric/tabulate.log",
+        f"{AS_PATHS.logs}/tabulate.log",
     conda:
         "../../envs/analysis.yaml"
     params:
@@ -255,23 +266,23 @@ rule tabulate_asymmetric:
 
 rule plot_asymmetric:
     input:
-        **{name: f"{AS_TABLES}/{name}.csv" for name in AS_TABLE_NAMES},
-        errors=f"{AS_TIDY}/link_errors.csv",
+        **{name: f"{AS_PATHS.tables}/{name}.csv" for name in AS_TABLE_NAMES},
+        errors=f"{AS_PATHS.tidy}/link_errors.csv",
         published_fig4=reference("asymmetric", "fig4.csv"),
-        style=STYLE,
+        style=figure_style(),
     output:
-        svg=expand(f"{AS_FIGURES}/{{name}}.svg", name=AS_FIGURE_NAMES),
+        svg=expand(f"{AS_PATHS.figures}/{{name}}.svg", name=AS_FIGURE_NAMES),
         png=[
             report(
-                f"{AS_FIGURES}/{name}.png",
-                caption=f"../report/asymmetric/{asymmetric_caption(name)}.rst",
-                category="003 Asymmetric links",
+                f"{AS_PATHS.figures}/{name}.png",
+                caption=f"{AS_PATHS.captions}/{asymmetric_plan.caption(name)}.rst",
+                category=AS_PATHS.category,
                 labels={"figure": name},
             )
             for name in AS_FIGURE_NAMES
         ],
     log:
-        f"{LOGS}/asymmetric/plot.log",
+        f"{AS_PATHS.logs}/plot.log",
     conda:
         "../../envs/analysis.yaml"
     params:

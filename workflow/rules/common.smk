@@ -2,7 +2,6 @@ from snakemake.logging import logger
 
 from types import SimpleNamespace
 
-from netnoise.studies.asymmetric import study as asymmetric_study
 from netnoise import config as netnoise_config
 from netnoise import studies as netnoise_studies
 from netnoise.build import list_programs
@@ -172,74 +171,6 @@ def release_testbed():
         TestbedPlatform(config["platform"]).testbed.down()
         for release in _RELEASES:
             release()
-
-
-def release_asymmetric_testbed():
-    if config["asymmetric"]["enabled"]:
-        from netnoise.platform.testbed import TestbedPlatform
-
-        TestbedPlatform(asymmetric_platform()).testbed.down()
-
-
-# Seed 003 (rules/asymmetric.smk): the study's own testbed, its runs and targets.
-
-
-def asymmetric_platform(congestion=None):
-    """The platform config of seed 003's two-rack testbed (with a TCP congestion control)."""
-    return asymmetric_study.study_platform(
-        config["platform"], config["asymmetric"], congestion
-    )
-
-
-def asymmetric_congestions(family):
-    """Congestion controls a pattern family runs with."""
-    study = config["asymmetric"]
-    if family == "random":
-        return study["random"]["congestion_controls"]
-    return study["congestion_controls"]
-
-
-def asymmetric_results(family, suffix=""):
-    """p2p_concurrent result of every trial of a family ({congestion} left open)."""
-    count = asymmetric_study.trial_count(family, config["asymmetric"])
-    return [
-        f"{AS_RAW}/mpi/{family}/{{congestion}}/trial{i:03d}.csv{suffix}"
-        for i in range(count)
-    ]
-
-
-def asymmetric_runs():
-    """(family, congestion control, result files) of every MPI-level job."""
-    return [
-        (
-            family,
-            cc,
-            [path.format(congestion=cc) for path in asymmetric_results(family)],
-        )
-        for family in asymmetric_study.FAMILIES
-        for cc in asymmetric_congestions(family)
-    ]
-
-
-def asymmetric_caption(figure):
-    """One caption serves Fig. 6 of every congestion control."""
-    return "fig6_errors" if figure.startswith("fig6_errors_") else figure
-
-
-def asymmetric_targets():
-    if PLATFORM != "testbed":
-        logger.warning(
-            "asymmetric (seed 003) skipped: it runs on its own two-rack testbed, "
-            f"so it needs platform.kind testbed, not {PLATFORM}"
-        )
-        return []
-    return [
-        *expand(
-            f"{AS_FIGURES}/{{name}}.{{ext}}", name=AS_FIGURE_NAMES, ext=["svg", "png"]
-        ),
-        *expand(f"{AS_TABLES}/{{name}}.csv", name=AS_TABLE_NAMES),
-        f"{AS_TABLES}/testbed_validation.csv",
-    ]
 
 
 # Seed 004 (rules/characterize.smk, rules/injection.smk): job specs and targets.

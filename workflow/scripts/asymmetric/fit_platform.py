@@ -3,7 +3,7 @@ import yaml
 
 from netnoise.atomic import atomic_open
 from netnoise.jobs import logged
-from netnoise.studies.asymmetric.study import fit_platform
+from netnoise.studies.asymmetric.analysis import fit_platform
 
 with logged(snakemake.log[0]) as log:
     links = pd.read_csv(snakemake.input[0])

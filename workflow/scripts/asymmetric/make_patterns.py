@@ -1,6 +1,6 @@
 from netnoise.atomic import write_csv
 from netnoise.jobs import logged
-from netnoise.studies.asymmetric.study import patterns
+from netnoise.studies.asymmetric.patterns import patterns
 
 with logged(snakemake.log[0]) as log:
     frame = patterns(snakemake.wildcards.family, snakemake.params.study, snakemake.params.racks)

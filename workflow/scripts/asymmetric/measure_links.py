@@ -2,7 +2,7 @@ import pandas as pd
 
 from netnoise.jobs import logged
 from netnoise.platform import from_config
-from netnoise.studies.asymmetric.study import measure_mpi
+from netnoise.studies.asymmetric.measure import measure_mpi
 
 with logged(snakemake.log[0]):
     platform_config = snakemake.params.platform

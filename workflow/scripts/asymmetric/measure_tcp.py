@@ -4,7 +4,7 @@ from netnoise import provenance
 from netnoise.atomic import write_csv
 from netnoise.jobs import logged
 from netnoise.platform import from_config
-from netnoise.studies.asymmetric.study import measure_tcp
+from netnoise.studies.asymmetric.measure import measure_tcp
 
 with logged(snakemake.log[0]) as log:
     platform = from_config(snakemake.params.platform)

@@ -2,23 +2,19 @@ import pandas as pd
 
 from netnoise.atomic import write_csv
 from netnoise.jobs import logged
-from netnoise.studies.asymmetric import study
-from netnoise.studies.asymmetric.cli import load_platform
+from netnoise.studies.asymmetric import analysis
 
 with logged(snakemake.log[0]) as log:
     inputs = snakemake.input
     errors = pd.read_csv(inputs.errors)
-    platforms = {
-        cc: load_platform(path)
-        for cc, path in zip(snakemake.params.congestion_controls, inputs.platforms, strict=True)
-    }
+    platforms = analysis.load_platforms(snakemake.params.congestion_controls, inputs.platforms)
     tables = {
-        "table2": study.table2(errors, pd.read_csv(inputs.published_table2)),
-        "within10": study.within10(errors, pd.read_csv(inputs.published_within10)),
-        "properties": study.property_rates(
+        "table2": analysis.table2(errors, pd.read_csv(inputs.published_table2)),
+        "within10": analysis.within10(errors, pd.read_csv(inputs.published_within10)),
+        "properties": analysis.property_rates(
             pd.read_csv(inputs.links), pd.read_csv(inputs.tcp), platforms
         ),
-        "alltoallv": study.alltoallv_table(
+        "alltoallv": analysis.alltoallv_table(
             pd.read_csv(inputs.trials), errors, pd.read_csv(inputs.published_alltoallv)
         ),
     }

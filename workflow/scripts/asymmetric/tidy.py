@@ -2,7 +2,7 @@ import pandas as pd
 
 from netnoise.atomic import write_csv
 from netnoise.jobs import logged
-from netnoise.studies.asymmetric.study import tidy_mpi, tidy_tcp
+from netnoise.studies.asymmetric.tidy import tidy_mpi, tidy_tcp
 
 with logged(snakemake.log[0]):
     inputs, params = snakemake.input, snakemake.params

@@ -1,0 +1,85 @@
+"""Seed 003 in the workflow: which jobs it runs and which files it delivers.
+
+Pure functions of the study's config section (``asymmetric``) and its result
+folders; ``workflow/rules/asymmetric.smk`` calls them to plan its rules.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from netnoise.studies.asymmetric.patterns import FAMILIES, trial_count
+
+TABLE_NAMES = ("table2", "within10", "properties", "alltoallv")
+
+
+def figure_names(study: Mapping[str, Any]) -> list[str]:
+    """Figures of the study: Fig. 4 (fairness, then its bidirectional panels), one
+    Fig. 6 per congestion control of the random patterns, and Fig. 8."""
+    return [
+        "fig4_fairness",
+        "fig4a_nic_bidirectional",
+        "fig4b_backbone_bidirectional",
+        *[f"fig6_errors_{cc}" for cc in study["random"]["congestion_controls"]],
+        "fig8_alltoallv",
+    ]
+
+
+def caption(figure: str) -> str:
+    """The caption file (without .rst) of a figure: one serves Fig. 6 of every
+    congestion control."""
+    return "fig6_errors" if figure.startswith("fig6_errors_") else figure
+
+
+def congestions(study: Mapping[str, Any], family: str) -> list[str]:
+    """Congestion controls a pattern family runs with."""
+    if family == "random":
+        return study["random"]["congestion_controls"]
+    return study["congestion_controls"]
+
+
+def results(raw: str, study: Mapping[str, Any], family: str, suffix: str = "") -> list[str]:
+    """The p2p_concurrent result of every trial of a family under ``raw`` (the study's
+    raw folder), ``{congestion}`` left open; ``suffix`` names a sidecar instead."""
+    return [
+        f"{raw}/mpi/{family}/{{congestion}}/trial{i:03d}.csv{suffix}"
+        for i in range(trial_count(family, study))
+    ]
+
+
+def runs(raw: str, study: Mapping[str, Any]) -> list[tuple[str, str, list[str]]]:
+    """(family, congestion control, result files) of every MPI-level job."""
+    return [
+        (family, cc, [path.format(congestion=cc) for path in results(raw, study, family)])
+        for family in FAMILIES
+        for cc in congestions(study, family)
+    ]
+
+
+def run_config(study: Mapping[str, Any], congestion: str) -> dict[str, Any]:
+    """What a measurement's provenance records of the config: the section and the
+    congestion control of the run."""
+    return {"asymmetric": study, "congestion": congestion}
+
+
+def skipped(kind: str) -> str | None:
+    """Why the study does not run on platform ``kind`` (None: it runs)."""
+    if kind == "testbed":
+        return None
+    return (
+        "asymmetric (seed 003) skipped: it runs on its own two-rack testbed, "
+        f"so it needs platform.kind testbed, not {kind}"
+    )
+
+
+def targets(tables: str, figures: str, study: Mapping[str, Any], kind: str) -> list[str]:
+    """The study's final files (its figures, tables and testbed validation) under the
+    folders ``tables`` and ``figures``; none unless on the testbed platform."""
+    if skipped(kind):
+        return []
+    return [
+        *(f"{figures}/{name}.{ext}" for name in figure_names(study) for ext in ("svg", "png")),
+        *(f"{tables}/{name}.csv" for name in TABLE_NAMES),
+        f"{tables}/testbed_validation.csv",
+    ]

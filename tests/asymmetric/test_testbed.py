@@ -1,0 +1,65 @@
+"""Seed 003's own two-rack testbed (testbed.py): its platform config, racks,
+process placement and teardown."""
+
+from __future__ import annotations
+
+import pytest
+
+from netnoise.platform import PlatformUnavailable
+from netnoise.platform.testbed import TestbedPlatform
+from netnoise.studies.asymmetric import testbed as asymmetric_testbed
+from netnoise.studies.asymmetric.testbed import study_platform
+from tests.asymmetric.support import resolved
+
+
+def test_study_platform_replaces_only_the_study_keys(config):
+    merged = study_platform(config["platform"], config["asymmetric"], "bbr")
+    testbed = merged["testbed"]
+    assert testbed["prefix"] == "nar"  # its own, beside the main testbed "na"
+    assert (testbed["nodes"], testbed["racks"]) == (32, 2)
+    assert (testbed["nic_mbit"], testbed["backbone_mbit"]) == (20, 200)
+    assert testbed["tcp_congestion"] == "bbr" and testbed["btl_tcp_links"] == 1
+    assert testbed["burst_bytes"] == config["platform"]["testbed"]["burst_bytes"]
+    assert config["platform"]["testbed"]["prefix"] == "na"  # the shared config is untouched
+    named = resolved(testbed={"prefix": "nax"})
+    assert study_platform(named["platform"], named["asymmetric"])["testbed"]["prefix"] == "nax"
+
+
+def test_racks_split_the_nodes_in_order(rack_nodes):
+    assert list(rack_nodes) == ["1", "2"]
+    assert rack_nodes["1"] == [f"nar-n{i:02d}" for i in range(1, 17)]
+    assert rack_nodes["2"] == [f"nar-n{i:02d}" for i in range(17, 33)]
+
+
+def test_testbed_launch_places_every_rank_on_its_node(config):
+    platform = TestbedPlatform(study_platform(config["platform"], config["asymmetric"]))
+    argv = platform.mpi_launch(
+        ["./p2p_concurrent"], 4, ["nar-n01", "nar-n02", "nar-n01", "nar-n17"]
+    ).argv
+    i = argv.index("--host")
+    assert argv[i + 1 : i + 4] == ["10.77.0.1,10.77.0.2,10.77.0.1,10.77.0.17", "--map-by", "seq"]
+    # Distinct nodes keep the spread-over-nodes launch of the other studies.
+    argv = platform.mpi_launch(["./pingpong"], 4, ["nar-n01", "nar-n02"]).argv
+    i = argv.index("--host")
+    assert argv[i + 1 : i + 4] == ["10.77.0.1:2,10.77.0.2:2", "--map-by", "node"]
+    with pytest.raises(PlatformUnavailable, match="one node per rank"):
+        platform.mpi_launch(["./p2p_concurrent"], 3, ["nar-n01", "nar-n01"])
+
+
+def test_release_takes_down_the_study_testbed_only_when_enabled(config, monkeypatch):
+    downed = []
+
+    class Recording:
+        def __init__(self, platform):
+            self.testbed = self
+            self.prefix = platform["testbed"]["prefix"]
+
+        def down(self):
+            downed.append(self.prefix)
+
+    monkeypatch.setattr(asymmetric_testbed, "TestbedPlatform", Recording)
+    asymmetric_testbed.release(config["platform"], config["asymmetric"])
+    assert downed == ["nar"]  # the study's testbed, not the main one ("na")
+    disabled = resolved(enabled=False)
+    asymmetric_testbed.release(disabled["platform"], disabled["asymmetric"])
+    assert downed == ["nar"]

@@ -1,0 +1,27 @@
+"""Seed 003 in the workflow: its jobs on the testbed, and a warning elsewhere."""
+
+from __future__ import annotations
+
+from tests.conftest import snakemake
+
+
+def test_workflow_plans_the_study_on_the_testbed_only(tmp_path):
+    overlay = tmp_path / "overlay.yaml"
+    overlay.write_text("platform:\n  testbed:\n    prefix: na\n")
+    out = snakemake("-n", "--forceall", "--configfile", str(overlay))
+    assert out.returncode == 0, out.stderr[-3000:]
+    for rule in (
+        "validate_asymmetric_testbed",
+        "measure_asymmetric_properties",
+        "measure_asymmetric_random",
+        "measure_asymmetric_alltoallv",
+        "measure_asymmetric_tcp",
+        "plot_asymmetric",
+    ):
+        assert rule in out.stdout
+    # Seed 004 needs the link rate off the testbed; it is not what this checks.
+    overlay.write_text("platform:\n  kind: localhost\nlatency_variation:\n  enabled: false\n")
+    out = snakemake("-n", "--forceall", "--configfile", str(overlay))
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert "measure_asymmetric" not in out.stdout
+    assert "asymmetric (seed 003) skipped" in out.stderr + out.stdout
