@@ -104,12 +104,9 @@ int main(int argc, char **argv)
         NN_OPTIONS_END,
     };
 
-    nn_init(&argc, &argv);
-    nn_parse_or_exit(argc, argv, opts, &info);
-
-    int rank, nranks;
-    MPI_CHECK(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
-    MPI_CHECK(MPI_Comm_size(MPI_COMM_WORLD, &nranks));
+    nn_bench b = {.info = &info, .opts = opts, .run = &run, .ranks = NN_ANY_RANKS};
+    nn_bench_begin(&b, &argc, &argv);
+    const int rank = b.rank, nranks = b.nranks;
     if (size % 8 != 0)
         nn_fail_all(MPI_COMM_WORLD, "noise: --size %zu is not a multiple of 8 (doubles)", size);
     const int n_pert = (int)lround(ratio * nranks);
@@ -133,7 +130,7 @@ int main(int argc, char **argv)
         nn_fail_all(MPI_COMM_WORLD, "noise: out of memory");
 
     nn_writer out;
-    nn_writer_begin(&out, &run, &info, argc, argv, MPI_COMM_WORLD);
+    nn_bench_writer(&b, &out, MPI_COMM_WORLD);
     nn_meta(&out, "ratio", "%g", ratio);
     nn_meta(&out, "collective", "%s", coll);
     nn_meta(&out, "size_bytes", "%zu", size);
@@ -228,7 +225,6 @@ int main(int argc, char **argv)
             if ((long)r[0] == split)
                 nn_row(&out, "%.0f,%.0f,%.0f,%.0f,%.0f,%.3f", r[0], r[1], r[2], r[3], r[4], r[5]);
         }
-    int rc = nn_writer_close(&out, 1);
     nn_table_free(&rows);
     nn_table_free(&all);
     free(buf);
@@ -236,6 +232,5 @@ int main(int argc, char **argv)
     free(psend);
     free(precv);
     free(perm);
-    MPI_Finalize();
-    return rc == 0 ? 0 : 1;
+    return nn_bench_end(&out);
 }

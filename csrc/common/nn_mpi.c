@@ -81,13 +81,6 @@ void nn_fail_all(MPI_Comm comm, const char *fmt, ...)
     exit(2);
 }
 
-void nn_require_pairs(const nn_tool_info *info, int nranks)
-{
-    if (nranks < 2 || nranks % 2 != 0)
-        nn_fail_all(MPI_COMM_WORLD, "%s: needs an even number of ranks >= 2, got %d", info->tool,
-                    nranks);
-}
-
 /* Comma-separated unique host names of all ranks, in rank order. */
 static void gather_hosts(MPI_Comm comm, char *out, size_t outlen)
 {
