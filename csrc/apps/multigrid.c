@@ -233,9 +233,8 @@ static double checksum(void *v, proxy *p)
 
 int main(int argc, char **argv)
 {
-    nn_run_options run = NN_RUN_DEFAULTS(1, 1);
     proxy p;
-    proxy_defaults(&p, info.tool, DEFAULT_STEPS, DEFAULT_COMPUTE_US);
+    proxy_defaults(&p, DEFAULT_STEPS, DEFAULT_COMPUTE_US);
     long size = 32, levels = 4, coarse_iters = 8;
     const nn_option opts[] = {
         {"size", NN_OPT_LONG, &size, 2, 512, NULL,
@@ -247,12 +246,9 @@ int main(int argc, char **argv)
          "Jacobi iterations on the coarsest level, each with a halo exchange and an "
          "MPI_Allreduce (default 8)"},
         PROXY_OPTIONS(&p, PROXY_STR(DEFAULT_STEPS), PROXY_STR(DEFAULT_COMPUTE_US)),
-        NN_RUN_OPTIONS(&run),
         NN_OPTIONS_END,
     };
-    nn_init(&argc, &argv);
-    nn_parse_or_exit(argc, argv, opts, &info);
-    proxy_setup(&p, &run, MPI_COMM_WORLD, 2);
+    proxy_begin(&p, &argc, &argv, opts, &info);
     const long factor = 1L << (levels - 1);
     if (size % factor != 0)
         nn_fail_all(p.comm,
@@ -262,19 +258,14 @@ int main(int argc, char **argv)
 
     proxy_check_memory(&p, 3.0 * 8.0 / 7.0 * pow(size + 2.0, 3) * sizeof(double));
     app_t app = {0};
-    int dims[3] = {0, 0, 0}, periods[3] = {0, 0, 0};
-    MPI_CHECK(MPI_Dims_create(p.nranks, 3, dims));
-    MPI_Comm cart;
-    MPI_CHECK(MPI_Cart_create(MPI_COMM_WORLD, 3, dims, periods, 0, &cart));
-    p.comm = cart;
-    MPI_CHECK(MPI_Comm_rank(cart, &p.rank));
-    for (int d = 0; d < 3; d++)
-        MPI_CHECK(MPI_Cart_shift(cart, d, 1, &app.nbr[2 * d], &app.nbr[2 * d + 1]));
+    int dims[3] = {0, 0, 0};
+    const int periods[3] = {0, 0, 0};
+    proxy_cart(&p, 3, dims, periods, app.nbr);
 
     app.n = (int)size;
     app.levels = (int)levels;
     app.coarse_iters = (int)coarse_iters;
-    app.seed = (uint64_t)run.seed;
+    app.seed = (uint64_t)p.run.seed;
     for (int l = 0; l < app.levels; l++) {
         app.nl[l] = app.n >> l;
         app.u[l] = proxy_alloc(&p, cells(app.nl[l]), sizeof(double));
@@ -305,13 +296,13 @@ int main(int argc, char **argv)
         face_doubles += 3.0 * app.nl[l] * app.nl[l];
 
     nn_writer out;
-    nn_writer_begin(&out, &run, &info, argc, argv, cart);
+    proxy_writer(&p, &out);
     nn_meta(&out, "size", "%ld", size);
     nn_meta(&out, "levels", "%ld", levels);
     nn_meta(&out, "coarse_iters", "%ld", coarse_iters);
     nn_meta(&out, "level_edges", "%d..%d", app.nl[0], app.nl[last]);
     nn_meta(&out, "process_grid", "%dx%dx%d", dims[0], dims[1], dims[2]);
-    proxy_meta(&p, &out, &run);
+    proxy_meta(&p, &out);
     nn_meta(&out, "fine_level_compute_share", "%.3f", 4.5 * cube[0] / app.work_total);
     nn_meta(&out, "bytes_per_step_rank0", "%.0f",
             faces * face_doubles * sizeof(double) + (coarse_iters + 1) * sizeof(double));
@@ -320,18 +311,6 @@ int main(int argc, char **argv)
             faces, size * size * 8, coarse_iters, app.nl[last] * app.nl[last] * 8,
             coarse_iters + 1);
 
-    const proxy_app fn = {reset, steps, checksum};
-    int rc = proxy_main_loop(&fn, &app, &p, &out, &run);
-    for (int l = 0; l < app.levels; l++) {
-        free(app.u[l]);
-        free(app.f[l]);
-        free(app.r[l]);
-    }
-    for (int s = 0; s < 6; s++) {
-        free(app.sendbuf[s]);
-        free(app.recvbuf[s]);
-    }
-    MPI_CHECK(MPI_Comm_free(&cart));
-    MPI_Finalize();
-    return rc == 0 ? 0 : 1;
+    const proxy_app fn = {reset, steps, checksum, NULL};
+    return proxy_main(&p, &fn, &app, &out);
 }

@@ -4,30 +4,44 @@
  */
 #include "proxy.h"
 
-void proxy_defaults(proxy *p, const char *tool, long steps, double compute_us)
+void proxy_defaults(proxy *p, long steps, double compute_us)
 {
     memset(p, 0, sizeof *p);
-    p->tool = tool;
+    p->run = (nn_run_options)NN_RUN_DEFAULTS(1, 1);
     p->compute = "sleep";
     p->compute_us = compute_us;
     p->steps = steps;
+    p->cart = MPI_COMM_NULL;
 }
 
-void proxy_setup(proxy *p, const nn_run_options *run, MPI_Comm comm, int min_ranks)
+void proxy_begin(proxy *p, int *argc, char ***argv, const nn_option *opts,
+                 const nn_tool_info *info)
 {
-    p->comm = comm;
-    MPI_CHECK(MPI_Comm_rank(comm, &p->rank));
-    MPI_CHECK(MPI_Comm_size(comm, &p->nranks));
+    p->bench = (nn_bench){.info = info, .opts = opts, .run = &p->run, .ranks = 2,
+                          .ranks_why = "a proxy application must communicate"};
+    nn_bench_begin(&p->bench, argc, argv);
+    p->tool = info->tool;
+    p->comm = MPI_COMM_WORLD;
+    p->rank = p->bench.rank;
+    p->nranks = p->bench.nranks;
     p->mode = strcmp(p->compute, "arith") == 0  ? PROXY_ARITH
               : strcmp(p->compute, "spin") == 0 ? PROXY_SPIN
                                                 : PROXY_SLEEP;
-    if (p->nranks < min_ranks)
-        nn_fail_all(comm,
-                    "%s: needs at least %d ranks (a proxy application must communicate), "
-                    "got %d",
-                    p->tool, min_ranks, p->nranks);
-    if (run->iterations == 0 && run->duration_s == 0 && run->stop_file == NULL)
-        nn_fail_all(comm, "%s: --iterations 0 needs --duration or --stop-file to end", p->tool);
+}
+
+void proxy_cart(proxy *p, int ndims, int dims[], const int periods[], int nbr[])
+{
+    MPI_CHECK(MPI_Dims_create(p->nranks, ndims, dims));
+    MPI_CHECK(MPI_Cart_create(MPI_COMM_WORLD, ndims, dims, periods, 0, &p->cart));
+    p->comm = p->cart;
+    MPI_CHECK(MPI_Comm_rank(p->cart, &p->rank));
+    for (int d = 0; d < ndims; d++)
+        MPI_CHECK(MPI_Cart_shift(p->cart, d, 1, &nbr[2 * d], &nbr[2 * d + 1]));
+}
+
+void proxy_writer(const proxy *p, nn_writer *w)
+{
+    nn_bench_writer(&p->bench, w, p->comm);
 }
 
 /* Zeroes the per-run accounting. */
@@ -115,8 +129,9 @@ void proxy_count_collective(proxy *p, double bytes)
     p->messages += 1;
 }
 
-void proxy_meta(const proxy *p, nn_writer *w, const nn_run_options *run)
+void proxy_meta(const proxy *p, nn_writer *w)
 {
+    const nn_run_options *run = &p->run;
     nn_meta(w, "steps", "%ld", p->steps);
     nn_meta(w, "compute", "%s", p->compute);
     nn_meta(w, "compute_us", "%g", p->compute_us);
@@ -157,18 +172,27 @@ static void proxy_one_run(const proxy_app *fn, void *app, proxy *p, nn_writer *w
                tot[0] / p->nranks, max[2], tot[1], tot[2], sum);
 }
 
-int proxy_main_loop(const proxy_app *fn, void *app, proxy *p, nn_writer *w,
-                    const nn_run_options *run)
+int proxy_main(proxy *p, const proxy_app *fn, void *app, nn_writer *w)
 {
     nn_columns(w, PROXY_COLUMNS);
     nn_loop loop;
-    nn_loop_begin(&loop, run, p->comm);
+    nn_loop_begin(&loop, &p->run, p->comm);
     while (nn_loop_warming(&loop))
         proxy_one_run(fn, app, p, w, -1);
     long row = 0;
     while (nn_loop_next(&loop))
         proxy_one_run(fn, app, p, w, row++);
-    return nn_writer_close(w, 1);
+
+    if (fn->release != NULL)
+        fn->release(app);
+    for (size_t i = 0; i < p->n_owned; i++)
+        free(p->owned[i]);
+    free(p->owned);
+    p->owned = NULL;
+    p->n_owned = 0;
+    if (p->cart != MPI_COMM_NULL)
+        MPI_CHECK(MPI_Comm_free(&p->cart));
+    return nn_bench_end(w);
 }
 
 void proxy_check_memory(proxy *p, double bytes)
@@ -182,9 +206,18 @@ void proxy_check_memory(proxy *p, double bytes)
 
 void *proxy_alloc(proxy *p, size_t n, size_t size)
 {
+    if (p->n_owned == p->cap_owned) {
+        size_t cap = p->cap_owned ? 2 * p->cap_owned : 32;
+        void **grown = realloc(p->owned, cap * sizeof *grown);
+        if (grown == NULL)
+            nn_fail_all(p->comm, "%s: out of memory", p->tool);
+        p->owned = grown;
+        p->cap_owned = cap;
+    }
     void *mem = calloc(n > 0 ? n : 1, size);
     if (mem == NULL)
         nn_fail_all(p->comm, "%s: out of memory (%zu x %zu bytes)", p->tool, n, size);
+    p->owned[p->n_owned++] = mem;
     return mem;
 }
 

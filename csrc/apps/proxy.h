@@ -24,12 +24,17 @@ enum { PROXY_ARITH, PROXY_SPIN, PROXY_SLEEP };
 
 typedef struct {
     const char *tool;
+    nn_run_options run;  /* the run options of every netnoise program */
+    nn_bench bench;      /* start and end shared with every program (nn_mpi.h) */
     const char *compute; /* --compute value */
     double compute_us;   /* --compute-us: compute time per step for spin and sleep */
     long steps;          /* --steps */
     int mode;
     int rank, nranks;
-    MPI_Comm comm;
+    MPI_Comm comm;       /* MPI_COMM_WORLD, or cart once proxy_cart made it */
+    MPI_Comm cart;       /* MPI_COMM_NULL until proxy_cart */
+    void **owned;        /* what proxy_alloc handed out, freed by proxy_main */
+    size_t n_owned, cap_owned;
     /* Accumulated over one application run on this rank. */
     double comm_s;
     double compute_s;
@@ -62,8 +67,9 @@ typedef struct {
 #define PROXY_STR_(x) #x
 #define PROXY_STR(x) PROXY_STR_(x)
 
-/* The options every application shares; the caller adds --size and its own.
- * def_steps and def_us are the default values as string literals, for the help. */
+/* The options every application shares, the run options last; the caller adds
+ * --size and its own before them. def_steps and def_us are the default values
+ * as string literals, for the help. */
 #define PROXY_OPTIONS(p, def_steps, def_us)                                                     \
     {"steps", NN_OPT_LONG, &(p)->steps, 1, 1e7, NULL,                                           \
      "application steps (iterations, cycles, sweeps) of one run; one row per run (default "     \
@@ -72,12 +78,26 @@ typedef struct {
      PROXY_COMPUTE_HELP " (default sleep)"},                                                    \
     {"compute-us", NN_OPT_DOUBLE, &(p)->compute_us, 0, 1e7, NULL,                               \
      "computation time per step in microseconds for --compute spin and sleep (default " def_us  \
-     ")"}
+     ")"},                                                                                      \
+    NN_RUN_OPTIONS(&(p)->run)
 
-void proxy_defaults(proxy *p, const char *tool, long steps, double compute_us);
+/* Before the option table: the defaults of --steps and --compute-us, and of
+ * the run options (1 warm-up run, 1 timed run). */
+void proxy_defaults(proxy *p, long steps, double compute_us);
 
-/* After option parsing: resolves the mode and checks the rank count. */
-void proxy_setup(proxy *p, const nn_run_options *run, MPI_Comm comm, int min_ranks);
+/* The start of main (nn_bench_begin): MPI, the options, at least 2 ranks, a
+ * run that can end; then the compute mode. p->comm is MPI_COMM_WORLD. */
+void proxy_begin(proxy *p, int *argc, char ***argv, const nn_option *opts,
+                 const nn_tool_info *info);
+
+/* The process grid: MPI_Dims_create fills the zero entries of dims (nonzero
+ * ones stay), MPI_Cart_create without reordering (ranks stay those of
+ * MPI_COMM_WORLD) becomes p->comm, and nbr[2d], nbr[2d + 1] are the lower
+ * and upper neighbours along dimension d (MPI_PROC_NULL at a free surface). */
+void proxy_cart(proxy *p, int ndims, int dims[], const int periods[], int nbr[]);
+
+/* Collective over p->comm: the output file and the standard preamble. */
+void proxy_writer(const proxy *p, nn_writer *w);
 
 /* Waits ns nanoseconds the way the mode says. Sleeping overshoots (timer
  * slack, wake-up latency); the excess is paid back on the next waits so the
@@ -130,26 +150,31 @@ void proxy_halo6(proxy *p, double *const send[6], double *const recv[6],
 void proxy_count_collective(proxy *p, double bytes);
 
 /* Meta lines every application writes after the preamble. */
-void proxy_meta(const proxy *p, nn_writer *w, const nn_run_options *run);
+void proxy_meta(const proxy *p, nn_writer *w);
 
 /* The application callbacks: reset re-creates the initial data from the
  * seed, steps runs the timed --steps steps, checksum (collective) digests
- * the final data. */
+ * the final data; release (or NULL) frees what proxy_alloc did not give. */
 typedef struct {
     void (*reset)(void *app, proxy *p);
     void (*steps)(void *app, proxy *p);
     double (*checksum)(void *app, proxy *p);
+    void (*release)(void *app);
 } proxy_app;
 
-/* Warm-up runs, then timed runs until nn_loop says stop; closes the writer. */
-int proxy_main_loop(const proxy_app *fn, void *app, proxy *p, nn_writer *w,
-                    const nn_run_options *run);
+/* The rest of main: warm-up runs, then timed runs (one row each) until
+ * nn_loop says stop; then frees what proxy_alloc gave, the grid of
+ * proxy_cart and, through fn->release, the application's own memory, closes
+ * the writer and finalizes MPI (nn_bench_end). Returns main's exit status. */
+int proxy_main(proxy *p, const proxy_app *fn, void *app, nn_writer *w);
 
 /* Guards against option values whose arrays would not fit: every rank
  * needs the same, so all fail together with the numbers. */
 enum { PROXY_MAX_MIB = 4096 };
 void proxy_check_memory(proxy *p, double bytes);
 
+/* Zeroed memory for n items of size bytes, freed by proxy_main; out of memory
+ * stops every rank with the numbers. */
 void *proxy_alloc(proxy *p, size_t n, size_t size);
 
 /* Sum of a local value over ranks (collective, untimed bookkeeping). */

@@ -149,16 +149,6 @@ void nn_preamble(nn_writer *w, const nn_tool_info *info, int argc, char **argv, 
     nn_meta(w, "date", "%s", date);
 }
 
-void nn_writer_begin(nn_writer *w, const nn_run_options *run, const nn_tool_info *info, int argc,
-                     char **argv, MPI_Comm comm)
-{
-    int rank;
-    MPI_CHECK(MPI_Comm_rank(comm, &rank));
-    if (nn_writer_open(w, run->output, rank == 0) != 0)
-        MPI_Abort(comm, 2);
-    nn_preamble(w, info, argc, argv, run->seed, comm);
-}
-
 int nn_local_stop(const nn_run_options *run)
 {
     struct stat st;

@@ -36,11 +36,6 @@ void nn_fail_all(MPI_Comm comm, const char *fmt, ...) __attribute__((noreturn, f
 void nn_preamble(nn_writer *w, const nn_tool_info *info, int argc, char **argv, long seed,
                  MPI_Comm comm);
 
-/* Collective: opens run->output on rank 0 (aborting the job if it cannot)
- * and writes the standard preamble. */
-void nn_writer_begin(nn_writer *w, const nn_run_options *run, const nn_tool_info *info, int argc,
-                     char **argv, MPI_Comm comm);
-
 /* ---------------------------------------------------------------- start and end
  * The beginning and end of every program's main (nn_bench.c):
  *
