@@ -11,17 +11,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "expect.h"
 #include "nn.h"
-
-static int failures = 0;
-
-#define EXPECT(cond, what)                                                 \
-    do {                                                                   \
-        if (!(cond)) {                                                     \
-            fprintf(stderr, "FAIL %s:%d: %s\n", __FILE__, __LINE__, what); \
-            failures++;                                                    \
-        }                                                                  \
-    } while (0)
 
 /* This definition takes the place of the C library's for nn_time.c: it fails
  * with EINVAL on demand and otherwise sleeps as nanosleep does. */
