@@ -46,27 +46,6 @@ typedef struct {
     uint64_t seed;
 } app_t;
 
-static inline size_t at(int n, int x, int y, int z)
-{
-    size_t L = (size_t)n + 2;
-    return ((size_t)z * L + (size_t)y) * L + (size_t)x;
-}
-
-/* Copies the layer at coordinate c of dimension d between field and buf. */
-static void face_copy(const app_t *app, double *field, int d, int c, double *buf, int pack)
-{
-    int n = app->n;
-    size_t k = 0;
-    for (int b = 1; b <= n; b++)
-        for (int a = 1; a <= n; a++) {
-            size_t i = d == 0 ? at(n, c, a, b) : d == 1 ? at(n, a, c, b) : at(n, a, b, c);
-            if (pack)
-                buf[k++] = field[i];
-            else
-                field[i] = buf[k++];
-        }
-}
-
 static void reset(void *v, proxy *p)
 {
     app_t *app = v;
@@ -79,7 +58,7 @@ static void reset(void *v, proxy *p)
         for (int z = 1; z <= n; z++)
             for (int y = 1; y <= n; y++)
                 for (int x = 1; x <= n; x++)
-                    app->u[f][at(n, x, y, z)] = 2.0 * nn_rng_uniform(&rng) - 1.0;
+                    app->u[f][PROXY_AT3(n, x, y, z)] = 2.0 * nn_rng_uniform(&rng) - 1.0;
     }
     app->dt = 1.0;
 }
@@ -92,7 +71,7 @@ static void exchange(app_t *app, proxy *p)
     for (int s = 0; s < 6; s++) {
         int d = s / 2, c = s % 2 ? app->n : 1;
         for (int f = 0; f < app->fields; f++)
-            face_copy(app, app->u[f], d, c, app->sendbuf[s] + f * face, 1);
+            proxy_face_copy(app->n, app->u[f], d, c, app->sendbuf[s] + f * face, 1);
         for (int k = 0; k < count; k++)
             maxabs = fmax(maxabs, fabs(app->sendbuf[s][k]));
     }
@@ -102,7 +81,7 @@ static void exchange(app_t *app, proxy *p)
             continue; /* free surface: the ghost layer stays zero */
         int d = s / 2, c = s % 2 ? app->n + 1 : 0;
         for (int f = 0; f < app->fields; f++)
-            face_copy(app, app->u[f], d, c, app->recvbuf[s] + f * face, 0);
+            proxy_face_copy(app->n, app->u[f], d, c, app->recvbuf[s] + f * face, 0);
     }
     if (p->mode != PROXY_ARITH)
         app->local_max = maxabs;
@@ -122,7 +101,7 @@ static void kernel(app_t *app)
         for (int z = 1; z <= n; z++)
             for (int y = 1; y <= n; y++)
                 for (int x = 1; x <= n; x++) {
-                    size_t i = at(n, x, y, z);
+                    size_t i = PROXY_AT3(n, x, y, z);
                     double lap = u[i - sx] + u[i + sx] + u[i - sy] + u[i + sy] + u[i - sz] +
                                  u[i + sz] - 6.0 * u[i];
                     double nu = u[i] + c * lap - 0.01 * u[i] * u[i] * u[i] + 0.01 * (o[i] - u[i]);
@@ -162,7 +141,8 @@ static double checksum(void *v, proxy *p)
         for (int z = 1; z <= n; z++)
             for (int y = 1; y <= n; y++)
                 for (int x = 1; x <= n; x++)
-                    s += app->u[f][at(n, x, y, z)] * (double)((x * 3 + y * 5 + z * 7 + f) % 13 + 1);
+                    s += app->u[f][PROXY_AT3(n, x, y, z)] *
+                         (double)((x * 3 + y * 5 + z * 7 + f) % 13 + 1);
     return proxy_sum(p, s) + app->dt;
 }
 

@@ -56,39 +56,20 @@ typedef struct {
     uint64_t seed;
 } app_t;
 
-static inline size_t at(int n, int x, int y, int z)
-{
-    size_t L = (size_t)n + 2;
-    return ((size_t)z * L + (size_t)y) * L + (size_t)x;
-}
-
 static inline size_t cells(int n)
 {
     return ((size_t)n + 2) * ((size_t)n + 2) * ((size_t)n + 2);
-}
-
-static void face_copy(int n, double *field, int d, int c, double *buf, int pack)
-{
-    size_t k = 0;
-    for (int b = 1; b <= n; b++)
-        for (int a = 1; a <= n; a++) {
-            size_t i = d == 0 ? at(n, c, a, b) : d == 1 ? at(n, a, c, b) : at(n, a, b, c);
-            if (pack)
-                buf[k++] = field[i];
-            else
-                field[i] = buf[k++];
-        }
 }
 
 static void exchange(app_t *app, proxy *p, int l)
 {
     const int n = app->nl[l], count = n * n;
     for (int s = 0; s < 6; s++)
-        face_copy(n, app->u[l], s / 2, s % 2 ? n : 1, app->sendbuf[s], 1);
+        proxy_face_copy(n, app->u[l], s / 2, s % 2 ? n : 1, app->sendbuf[s], 1);
     proxy_halo6(p, app->sendbuf, app->recvbuf, app->nbr, count);
     for (int s = 0; s < 6; s++)
         if (app->nbr[s] != MPI_PROC_NULL)
-            face_copy(n, app->u[l], s / 2, s % 2 ? n + 1 : 0, app->recvbuf[s], 0);
+            proxy_face_copy(n, app->u[l], s / 2, s % 2 ? n + 1 : 0, app->recvbuf[s], 0);
 }
 
 /* r = f - A u on level l; returns |r|^2. A is the 7-point Laplacian divided
@@ -105,7 +86,7 @@ static double residual(app_t *app, int l)
     for (int z = 1; z <= n; z++)
         for (int y = 1; y <= n; y++)
             for (int x = 1; x <= n; x++) {
-                size_t i = at(n, x, y, z);
+                size_t i = PROXY_AT3(n, x, y, z);
                 double au = (6.0 * u[i] - u[i - 1] - u[i + 1] - u[i - sy] - u[i + sy] -
                              u[i - sz] - u[i + sz]) * h2inv;
                 r[i] = f[i] - au;
@@ -123,7 +104,7 @@ static double jacobi(app_t *app, int l)
     for (int z = 1; z <= n; z++)
         for (int y = 1; y <= n; y++)
             for (int x = 1; x <= n; x++) {
-                size_t i = at(n, x, y, z);
+                size_t i = PROXY_AT3(n, x, y, z);
                 app->u[l][i] += w * app->r[l][i];
             }
     return rr;
@@ -139,9 +120,9 @@ static void restrict_down(app_t *app, int l)
             for (int x = 1; x <= nc; x++) {
                 double s = 0.0;
                 for (int c = 0; c < 8; c++)
-                    s += app->r[l][at(nf, 2 * x - 1 + (c & 1), 2 * y - 1 + ((c >> 1) & 1),
-                                      2 * z - 1 + (c >> 2))];
-                app->f[l + 1][at(nc, x, y, z)] = s / 8.0;
+                    s += app->r[l][PROXY_AT3(nf, 2 * x - 1 + (c & 1), 2 * y - 1 + ((c >> 1) & 1),
+                                             2 * z - 1 + (c >> 2))];
+                app->f[l + 1][PROXY_AT3(nc, x, y, z)] = s / 8.0;
             }
 }
 
@@ -152,8 +133,8 @@ static void prolong(app_t *app, int l)
     for (int z = 1; z <= nf; z++)
         for (int y = 1; y <= nf; y++)
             for (int x = 1; x <= nf; x++)
-                app->u[l][at(nf, x, y, z)] += app->u[l + 1][at(nc, (x + 1) / 2, (y + 1) / 2,
-                                                               (z + 1) / 2)];
+                app->u[l][PROXY_AT3(nf, x, y, z)] +=
+                    app->u[l + 1][PROXY_AT3(nc, (x + 1) / 2, (y + 1) / 2, (z + 1) / 2)];
 }
 
 static double share(const app_t *app, int l, double sweeps)
@@ -211,8 +192,9 @@ static void reset(void *v, proxy *p)
         for (int z = 1; z <= n; z++)
             for (int y = 1; y <= n; y++)
                 for (int x = 1; x <= n; x++) {
-                    app->u[l][at(n, x, y, z)] = nn_rng_uniform(&rng) - 0.5;
-                    app->f[l][at(n, x, y, z)] = l == 0 ? 2.0 * nn_rng_uniform(&rng) - 1.0 : 0.0;
+                    app->u[l][PROXY_AT3(n, x, y, z)] = nn_rng_uniform(&rng) - 0.5;
+                    app->f[l][PROXY_AT3(n, x, y, z)] =
+                        l == 0 ? 2.0 * nn_rng_uniform(&rng) - 1.0 : 0.0;
                 }
     }
     app->rr_local = residual(app, 0);
@@ -227,7 +209,7 @@ static double checksum(void *v, proxy *p)
     for (int z = 1; z <= n; z++)
         for (int y = 1; y <= n; y++)
             for (int x = 1; x <= n; x++)
-                s += app->u[0][at(n, x, y, z)] * (double)((x + 3 * y + 5 * z) % 11 + 1);
+                s += app->u[0][PROXY_AT3(n, x, y, z)] * (double)((x + 3 * y + 5 * z) % 11 + 1);
     return proxy_sum(p, s) + app->rr;
 }
 

@@ -123,6 +123,21 @@ void proxy_halo6(proxy *p, double *const send[6], double *const recv[6],
     p->comm_s += nn_now() - t0;
 }
 
+void proxy_face_copy(int n, double *field, int d, int c, double *buf, int pack)
+{
+    size_t k = 0;
+    for (int b = 1; b <= n; b++)
+        for (int a = 1; a <= n; a++) {
+            size_t i = d == 0   ? PROXY_AT3(n, c, a, b)
+                       : d == 1 ? PROXY_AT3(n, a, c, b)
+                                : PROXY_AT3(n, a, b, c);
+            if (pack)
+                buf[k++] = field[i];
+            else
+                field[i] = buf[k++];
+        }
+}
+
 void proxy_count_collective(proxy *p, double bytes)
 {
     p->sent_bytes += bytes;

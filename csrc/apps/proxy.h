@@ -146,6 +146,16 @@ void proxy_require_divisible(const proxy *p, long size);
 void proxy_halo6(proxy *p, double *const send[6], double *const recv[6],
                  const int nbr[6], int count);
 
+/* Index of point (x, y, z), each in 0..n+1, of a cube of edge n stored with
+ * one ghost layer on every side, x fastest; the interior is 1..n. */
+#define PROXY_AT3(n, x, y, z)                                                              \
+    (((size_t)(z) * ((size_t)(n) + 2) + (size_t)(y)) * ((size_t)(n) + 2) + (size_t)(x))
+
+/* The n x n face at coordinate c (0..n+1) of dimension d of such a cube:
+ * copied into buf (pack) or from buf into the cube (pack = 0), for
+ * proxy_halo6. */
+void proxy_face_copy(int n, double *field, int d, int c, double *buf, int pack);
+
 /* Counts a collective: `bytes` of payload this rank contributes for others. */
 void proxy_count_collective(proxy *p, double bytes);
 
