@@ -202,9 +202,8 @@ static double checksum(void *v, proxy *pr)
 
 int main(int argc, char **argv)
 {
-    nn_run_options run = NN_RUN_DEFAULTS(1, 1);
     proxy pr;
-    proxy_defaults(&pr, info.tool, DEFAULT_STEPS, DEFAULT_COMPUTE_US);
+    proxy_defaults(&pr, DEFAULT_STEPS, DEFAULT_COMPUTE_US);
     long size = 8;
     double mass = 0.3;
     const nn_option opts[] = {
@@ -214,26 +213,17 @@ int main(int argc, char **argv)
          "mass m of the operator (8 + m^2 on the diagonal): smaller converges more slowly "
          "(default 0.3)"},
         PROXY_OPTIONS(&pr, PROXY_STR(DEFAULT_STEPS), PROXY_STR(DEFAULT_COMPUTE_US)),
-        NN_RUN_OPTIONS(&run),
         NN_OPTIONS_END,
     };
-    nn_init(&argc, &argv);
-    nn_parse_or_exit(argc, argv, opts, &info);
-    proxy_setup(&pr, &run, MPI_COMM_WORLD, 2);
+    proxy_begin(&pr, &argc, &argv, opts, &info);
 
     app_t app = {0};
-    MPI_CHECK(MPI_Dims_create(pr.nranks, 4, app.dims));
-    int periods[4] = {1, 1, 1, 1};
-    MPI_Comm cart;
-    MPI_CHECK(MPI_Cart_create(MPI_COMM_WORLD, 4, app.dims, periods, 0, &cart));
-    pr.comm = cart;
-    MPI_CHECK(MPI_Comm_rank(cart, &pr.rank));
-    for (int d = 0; d < 4; d++)
-        MPI_CHECK(MPI_Cart_shift(cart, d, 1, &app.nbr[2 * d], &app.nbr[2 * d + 1]));
+    const int periods[4] = {1, 1, 1, 1};
+    proxy_cart(&pr, 4, app.dims, periods, app.nbr);
 
     app.n = (int)size;
     app.mass2 = mass * mass;
-    app.seed = (uint64_t)run.seed;
+    app.seed = (uint64_t)pr.run.seed;
     app.L = (size_t)size + 2;
     app.sites = app.L * app.L * app.L * app.L;
     app.x = proxy_alloc(&pr, app.sites * V, sizeof(double));
@@ -249,30 +239,19 @@ int main(int argc, char **argv)
     }
 
     nn_writer out;
-    nn_writer_begin(&out, &run, &info, argc, argv, cart);
+    proxy_writer(&pr, &out);
     nn_meta(&out, "size", "%ld", size);
     nn_meta(&out, "mass", "%g", mass);
     nn_meta(&out, "process_grid", "%dx%dx%dx%d", app.dims[0], app.dims[1], app.dims[2],
             app.dims[3]);
     nn_meta(&out, "lattice", "%ldx%ldx%ldx%ld sites, periodic, 6 doubles per site",
             size * app.dims[0], size * app.dims[1], size * app.dims[2], size * app.dims[3]);
-    proxy_meta(&pr, &out, &run);
+    proxy_meta(&pr, &out);
     nn_meta(&out, "bytes_per_step_rank0", "%.0f",
             (double)remote * face * sizeof(double) + 2 * sizeof(double));
     nn_meta(&out, "pattern", "%d face messages of %zu bytes to other ranks and 2 MPI_Allreduce "
             "of 8 bytes per step on rank 0", remote, face * sizeof(double));
 
-    const proxy_app fn = {reset, steps, checksum};
-    int rc = proxy_main_loop(&fn, &app, &pr, &out, &run);
-    free(app.x);
-    free(app.r);
-    free(app.p);
-    free(app.q);
-    for (int s = 0; s < 8; s++) {
-        free(app.sendbuf[s]);
-        free(app.recvbuf[s]);
-    }
-    MPI_CHECK(MPI_Comm_free(&cart));
-    MPI_Finalize();
-    return rc == 0 ? 0 : 1;
+    const proxy_app fn = {reset, steps, checksum, NULL};
+    return proxy_main(&pr, &fn, &app, &out);
 }

@@ -190,9 +190,8 @@ static double checksum(void *v, proxy *p)
 
 int main(int argc, char **argv)
 {
-    nn_run_options run = NN_RUN_DEFAULTS(1, 1);
     proxy p;
-    proxy_defaults(&p, info.tool, DEFAULT_STEPS, DEFAULT_COMPUTE_US);
+    proxy_defaults(&p, DEFAULT_STEPS, DEFAULT_COMPUTE_US);
     long size = 128, fields = 3;
     const nn_option opts[] = {
         {"size", NN_OPT_LONG, &size, 2, 4096, NULL,
@@ -202,12 +201,9 @@ int main(int argc, char **argv)
          "fields transformed per step (tensor components; each is one pipelined transpose "
          "pair; default 3)"},
         PROXY_OPTIONS(&p, PROXY_STR(DEFAULT_STEPS), PROXY_STR(DEFAULT_COMPUTE_US)),
-        NN_RUN_OPTIONS(&run),
         NN_OPTIONS_END,
     };
-    nn_init(&argc, &argv);
-    nn_parse_or_exit(argc, argv, opts, &info);
-    proxy_setup(&p, &run, MPI_COMM_WORLD, 2);
+    proxy_begin(&p, &argc, &argv, opts, &info);
     proxy_require_divisible(&p, size);
 
     proxy_check_memory(&p, 4.0 * fields * size * size / p.nranks * sizeof(double complex));
@@ -215,7 +211,7 @@ int main(int argc, char **argv)
     app.n = (size_t)size;
     app.m = app.n / (size_t)p.nranks;
     app.fields = (int)fields;
-    app.seed = (uint64_t)run.seed;
+    app.seed = (uint64_t)p.run.seed;
     size_t local = app.m * app.n;
     for (int f = 0; f < app.fields; f++) {
         app.a[f] = proxy_alloc(&p, local, sizeof(double complex));
@@ -227,13 +223,13 @@ int main(int argc, char **argv)
     app.tw = proxy_fft_twiddles(&p, app.n);
 
     nn_writer out;
-    nn_writer_begin(&out, &run, &info, argc, argv, p.comm);
+    proxy_writer(&p, &out);
     nn_meta(&out, "size", "%ld", size);
     nn_meta(&out, "fields", "%ld", fields);
     nn_meta(&out, "matrix", "%ld fields of %ld x %ld complex double, %zu rows per rank", fields,
             size, size, app.m);
     nn_meta(&out, "fft", "%s", (app.n & (app.n - 1)) == 0 ? "radix-2" : "direct O(N^2)");
-    proxy_meta(&p, &out, &run);
+    proxy_meta(&p, &out);
     nn_meta(&out, "compute_split", "FFTs %.0f%%, Green operator %.0f%%, constitutive %.0f%%",
             FFT_SHARE * 100, GREEN_SHARE * 100, LAW_SHARE * 100);
     nn_meta(&out, "bytes_per_step_rank0", "%.0f",
@@ -241,16 +237,6 @@ int main(int argc, char **argv)
     nn_meta(&out, "pattern", "%ld x 2 MPI_Ialltoall of %zu bytes per rank pair per step", fields,
             app.m * app.m * sizeof(double complex));
 
-    const proxy_app fn = {reset, steps, checksum};
-    int rc = proxy_main_loop(&fn, &app, &p, &out, &run);
-    for (int f = 0; f < app.fields; f++) {
-        free(app.a[f]);
-        free(app.t[f]);
-        free(app.send[f]);
-        free(app.recv[f]);
-    }
-    free(app.scratch);
-    free(app.tw);
-    MPI_Finalize();
-    return rc == 0 ? 0 : 1;
+    const proxy_app fn = {reset, steps, checksum, NULL};
+    return proxy_main(&p, &fn, &app, &out);
 }

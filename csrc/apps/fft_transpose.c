@@ -93,28 +93,24 @@ static double checksum(void *v, proxy *p)
 
 int main(int argc, char **argv)
 {
-    nn_run_options run = NN_RUN_DEFAULTS(1, 1);
     proxy p;
-    proxy_defaults(&p, info.tool, DEFAULT_STEPS, DEFAULT_COMPUTE_US);
+    proxy_defaults(&p, DEFAULT_STEPS, DEFAULT_COMPUTE_US);
     long size = 256;
     const nn_option opts[] = {
         {"size", NN_OPT_LONG, &size, 2, 4096, NULL,
          "global matrix edge N (N x N complex doubles); must be divisible by the rank count "
          "(default 256)"},
         PROXY_OPTIONS(&p, PROXY_STR(DEFAULT_STEPS), PROXY_STR(DEFAULT_COMPUTE_US)),
-        NN_RUN_OPTIONS(&run),
         NN_OPTIONS_END,
     };
-    nn_init(&argc, &argv);
-    nn_parse_or_exit(argc, argv, opts, &info);
-    proxy_setup(&p, &run, MPI_COMM_WORLD, 2);
+    proxy_begin(&p, &argc, &argv, opts, &info);
     proxy_require_divisible(&p, size);
 
     proxy_check_memory(&p, 4.0 * size * size / p.nranks * sizeof(double complex));
     app_t app = {0};
     app.n = (size_t)size;
     app.m = app.n / (size_t)p.nranks;
-    app.seed = (uint64_t)run.seed;
+    app.seed = (uint64_t)p.run.seed;
     size_t local = app.m * app.n;
     app.a = proxy_alloc(&p, local, sizeof *app.a);
     app.t = proxy_alloc(&p, local, sizeof *app.t);
@@ -124,24 +120,16 @@ int main(int argc, char **argv)
     app.tw = proxy_fft_twiddles(&p, app.n);
 
     nn_writer out;
-    nn_writer_begin(&out, &run, &info, argc, argv, p.comm);
+    proxy_writer(&p, &out);
     nn_meta(&out, "size", "%ld", size);
     nn_meta(&out, "matrix", "%ld x %ld complex double, %zu rows per rank", size, size, app.m);
     nn_meta(&out, "fft", "%s", (app.n & (app.n - 1)) == 0 ? "radix-2" : "direct O(N^2)");
-    proxy_meta(&p, &out, &run);
+    proxy_meta(&p, &out);
     nn_meta(&out, "bytes_per_step_rank0",
             "%.0f", 2.0 * (p.nranks - 1) * app.m * app.m * sizeof(double complex));
     nn_meta(&out, "pattern", "2 x MPI_Alltoall of %zu bytes per rank pair per step",
             app.m * app.m * sizeof(double complex));
 
-    const proxy_app fn = {reset, steps, checksum};
-    int rc = proxy_main_loop(&fn, &app, &p, &out, &run);
-    free(app.a);
-    free(app.t);
-    free(app.send);
-    free(app.recv);
-    free(app.scratch);
-    free(app.tw);
-    MPI_Finalize();
-    return rc == 0 ? 0 : 1;
+    const proxy_app fn = {reset, steps, checksum, NULL};
+    return proxy_main(&p, &fn, &app, &out);
 }

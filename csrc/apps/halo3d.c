@@ -46,27 +46,6 @@ typedef struct {
     uint64_t seed;
 } app_t;
 
-static inline size_t at(int n, int x, int y, int z)
-{
-    size_t L = (size_t)n + 2;
-    return ((size_t)z * L + (size_t)y) * L + (size_t)x;
-}
-
-/* Copies the layer at coordinate c of dimension d between field and buf. */
-static void face_copy(const app_t *app, double *field, int d, int c, double *buf, int pack)
-{
-    int n = app->n;
-    size_t k = 0;
-    for (int b = 1; b <= n; b++)
-        for (int a = 1; a <= n; a++) {
-            size_t i = d == 0 ? at(n, c, a, b) : d == 1 ? at(n, a, c, b) : at(n, a, b, c);
-            if (pack)
-                buf[k++] = field[i];
-            else
-                field[i] = buf[k++];
-        }
-}
-
 static void reset(void *v, proxy *p)
 {
     app_t *app = v;
@@ -79,7 +58,7 @@ static void reset(void *v, proxy *p)
         for (int z = 1; z <= n; z++)
             for (int y = 1; y <= n; y++)
                 for (int x = 1; x <= n; x++)
-                    app->u[f][at(n, x, y, z)] = 2.0 * nn_rng_uniform(&rng) - 1.0;
+                    app->u[f][PROXY_AT3(n, x, y, z)] = 2.0 * nn_rng_uniform(&rng) - 1.0;
     }
     app->dt = 1.0;
 }
@@ -92,7 +71,7 @@ static void exchange(app_t *app, proxy *p)
     for (int s = 0; s < 6; s++) {
         int d = s / 2, c = s % 2 ? app->n : 1;
         for (int f = 0; f < app->fields; f++)
-            face_copy(app, app->u[f], d, c, app->sendbuf[s] + f * face, 1);
+            proxy_face_copy(app->n, app->u[f], d, c, app->sendbuf[s] + f * face, 1);
         for (int k = 0; k < count; k++)
             maxabs = fmax(maxabs, fabs(app->sendbuf[s][k]));
     }
@@ -102,7 +81,7 @@ static void exchange(app_t *app, proxy *p)
             continue; /* free surface: the ghost layer stays zero */
         int d = s / 2, c = s % 2 ? app->n + 1 : 0;
         for (int f = 0; f < app->fields; f++)
-            face_copy(app, app->u[f], d, c, app->recvbuf[s] + f * face, 0);
+            proxy_face_copy(app->n, app->u[f], d, c, app->recvbuf[s] + f * face, 0);
     }
     if (p->mode != PROXY_ARITH)
         app->local_max = maxabs;
@@ -122,7 +101,7 @@ static void kernel(app_t *app)
         for (int z = 1; z <= n; z++)
             for (int y = 1; y <= n; y++)
                 for (int x = 1; x <= n; x++) {
-                    size_t i = at(n, x, y, z);
+                    size_t i = PROXY_AT3(n, x, y, z);
                     double lap = u[i - sx] + u[i + sx] + u[i - sy] + u[i + sy] + u[i - sz] +
                                  u[i + sz] - 6.0 * u[i];
                     double nu = u[i] + c * lap - 0.01 * u[i] * u[i] * u[i] + 0.01 * (o[i] - u[i]);
@@ -162,15 +141,15 @@ static double checksum(void *v, proxy *p)
         for (int z = 1; z <= n; z++)
             for (int y = 1; y <= n; y++)
                 for (int x = 1; x <= n; x++)
-                    s += app->u[f][at(n, x, y, z)] * (double)((x * 3 + y * 5 + z * 7 + f) % 13 + 1);
+                    s += app->u[f][PROXY_AT3(n, x, y, z)] *
+                         (double)((x * 3 + y * 5 + z * 7 + f) % 13 + 1);
     return proxy_sum(p, s) + app->dt;
 }
 
 int main(int argc, char **argv)
 {
-    nn_run_options run = NN_RUN_DEFAULTS(1, 1);
     proxy p;
-    proxy_defaults(&p, info.tool, DEFAULT_STEPS, DEFAULT_COMPUTE_US);
+    proxy_defaults(&p, DEFAULT_STEPS, DEFAULT_COMPUTE_US);
     long size = 32, fields = 3, every = 5;
     const char *grid = "auto";
     const nn_option opts[] = {
@@ -184,12 +163,9 @@ int main(int argc, char **argv)
          "process grid: auto (MPI_Dims_create, the default) or cube (rank count must be a "
          "cube, as LULESH)"},
         PROXY_OPTIONS(&p, PROXY_STR(DEFAULT_STEPS), PROXY_STR(DEFAULT_COMPUTE_US)),
-        NN_RUN_OPTIONS(&run),
         NN_OPTIONS_END,
     };
-    nn_init(&argc, &argv);
-    nn_parse_or_exit(argc, argv, opts, &info);
-    proxy_setup(&p, &run, MPI_COMM_WORLD, 2);
+    proxy_begin(&p, &argc, &argv, opts, &info);
 
     proxy_check_memory(&p, 2.0 * fields * pow(size + 2.0, 3) * sizeof(double));
     app_t app = {0};
@@ -201,22 +177,15 @@ int main(int argc, char **argv)
                         "got %d",
                         p.nranks);
         app.dims[0] = app.dims[1] = app.dims[2] = c;
-    } else {
-        MPI_CHECK(MPI_Dims_create(p.nranks, 3, app.dims));
     }
-    int periods[3] = {0, 0, 0};
-    MPI_Comm cart;
-    MPI_CHECK(MPI_Cart_create(MPI_COMM_WORLD, 3, app.dims, periods, 0, &cart));
-    p.comm = cart;
-    MPI_CHECK(MPI_Comm_rank(cart, &p.rank));
-    MPI_CHECK(MPI_Cart_coords(cart, p.rank, 3, app.coords));
-    for (int d = 0; d < 3; d++)
-        MPI_CHECK(MPI_Cart_shift(cart, d, 1, &app.nbr[2 * d], &app.nbr[2 * d + 1]));
+    const int periods[3] = {0, 0, 0};
+    proxy_cart(&p, 3, app.dims, periods, app.nbr);
+    MPI_CHECK(MPI_Cart_coords(p.comm, p.rank, 3, app.coords));
 
     app.n = (int)size;
     app.fields = (int)fields;
     app.every = (int)every;
-    app.seed = (uint64_t)run.seed;
+    app.seed = (uint64_t)p.run.seed;
     app.L3 = ((size_t)size + 2) * ((size_t)size + 2) * ((size_t)size + 2);
     app.u = proxy_alloc(&p, (size_t)fields, sizeof(double *));
     app.w = proxy_alloc(&p, (size_t)fields, sizeof(double *));
@@ -233,7 +202,7 @@ int main(int argc, char **argv)
     }
 
     nn_writer out;
-    nn_writer_begin(&out, &run, &info, argc, argv, cart);
+    proxy_writer(&p, &out);
     nn_meta(&out, "size", "%ld", size);
     nn_meta(&out, "fields", "%ld", fields);
     nn_meta(&out, "allreduce_every", "%ld", every);
@@ -241,24 +210,11 @@ int main(int argc, char **argv)
     nn_meta(&out, "process_grid", "%dx%dx%d", app.dims[0], app.dims[1], app.dims[2]);
     nn_meta(&out, "domain", "%ldx%ldx%ld points", size * app.dims[0], size * app.dims[1],
             size * app.dims[2]);
-    proxy_meta(&p, &out, &run);
+    proxy_meta(&p, &out);
     nn_meta(&out, "bytes_per_step_rank0", "%.0f", (double)faces * face * sizeof(double));
     nn_meta(&out, "pattern", "%d face messages of %zu bytes per step on rank 0, MPI_Allreduce "
             "of 8 bytes every %ld steps", faces, face * sizeof(double), every);
 
-    const proxy_app fn = {reset, steps, checksum};
-    int rc = proxy_main_loop(&fn, &app, &p, &out, &run);
-    for (int f = 0; f < app.fields; f++) {
-        free(app.u[f]);
-        free(app.w[f]);
-    }
-    free(app.u);
-    free(app.w);
-    for (int s = 0; s < 6; s++) {
-        free(app.sendbuf[s]);
-        free(app.recvbuf[s]);
-    }
-    MPI_CHECK(MPI_Comm_free(&cart));
-    MPI_Finalize();
-    return rc == 0 ? 0 : 1;
+    const proxy_app fn = {reset, steps, checksum, NULL};
+    return proxy_main(&p, &fn, &app, &out);
 }

@@ -222,9 +222,8 @@ static double checksum(void *v, proxy *p)
 
 int main(int argc, char **argv)
 {
-    nn_run_options run = NN_RUN_DEFAULTS(1, 1);
     proxy p;
-    proxy_defaults(&p, info.tool, DEFAULT_STEPS, DEFAULT_COMPUTE_US);
+    proxy_defaults(&p, DEFAULT_STEPS, DEFAULT_COMPUTE_US);
     long size = 16, planes = 32;
     const nn_option opts[] = {
         {"size", NN_OPT_LONG, &size, 1, 4096, NULL,
@@ -234,27 +233,23 @@ int main(int argc, char **argv)
          "z planes nz of the block: pipeline stages, 4 x nz sweep messages per step "
          "(default 32)"},
         PROXY_OPTIONS(&p, PROXY_STR(DEFAULT_STEPS), PROXY_STR(DEFAULT_COMPUTE_US)),
-        NN_RUN_OPTIONS(&run),
         NN_OPTIONS_END,
     };
-    nn_init(&argc, &argv);
-    nn_parse_or_exit(argc, argv, opts, &info);
-    proxy_setup(&p, &run, MPI_COMM_WORLD, 2);
+    proxy_begin(&p, &argc, &argv, opts, &info);
     proxy_check_memory(&p, 2.0 * planes * (size + 2.0) * (size + 2.0) * NV * sizeof(double));
 
     app_t app = {0};
-    int dims[2] = {0, 0}, periods[2] = {0, 0};
-    MPI_CHECK(MPI_Dims_create(p.nranks, 2, dims));
-    MPI_Comm cart;
-    MPI_CHECK(MPI_Cart_create(MPI_COMM_WORLD, 2, dims, periods, 0, &cart));
-    p.comm = cart;
-    MPI_CHECK(MPI_Comm_rank(cart, &p.rank));
-    MPI_CHECK(MPI_Cart_shift(cart, 0, 1, &app.west, &app.east));
-    MPI_CHECK(MPI_Cart_shift(cart, 1, 1, &app.north, &app.south));
+    int dims[2] = {0, 0}, nbr[4];
+    const int periods[2] = {0, 0};
+    proxy_cart(&p, 2, dims, periods, nbr);
+    app.west = nbr[0];
+    app.east = nbr[1];
+    app.north = nbr[2];
+    app.south = nbr[3];
 
     app.n = (int)size;
     app.nz = (int)planes;
-    app.seed = (uint64_t)run.seed;
+    app.seed = (uint64_t)p.run.seed;
     app.row = ((size_t)size + 2) * NV;
     app.plane = ((size_t)size + 2) * app.row;
     app.u = proxy_alloc(&p, (size_t)planes * app.plane, sizeof(double));
@@ -269,18 +264,17 @@ int main(int argc, char **argv)
         for (int w = 0; w < NV; w++)
             app.m[c][w] = (double)((c + 1) * (w + 2) % 7 - 3) / 3.0;
 
-    const int nbr[4] = {app.west, app.east, app.north, app.south};
     int lateral = 0;
     for (int s = 0; s < 4; s++)
         lateral += nbr[s] != MPI_PROC_NULL;
     nn_writer out;
-    nn_writer_begin(&out, &run, &info, argc, argv, cart);
+    proxy_writer(&p, &out);
     nn_meta(&out, "size", "%ld", size);
     nn_meta(&out, "planes", "%ld", planes);
     nn_meta(&out, "process_grid", "%dx%d", dims[0], dims[1]);
     nn_meta(&out, "domain", "%ldx%ldx%ld points, 5 doubles each", size * dims[0],
             size * dims[1], planes);
-    proxy_meta(&p, &out, &run);
+    proxy_meta(&p, &out);
     nn_meta(&out, "compute_split", "right-hand side %.0f%%, plane relaxations %.0f%%",
             RHS_SHARE * 100, SWEEP_SHARE * 100);
     nn_meta(&out, "bytes_per_step_rank0", "%.0f",
@@ -291,17 +285,6 @@ int main(int argc, char **argv)
             (size_t)planes * size * NV * sizeof(double), lateral * planes,
             (size_t)size * NV * sizeof(double), 4 * planes);
 
-    const proxy_app fn = {reset, steps, checksum};
-    int rc = proxy_main_loop(&fn, &app, &p, &out, &run);
-    free(app.u);
-    free(app.rhs);
-    free(app.line_in);
-    free(app.line_out);
-    for (int s = 0; s < 4; s++) {
-        free(app.face_in[s]);
-        free(app.face_out[s]);
-    }
-    MPI_CHECK(MPI_Comm_free(&cart));
-    MPI_Finalize();
-    return rc == 0 ? 0 : 1;
+    const proxy_app fn = {reset, steps, checksum, NULL};
+    return proxy_main(&p, &fn, &app, &out);
 }

@@ -289,11 +289,22 @@ static double checksum(void *v, proxy *p)
            app->result[3] + app->result[4];
 }
 
+/* The particle buffers grow during the runs (pbuf_push), outside proxy_alloc. */
+static void release(void *v)
+{
+    app_t *app = v;
+    free(app->live.v);
+    for (int s = 0; s < 4; s++) {
+        free(app->out[s].v);
+        free(app->in[s].v);
+        free(app->sending[s].v);
+    }
+}
+
 int main(int argc, char **argv)
 {
-    nn_run_options run = NN_RUN_DEFAULTS(1, 1);
     proxy p;
-    proxy_defaults(&p, info.tool, DEFAULT_STEPS, DEFAULT_COMPUTE_US);
+    proxy_defaults(&p, DEFAULT_STEPS, DEFAULT_COMPUTE_US);
     long particles = 4096, collisions = 20, every = 2;
     double mfp = 0.005, absorb = 0.05;
     const nn_option opts[] = {
@@ -309,24 +320,15 @@ int main(int argc, char **argv)
         {"exchange-every", NN_OPT_LONG, &every, 1, 1e7, NULL,
          "steps between exchanges of the crossing particles (default 2)"},
         PROXY_OPTIONS(&p, PROXY_STR(DEFAULT_STEPS), PROXY_STR(DEFAULT_COMPUTE_US)),
-        NN_RUN_OPTIONS(&run),
         NN_OPTIONS_END,
     };
-    nn_init(&argc, &argv);
-    nn_parse_or_exit(argc, argv, opts, &info);
-    proxy_setup(&p, &run, MPI_COMM_WORLD, 2);
+    proxy_begin(&p, &argc, &argv, opts, &info);
 
     proxy_check_memory(&p, 2.0 * particles * PW * sizeof(double));
     app_t app = {0};
-    int periods[2] = {1, 1};
-    MPI_CHECK(MPI_Dims_create(p.nranks, 2, app.dims));
-    MPI_Comm cart;
-    MPI_CHECK(MPI_Cart_create(MPI_COMM_WORLD, 2, app.dims, periods, 0, &cart));
-    p.comm = cart;
-    MPI_CHECK(MPI_Comm_rank(cart, &p.rank));
-    MPI_CHECK(MPI_Cart_coords(cart, p.rank, 2, app.coords));
-    MPI_CHECK(MPI_Cart_shift(cart, 0, 1, &app.nbr[0], &app.nbr[1]));
-    MPI_CHECK(MPI_Cart_shift(cart, 1, 1, &app.nbr[2], &app.nbr[3]));
+    const int periods[2] = {1, 1};
+    proxy_cart(&p, 2, app.dims, periods, app.nbr);
+    MPI_CHECK(MPI_Cart_coords(p.comm, p.rank, 2, app.coords));
     app.particles = particles;
     app.collisions = collisions;
     app.every = (int)every;
@@ -336,11 +338,11 @@ int main(int argc, char **argv)
     app.y0 = app.coords[1];
     app.gx = app.dims[0];
     app.gy = app.dims[1];
-    app.seed = (uint64_t)run.seed;
+    app.seed = (uint64_t)p.run.seed;
     app.p = &p;
 
     nn_writer out;
-    nn_writer_begin(&out, &run, &info, argc, argv, cart);
+    proxy_writer(&p, &out);
     nn_meta(&out, "size", "%ld", particles);
     nn_meta(&out, "particles", "%ld per rank, %ld in all", particles, particles * p.nranks);
     nn_meta(&out, "collisions", "%ld", collisions);
@@ -348,20 +350,11 @@ int main(int argc, char **argv)
     nn_meta(&out, "absorb", "%g", absorb);
     nn_meta(&out, "exchange_every", "%ld", every);
     nn_meta(&out, "process_grid", "%dx%d, periodic", app.dims[0], app.dims[1]);
-    proxy_meta(&p, &out, &run);
+    proxy_meta(&p, &out);
     nn_meta(&out, "pattern", "every %ld steps: 4 particle messages (48 bytes per particle), "
             "received at the next exchange point; one MPI_Allreduce of %zu bytes per run", every,
             NTALLY * sizeof(double));
 
-    const proxy_app fn = {reset, steps, checksum};
-    int rc = proxy_main_loop(&fn, &app, &p, &out, &run);
-    free(app.live.v);
-    for (int s = 0; s < 4; s++) {
-        free(app.out[s].v);
-        free(app.in[s].v);
-        free(app.sending[s].v);
-    }
-    MPI_CHECK(MPI_Comm_free(&cart));
-    MPI_Finalize();
-    return rc == 0 ? 0 : 1;
+    const proxy_app fn = {reset, steps, checksum, release};
+    return proxy_main(&p, &fn, &app, &out);
 }

@@ -56,39 +56,20 @@ typedef struct {
     uint64_t seed;
 } app_t;
 
-static inline size_t at(int n, int x, int y, int z)
-{
-    size_t L = (size_t)n + 2;
-    return ((size_t)z * L + (size_t)y) * L + (size_t)x;
-}
-
 static inline size_t cells(int n)
 {
     return ((size_t)n + 2) * ((size_t)n + 2) * ((size_t)n + 2);
-}
-
-static void face_copy(int n, double *field, int d, int c, double *buf, int pack)
-{
-    size_t k = 0;
-    for (int b = 1; b <= n; b++)
-        for (int a = 1; a <= n; a++) {
-            size_t i = d == 0 ? at(n, c, a, b) : d == 1 ? at(n, a, c, b) : at(n, a, b, c);
-            if (pack)
-                buf[k++] = field[i];
-            else
-                field[i] = buf[k++];
-        }
 }
 
 static void exchange(app_t *app, proxy *p, int l)
 {
     const int n = app->nl[l], count = n * n;
     for (int s = 0; s < 6; s++)
-        face_copy(n, app->u[l], s / 2, s % 2 ? n : 1, app->sendbuf[s], 1);
+        proxy_face_copy(n, app->u[l], s / 2, s % 2 ? n : 1, app->sendbuf[s], 1);
     proxy_halo6(p, app->sendbuf, app->recvbuf, app->nbr, count);
     for (int s = 0; s < 6; s++)
         if (app->nbr[s] != MPI_PROC_NULL)
-            face_copy(n, app->u[l], s / 2, s % 2 ? n + 1 : 0, app->recvbuf[s], 0);
+            proxy_face_copy(n, app->u[l], s / 2, s % 2 ? n + 1 : 0, app->recvbuf[s], 0);
 }
 
 /* r = f - A u on level l; returns |r|^2. A is the 7-point Laplacian divided
@@ -105,7 +86,7 @@ static double residual(app_t *app, int l)
     for (int z = 1; z <= n; z++)
         for (int y = 1; y <= n; y++)
             for (int x = 1; x <= n; x++) {
-                size_t i = at(n, x, y, z);
+                size_t i = PROXY_AT3(n, x, y, z);
                 double au = (6.0 * u[i] - u[i - 1] - u[i + 1] - u[i - sy] - u[i + sy] -
                              u[i - sz] - u[i + sz]) * h2inv;
                 r[i] = f[i] - au;
@@ -123,7 +104,7 @@ static double jacobi(app_t *app, int l)
     for (int z = 1; z <= n; z++)
         for (int y = 1; y <= n; y++)
             for (int x = 1; x <= n; x++) {
-                size_t i = at(n, x, y, z);
+                size_t i = PROXY_AT3(n, x, y, z);
                 app->u[l][i] += w * app->r[l][i];
             }
     return rr;
@@ -139,9 +120,9 @@ static void restrict_down(app_t *app, int l)
             for (int x = 1; x <= nc; x++) {
                 double s = 0.0;
                 for (int c = 0; c < 8; c++)
-                    s += app->r[l][at(nf, 2 * x - 1 + (c & 1), 2 * y - 1 + ((c >> 1) & 1),
-                                      2 * z - 1 + (c >> 2))];
-                app->f[l + 1][at(nc, x, y, z)] = s / 8.0;
+                    s += app->r[l][PROXY_AT3(nf, 2 * x - 1 + (c & 1), 2 * y - 1 + ((c >> 1) & 1),
+                                             2 * z - 1 + (c >> 2))];
+                app->f[l + 1][PROXY_AT3(nc, x, y, z)] = s / 8.0;
             }
 }
 
@@ -152,8 +133,8 @@ static void prolong(app_t *app, int l)
     for (int z = 1; z <= nf; z++)
         for (int y = 1; y <= nf; y++)
             for (int x = 1; x <= nf; x++)
-                app->u[l][at(nf, x, y, z)] += app->u[l + 1][at(nc, (x + 1) / 2, (y + 1) / 2,
-                                                               (z + 1) / 2)];
+                app->u[l][PROXY_AT3(nf, x, y, z)] +=
+                    app->u[l + 1][PROXY_AT3(nc, (x + 1) / 2, (y + 1) / 2, (z + 1) / 2)];
 }
 
 static double share(const app_t *app, int l, double sweeps)
@@ -211,8 +192,9 @@ static void reset(void *v, proxy *p)
         for (int z = 1; z <= n; z++)
             for (int y = 1; y <= n; y++)
                 for (int x = 1; x <= n; x++) {
-                    app->u[l][at(n, x, y, z)] = nn_rng_uniform(&rng) - 0.5;
-                    app->f[l][at(n, x, y, z)] = l == 0 ? 2.0 * nn_rng_uniform(&rng) - 1.0 : 0.0;
+                    app->u[l][PROXY_AT3(n, x, y, z)] = nn_rng_uniform(&rng) - 0.5;
+                    app->f[l][PROXY_AT3(n, x, y, z)] =
+                        l == 0 ? 2.0 * nn_rng_uniform(&rng) - 1.0 : 0.0;
                 }
     }
     app->rr_local = residual(app, 0);
@@ -227,15 +209,14 @@ static double checksum(void *v, proxy *p)
     for (int z = 1; z <= n; z++)
         for (int y = 1; y <= n; y++)
             for (int x = 1; x <= n; x++)
-                s += app->u[0][at(n, x, y, z)] * (double)((x + 3 * y + 5 * z) % 11 + 1);
+                s += app->u[0][PROXY_AT3(n, x, y, z)] * (double)((x + 3 * y + 5 * z) % 11 + 1);
     return proxy_sum(p, s) + app->rr;
 }
 
 int main(int argc, char **argv)
 {
-    nn_run_options run = NN_RUN_DEFAULTS(1, 1);
     proxy p;
-    proxy_defaults(&p, info.tool, DEFAULT_STEPS, DEFAULT_COMPUTE_US);
+    proxy_defaults(&p, DEFAULT_STEPS, DEFAULT_COMPUTE_US);
     long size = 32, levels = 4, coarse_iters = 8;
     const nn_option opts[] = {
         {"size", NN_OPT_LONG, &size, 2, 512, NULL,
@@ -247,12 +228,9 @@ int main(int argc, char **argv)
          "Jacobi iterations on the coarsest level, each with a halo exchange and an "
          "MPI_Allreduce (default 8)"},
         PROXY_OPTIONS(&p, PROXY_STR(DEFAULT_STEPS), PROXY_STR(DEFAULT_COMPUTE_US)),
-        NN_RUN_OPTIONS(&run),
         NN_OPTIONS_END,
     };
-    nn_init(&argc, &argv);
-    nn_parse_or_exit(argc, argv, opts, &info);
-    proxy_setup(&p, &run, MPI_COMM_WORLD, 2);
+    proxy_begin(&p, &argc, &argv, opts, &info);
     const long factor = 1L << (levels - 1);
     if (size % factor != 0)
         nn_fail_all(p.comm,
@@ -262,19 +240,14 @@ int main(int argc, char **argv)
 
     proxy_check_memory(&p, 3.0 * 8.0 / 7.0 * pow(size + 2.0, 3) * sizeof(double));
     app_t app = {0};
-    int dims[3] = {0, 0, 0}, periods[3] = {0, 0, 0};
-    MPI_CHECK(MPI_Dims_create(p.nranks, 3, dims));
-    MPI_Comm cart;
-    MPI_CHECK(MPI_Cart_create(MPI_COMM_WORLD, 3, dims, periods, 0, &cart));
-    p.comm = cart;
-    MPI_CHECK(MPI_Comm_rank(cart, &p.rank));
-    for (int d = 0; d < 3; d++)
-        MPI_CHECK(MPI_Cart_shift(cart, d, 1, &app.nbr[2 * d], &app.nbr[2 * d + 1]));
+    int dims[3] = {0, 0, 0};
+    const int periods[3] = {0, 0, 0};
+    proxy_cart(&p, 3, dims, periods, app.nbr);
 
     app.n = (int)size;
     app.levels = (int)levels;
     app.coarse_iters = (int)coarse_iters;
-    app.seed = (uint64_t)run.seed;
+    app.seed = (uint64_t)p.run.seed;
     for (int l = 0; l < app.levels; l++) {
         app.nl[l] = app.n >> l;
         app.u[l] = proxy_alloc(&p, cells(app.nl[l]), sizeof(double));
@@ -305,13 +278,13 @@ int main(int argc, char **argv)
         face_doubles += 3.0 * app.nl[l] * app.nl[l];
 
     nn_writer out;
-    nn_writer_begin(&out, &run, &info, argc, argv, cart);
+    proxy_writer(&p, &out);
     nn_meta(&out, "size", "%ld", size);
     nn_meta(&out, "levels", "%ld", levels);
     nn_meta(&out, "coarse_iters", "%ld", coarse_iters);
     nn_meta(&out, "level_edges", "%d..%d", app.nl[0], app.nl[last]);
     nn_meta(&out, "process_grid", "%dx%dx%d", dims[0], dims[1], dims[2]);
-    proxy_meta(&p, &out, &run);
+    proxy_meta(&p, &out);
     nn_meta(&out, "fine_level_compute_share", "%.3f", 4.5 * cube[0] / app.work_total);
     nn_meta(&out, "bytes_per_step_rank0", "%.0f",
             faces * face_doubles * sizeof(double) + (coarse_iters + 1) * sizeof(double));
@@ -320,18 +293,6 @@ int main(int argc, char **argv)
             faces, size * size * 8, coarse_iters, app.nl[last] * app.nl[last] * 8,
             coarse_iters + 1);
 
-    const proxy_app fn = {reset, steps, checksum};
-    int rc = proxy_main_loop(&fn, &app, &p, &out, &run);
-    for (int l = 0; l < app.levels; l++) {
-        free(app.u[l]);
-        free(app.f[l]);
-        free(app.r[l]);
-    }
-    for (int s = 0; s < 6; s++) {
-        free(app.sendbuf[s]);
-        free(app.recvbuf[s]);
-    }
-    MPI_CHECK(MPI_Comm_free(&cart));
-    MPI_Finalize();
-    return rc == 0 ? 0 : 1;
+    const proxy_app fn = {reset, steps, checksum, NULL};
+    return proxy_main(&p, &fn, &app, &out);
 }

@@ -18,18 +18,11 @@ int main(int argc, char **argv)
     nn_run_options run = NN_RUN_DEFAULTS(100, 1000);
     const nn_option opts[] = {NN_RUN_OPTIONS(&run), NN_OPTIONS_END};
 
-    nn_init(&argc, &argv);
-    nn_parse_or_exit(argc, argv, opts, &info);
-    int rank, nranks;
-    MPI_CHECK(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
-    MPI_CHECK(MPI_Comm_size(MPI_COMM_WORLD, &nranks));
-    if (nranks < 2)
-        nn_fail_all(MPI_COMM_WORLD, "barrier: needs at least 2 ranks, got %d", nranks);
-    if (run.iterations == 0 && run.duration_s == 0 && run.stop_file == NULL)
-        nn_fail_all(MPI_COMM_WORLD, "barrier: --iterations 0 needs --duration or --stop-file");
+    nn_bench b = {.info = &info, .opts = opts, .run = &run, .ranks = 2};
+    nn_bench_begin(&b, &argc, &argv);
 
     nn_writer out;
-    nn_writer_begin(&out, &run, &info, argc, argv, MPI_COMM_WORLD);
+    nn_bench_writer(&b, &out, MPI_COMM_WORLD);
     nn_meta(&out, "warmup", "%ld", run.warmup);
     nn_meta(&out, "clock", "CLOCK_MONOTONIC");
 
@@ -44,7 +37,7 @@ int main(int argc, char **argv)
         MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
         double mine = (nn_now() - t0) * 1e6, slowest = 0;
         MPI_CHECK(MPI_Reduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD));
-        if (rank == 0) {
+        if (b.rank == 0) {
             double row[3] = {(double)(loop.timed_done - 1), slowest, mine};
             nn_table_add(&samples, row);
         }
@@ -54,8 +47,6 @@ int main(int argc, char **argv)
         const double *r = NN_ROW(&samples, i);
         nn_row(&out, "%.0f,%.3f,%.3f", r[0], r[1], r[2]);
     }
-    int rc = nn_writer_close(&out, 1);
     nn_table_free(&samples);
-    MPI_Finalize();
-    return rc == 0 ? 0 : 1;
+    return nn_bench_end(&out);
 }

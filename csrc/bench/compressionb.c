@@ -69,16 +69,9 @@ int main(int argc, char **argv)
         NN_OPTIONS_END,
     };
 
-    nn_init(&argc, &argv);
-    nn_parse_or_exit(argc, argv, opts, &info);
-
-    int rank, nranks;
-    MPI_CHECK(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
-    MPI_CHECK(MPI_Comm_size(MPI_COMM_WORLD, &nranks));
-    if (run.iterations == 0 && run.duration_s == 0 && run.stop_file == NULL)
-        nn_fail_all(MPI_COMM_WORLD,
-                    "compressionb: --iterations 0 needs --duration or --stop-file to end "
-                    "(or stop it with SIGUSR1)");
+    nn_bench b = {.info = &info, .opts = opts, .run = &run, .ranks = NN_ANY_RANKS};
+    nn_bench_begin(&b, &argc, &argv);
+    const int rank = b.rank;
 
     MPI_Comm node, ring;
     int core_id, ring_rank, ring_size;
@@ -117,7 +110,7 @@ int main(int argc, char **argv)
         nn_fail_all(MPI_COMM_WORLD, "compressionb: out of memory (%zu receive buffers)", nreq);
 
     nn_writer out;
-    nn_writer_begin(&out, &run, &info, argc, argv, MPI_COMM_WORLD);
+    nn_bench_writer(&b, &out, MPI_COMM_WORLD);
     nn_meta(&out, "partners", "%ld", partners);
     nn_meta(&out, "messages", "%ld", messages);
     nn_meta(&out, "sleep_cycles", "%.6g", sleep_cycles);
@@ -174,7 +167,6 @@ int main(int argc, char **argv)
         nn_row(&out, "%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%.6f,%.3f", v[0], v[1], v[2], v[3], v[4],
                v[4], v[5], v[6]);
     }
-    int rc = nn_writer_close(&out, 1);
     nn_table_free(&local);
     nn_table_free(&all);
     free(sendbuf);
@@ -182,6 +174,5 @@ int main(int argc, char **argv)
     free(req);
     MPI_Comm_free(&ring);
     MPI_Comm_free(&node);
-    MPI_Finalize();
-    return rc == 0 ? 0 : 1;
+    return nn_bench_end(&out);
 }

@@ -36,18 +36,9 @@ int main(int argc, char **argv)
         NN_OPTIONS_END,
     };
 
-    nn_init(&argc, &argv);
-    nn_parse_or_exit(argc, argv, opts, &info);
-
-    int rank, nranks;
-    MPI_CHECK(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
-    MPI_CHECK(MPI_Comm_size(MPI_COMM_WORLD, &nranks));
-    if (nranks < 2)
-        nn_fail_all(MPI_COMM_WORLD, "impactb: needs at least 2 ranks, got %d", nranks);
-    if (run.iterations == 0 && run.duration_s == 0 && run.stop_file == NULL)
-        nn_fail_all(MPI_COMM_WORLD,
-                    "impactb: --iterations 0 needs --duration or --stop-file to end "
-                    "(or stop it with SIGUSR1)");
+    nn_bench b = {.info = &info, .opts = opts, .run = &run, .ranks = 2};
+    nn_bench_begin(&b, &argc, &argv);
+    const int rank = b.rank, nranks = b.nranks;
 
     const int paired = rank < nranks - nranks % 2;
     const int initiator = paired && rank % 2 == 0;
@@ -58,7 +49,7 @@ int main(int argc, char **argv)
         nn_fail_all(MPI_COMM_WORLD, "impactb: out of memory");
 
     nn_writer out;
-    nn_writer_begin(&out, &run, &info, argc, argv, MPI_COMM_WORLD);
+    nn_bench_writer(&b, &out, MPI_COMM_WORLD);
     nn_meta(&out, "size_bytes", "%zu", size);
     nn_meta(&out, "sleep_us", "%.0f", sleep_us);
     nn_meta(&out, "warmup", "%ld", run.warmup);
@@ -103,10 +94,8 @@ int main(int argc, char **argv)
         const double *r = NN_ROW(&all, i);
         nn_row(&out, "%.0f,%.0f,%.6f,%zu,%.3f", r[0], r[1], r[2], size, r[3]);
     }
-    int rc = nn_writer_close(&out, 1);
     nn_table_free(&all);
     nn_table_free(&samples);
     free(buf);
-    MPI_Finalize();
-    return rc == 0 ? 0 : 1;
+    return nn_bench_end(&out);
 }

@@ -64,16 +64,9 @@ int main(int argc, char **argv)
         NN_OPTIONS_END,
     };
 
-    nn_init(&argc, &argv);
-    nn_parse_or_exit(argc, argv, opts, &info);
-
-    int rank, nranks;
-    MPI_CHECK(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
-    MPI_CHECK(MPI_Comm_size(MPI_COMM_WORLD, &nranks));
-    nn_require_pairs(&info, nranks);
-    if (run.duration_s == 0 && run.stop_file == NULL)
-        nn_fail_all(MPI_COMM_WORLD,
-                    "loadgen: give --duration or --stop-file (or stop it with SIGUSR1)");
+    nn_bench b = {.info = &info, .opts = opts, .run = &run, .ranks = NN_RANK_PAIRS};
+    nn_bench_begin(&b, &argc, &argv);
+    const int rank = b.rank;
 
     const int peer = rank % 2 == 0 ? rank + 1 : rank - 1;
     const int sends = strcmp(direction, "both") == 0 || rank % 2 == 0;
@@ -91,7 +84,7 @@ int main(int argc, char **argv)
         sreq[i] = MPI_REQUEST_NULL;
 
     nn_writer out;
-    nn_writer_begin(&out, &run, &info, argc, argv, MPI_COMM_WORLD);
+    nn_bench_writer(&b, &out, MPI_COMM_WORLD);
     nn_meta(&out, "load", "%g", load);
     nn_meta(&out, "link_mbit", "%g", link_mbit);
     nn_meta(&out, "size_bytes", "%zu", size);
@@ -188,12 +181,10 @@ int main(int argc, char **argv)
         nn_row(&out, "%.0f,%.0f,%.0f,%.0f,%.0f,%.6f,%.3f,%.3f", v[0], v[1], v[2], v[3], v[4],
                v[5], v[6], v[7]);
     }
-    int rc = nn_writer_close(&out, 1);
     nn_table_free(&local);
     nn_table_free(&all);
     free(sendbuf);
     free(recvbuf);
     free(sreq);
-    MPI_Finalize();
-    return rc == 0 ? 0 : 1;
+    return nn_bench_end(&out);
 }

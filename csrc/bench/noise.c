@@ -29,19 +29,39 @@ static const nn_tool_info info = {
 
 enum { TAG_PERTURB = 1, TAG_DONE = 2 };
 
-static void collective(const char *name, double *buf, double *res, int count, MPI_Comm comm)
+/* The collective of --collective, chosen once after option parsing so that the
+ * timed region holds the MPI call alone. */
+typedef void (*collective_fn)(double *buf, double *res, int count, MPI_Comm comm);
+
+static void allreduce(double *buf, double *res, int count, MPI_Comm comm)
+{
+    MPI_CHECK(MPI_Allreduce(buf, res, count, MPI_DOUBLE, MPI_SUM, comm));
+}
+
+static void reduce(double *buf, double *res, int count, MPI_Comm comm)
+{
+    MPI_CHECK(MPI_Reduce(buf, res, count, MPI_DOUBLE, MPI_SUM, 0, comm));
+}
+
+static void bcast(double *buf, double *res, int count, MPI_Comm comm)
+{
+    (void)res;
+    MPI_CHECK(MPI_Bcast(buf, count, MPI_DOUBLE, 0, comm));
+}
+
+/* name is one of the choices of --collective. */
+static collective_fn choose_collective(const char *name)
 {
     if (strcmp(name, "allreduce") == 0)
-        MPI_CHECK(MPI_Allreduce(buf, res, count, MPI_DOUBLE, MPI_SUM, comm));
-    else if (strcmp(name, "reduce") == 0)
-        MPI_CHECK(MPI_Reduce(buf, res, count, MPI_DOUBLE, MPI_SUM, 0, comm));
-    else
-        MPI_CHECK(MPI_Bcast(buf, count, MPI_DOUBLE, 0, comm));
+        return allreduce;
+    if (strcmp(name, "reduce") == 0)
+        return reduce;
+    return bcast;
 }
 
 /* Times reps collectives; the app root adds one row per execution. */
-static void time_collectives(const char *name, double *buf, double *res, int count, long reps,
-                             MPI_Comm app, nn_table *rows, double split, double n_app,
+static void time_collectives(collective_fn collective, double *buf, double *res, int count,
+                             long reps, MPI_Comm app, nn_table *rows, double split, double n_app,
                              double n_pert, double perturbed)
 {
     int app_rank;
@@ -49,7 +69,7 @@ static void time_collectives(const char *name, double *buf, double *res, int cou
     for (long rep = 0; rep < reps; rep++) {
         MPI_CHECK(MPI_Barrier(app));
         double t0 = nn_now();
-        collective(name, buf, res, count, app);
+        collective(buf, res, count, app);
         double mine = (nn_now() - t0) * 1e6, slowest = 0;
         MPI_CHECK(MPI_Reduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, app));
         if (app_rank == 0) {
@@ -84,12 +104,9 @@ int main(int argc, char **argv)
         NN_OPTIONS_END,
     };
 
-    nn_init(&argc, &argv);
-    nn_parse_or_exit(argc, argv, opts, &info);
-
-    int rank, nranks;
-    MPI_CHECK(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
-    MPI_CHECK(MPI_Comm_size(MPI_COMM_WORLD, &nranks));
+    nn_bench b = {.info = &info, .opts = opts, .run = &run, .ranks = NN_ANY_RANKS};
+    nn_bench_begin(&b, &argc, &argv);
+    const int rank = b.rank, nranks = b.nranks;
     if (size % 8 != 0)
         nn_fail_all(MPI_COMM_WORLD, "noise: --size %zu is not a multiple of 8 (doubles)", size);
     const int n_pert = (int)lround(ratio * nranks);
@@ -104,6 +121,7 @@ int main(int argc, char **argv)
                     "noise: --ratio %g of %d ranks leaves %d application process(es); need 2",
                     ratio, nranks, n_app);
 
+    const collective_fn collective = choose_collective(coll);
     const int count = (int)(size / 8);
     double *buf = calloc((size_t)count, sizeof *buf), *res = calloc((size_t)count, sizeof *res);
     char *psend = calloc(perturb_size, 1), *precv = malloc(perturb_size);
@@ -112,7 +130,7 @@ int main(int argc, char **argv)
         nn_fail_all(MPI_COMM_WORLD, "noise: out of memory");
 
     nn_writer out;
-    nn_writer_begin(&out, &run, &info, argc, argv, MPI_COMM_WORLD);
+    nn_bench_writer(&b, &out, MPI_COMM_WORLD);
     nn_meta(&out, "ratio", "%g", ratio);
     nn_meta(&out, "collective", "%s", coll);
     nn_meta(&out, "size_bytes", "%zu", size);
@@ -146,11 +164,12 @@ int main(int argc, char **argv)
 
         if (in_app) {
             for (long w = 0; w < run.warmup; w++)
-                collective(coll, buf, res, count, sub);
+                collective(buf, res, count, sub);
             MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
             /* Perturbation is under way once this barrier completes. */
             MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
-            time_collectives(coll, buf, res, count, reps, sub, &rows, split, n_app, n_pert, 1);
+            time_collectives(collective, buf, res, count, reps, sub, &rows, split, n_app, n_pert,
+                             1);
             if (rank == app_root)
                 for (int i = n_app; i < nranks; i++)
                     MPI_CHECK(MPI_Send(NULL, 0, MPI_BYTE, perm[i], TAG_DONE, MPI_COMM_WORLD));
@@ -186,7 +205,8 @@ int main(int argc, char **argv)
         }
         MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
         if (in_app)
-            time_collectives(coll, buf, res, count, reps, sub, &rows, split, n_app, n_pert, 0);
+            time_collectives(collective, buf, res, count, reps, sub, &rows, split, n_app, n_pert,
+                             0);
         MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
         MPI_CHECK(MPI_Comm_free(&sub));
     }
@@ -205,7 +225,6 @@ int main(int argc, char **argv)
             if ((long)r[0] == split)
                 nn_row(&out, "%.0f,%.0f,%.0f,%.0f,%.0f,%.3f", r[0], r[1], r[2], r[3], r[4], r[5]);
         }
-    int rc = nn_writer_close(&out, 1);
     nn_table_free(&rows);
     nn_table_free(&all);
     free(buf);
@@ -213,6 +232,5 @@ int main(int argc, char **argv)
     free(psend);
     free(precv);
     free(perm);
-    MPI_Finalize();
-    return rc == 0 ? 0 : 1;
+    return nn_bench_end(&out);
 }

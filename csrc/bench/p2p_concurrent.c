@@ -140,12 +140,9 @@ int main(int argc, char **argv)
         NN_OPTIONS_END,
     };
 
-    nn_init(&argc, &argv);
-    nn_parse_or_exit(argc, argv, opts, &info);
-
-    int rank, nranks;
-    MPI_CHECK(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
-    MPI_CHECK(MPI_Comm_size(MPI_COMM_WORLD, &nranks));
+    nn_bench b = {.info = &info, .opts = opts, .run = &run, .ranks = NN_ANY_RANKS};
+    nn_bench_begin(&b, &argc, &argv);
+    const int rank = b.rank;
     if (pattern == NULL)
         nn_fail_all(MPI_COMM_WORLD, "p2p_concurrent: --pattern FILE is required");
     if (min_iter > max_iter)
@@ -156,7 +153,7 @@ int main(int argc, char **argv)
     link_t *links = NULL;
     int nlinks = 0;
     if (rank == 0)
-        nlinks = read_pattern(pattern, nranks, &links, err, sizeof err);
+        nlinks = read_pattern(pattern, b.nranks, &links, err, sizeof err);
     MPI_CHECK(MPI_Bcast(&nlinks, 1, MPI_INT, 0, MPI_COMM_WORLD));
     if (nlinks < 0) {
         if (rank == 0)
@@ -181,7 +178,7 @@ int main(int argc, char **argv)
         }
 
     nn_writer out;
-    nn_writer_begin(&out, &run, &info, argc, argv, MPI_COMM_WORLD);
+    nn_bench_writer(&b, &out, MPI_COMM_WORLD);
     nn_meta(&out, "pattern", "%s", pattern);
     nn_meta(&out, "links", "%d", nlinks);
     nn_meta(&out, "ci_width", "%g", ci_width);
@@ -275,7 +272,6 @@ int main(int argc, char **argv)
                 nn_row(&out, "%d,%d,%d,%zu,%.0f,%.9f", l, links[l].src, links[l].dst,
                        links[l].bytes, r[1], r[2]);
         }
-    int rc = nn_writer_close(&out, 1);
     for (int l = 0; l < nlinks; l++)
         free(buf[l]);
     free(buf);
@@ -288,6 +284,5 @@ int main(int argc, char **argv)
     free(links);
     nn_table_free(&rows);
     nn_table_free(&all);
-    MPI_Finalize();
-    return rc == 0 ? 0 : 1;
+    return nn_bench_end(&out);
 }

@@ -217,13 +217,9 @@ int main(int argc, char **argv)
         NN_OPTIONS_END,
     };
 
-    nn_init(&argc, &argv);
-    nn_parse_or_exit(argc, argv, opts, &info);
-
-    int rank, nranks;
-    MPI_CHECK(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
-    MPI_CHECK(MPI_Comm_size(MPI_COMM_WORLD, &nranks));
-    nn_require_pairs(&info, nranks);
+    nn_bench b = {.info = &info, .opts = opts, .run = &run, .ranks = NN_RANK_PAIRS};
+    nn_bench_begin(&b, &argc, &argv);
+    const int rank = b.rank;
 
     const int initiator = rank % 2 == 0;
     const int peer = initiator ? rank + 1 : rank - 1;
@@ -237,10 +233,10 @@ int main(int argc, char **argv)
     }
 
     nn_writer out;
-    nn_writer_begin(&out, &run, &info, argc, argv, MPI_COMM_WORLD);
+    nn_bench_writer(&b, &out, MPI_COMM_WORLD);
     nn_meta(&out, "size_bytes", "%zu", size);
     nn_meta(&out, "warmup", "%ld", run.warmup);
-    nn_meta(&out, "pairs", "%d", nranks / 2);
+    nn_meta(&out, "pairs", "%d", b.nranks / 2);
     nn_meta(&out, "interface", "%s", interface);
     nn_meta(&out, "gap_us", "%g", gap_us);
     nn_meta(&out, "transport", "TCP socket, TCP_NODELAY, send/recv");
@@ -291,9 +287,7 @@ int main(int argc, char **argv)
         const double *r = NN_ROW(&all, i);
         nn_row(&out, "%.0f,%.0f,%zu,%.3f", r[0], r[1], size, r[2]);
     }
-    int rc = nn_writer_close(&out, 1);
     nn_table_free(&all);
     nn_table_free(&samples);
-    MPI_Finalize();
-    return rc == 0 ? 0 : 1;
+    return nn_bench_end(&out);
 }

@@ -81,13 +81,6 @@ void nn_fail_all(MPI_Comm comm, const char *fmt, ...)
     exit(2);
 }
 
-void nn_require_pairs(const nn_tool_info *info, int nranks)
-{
-    if (nranks < 2 || nranks % 2 != 0)
-        nn_fail_all(MPI_COMM_WORLD, "%s: needs an even number of ranks >= 2, got %d", info->tool,
-                    nranks);
-}
-
 /* Comma-separated unique host names of all ranks, in rank order. */
 static void gather_hosts(MPI_Comm comm, char *out, size_t outlen)
 {
@@ -154,16 +147,6 @@ void nn_preamble(nn_writer *w, const nn_tool_info *info, int argc, char **argv, 
     nn_meta(w, "ranks", "%d", size);
     nn_meta(w, "hosts", "%s", hosts);
     nn_meta(w, "date", "%s", date);
-}
-
-void nn_writer_begin(nn_writer *w, const nn_run_options *run, const nn_tool_info *info, int argc,
-                     char **argv, MPI_Comm comm)
-{
-    int rank;
-    MPI_CHECK(MPI_Comm_rank(comm, &rank));
-    if (nn_writer_open(w, run->output, rank == 0) != 0)
-        MPI_Abort(comm, 2);
-    nn_preamble(w, info, argc, argv, run->seed, comm);
 }
 
 int nn_local_stop(const nn_run_options *run)

@@ -31,19 +31,57 @@ void nn_parse_or_exit(int argc, char **argv, const nn_option *opts, const nn_too
 /* All ranks exit together with a message printed once by rank 0. */
 void nn_fail_all(MPI_Comm comm, const char *fmt, ...) __attribute__((noreturn, format(printf, 2, 3)));
 
-/* Programs of rank pairs (0-1, 2-3, ...): all ranks exit together unless
- * MPI_COMM_WORLD has an even number of ranks, at least 2. */
-void nn_require_pairs(const nn_tool_info *info, int nranks);
-
 /* Collective: writes the standard preamble (tool, version, git SHA, argv,
  * seed, MPI library version, ranks, hostnames, date) on rank 0. */
 void nn_preamble(nn_writer *w, const nn_tool_info *info, int argc, char **argv, long seed,
                  MPI_Comm comm);
 
-/* Collective: opens run->output on rank 0 (aborting the job if it cannot)
- * and writes the standard preamble. */
-void nn_writer_begin(nn_writer *w, const nn_run_options *run, const nn_tool_info *info, int argc,
-                     char **argv, MPI_Comm comm);
+/* ---------------------------------------------------------------- start and end
+ * The beginning and end of every program's main (nn_bench.c):
+ *
+ *   nn_run_options run = NN_RUN_DEFAULTS(100, 1000);
+ *   const nn_option opts[] = {..., NN_RUN_OPTIONS(&run), NN_OPTIONS_END};
+ *   nn_bench b = {.info = &info, .opts = opts, .run = &run, .ranks = NN_RANK_PAIRS};
+ *   nn_bench_begin(&b, &argc, &argv);
+ *   ... checks of its own (nn_fail_all), set-up ...
+ *   nn_writer out;
+ *   nn_bench_writer(&b, &out, MPI_COMM_WORLD);
+ *   ... nn_meta, measurement, nn_columns, nn_row ...
+ *   return nn_bench_end(&out);
+ */
+
+/* The rank counts a program accepts: any, pairs (an even number, at least 2:
+ * ranks 0-1, 2-3, ... work together), or a positive least number. */
+enum { NN_ANY_RANKS = 0, NN_RANK_PAIRS = -1 };
+
+typedef struct {
+    /* Given by the program. */
+    const nn_tool_info *info;
+    const nn_option *opts; /* its option table */
+    nn_run_options *run;   /* the run options that table sets */
+    int ranks;             /* NN_ANY_RANKS, NN_RANK_PAIRS or the least number of ranks */
+    const char *ranks_why; /* optional: why that least number, said in the message */
+    /* Set by nn_bench_begin. */
+    int rank, nranks; /* in MPI_COMM_WORLD */
+    int argc;
+    char **argv;
+} nn_bench;
+
+/* nn_init, then the options (nn_parse_or_exit), then two checks after which
+ * all ranks exit together with one message (status 2): the rank count, and
+ * that a run can end: with --iterations in the table, --iterations 0 needs
+ * --duration or --stop-file; a table with --duration but no --iterations
+ * (the program runs until stopped) needs one of the two. */
+void nn_bench_begin(nn_bench *b, int *argc, char ***argv);
+
+/* Collective over comm: opens run->output on rank 0 of comm (aborting the job
+ * if it cannot) and writes the standard preamble. Programs call it after their
+ * own checks, so a rejected run leaves no file behind. */
+void nn_bench_writer(const nn_bench *b, nn_writer *w, MPI_Comm comm);
+
+/* Closes the writer (renaming the file into place), finalizes MPI and returns
+ * main's exit status: 0, or 1 when the output could not be written. */
+int nn_bench_end(nn_writer *w);
 
 /* Warm-up then timed loop with a collective stop decision:
  *

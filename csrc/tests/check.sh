@@ -1,45 +1,9 @@
 #!/usr/bin/env bash
 # C-level tests: --help, bad arguments on every rank, and real 2-rank runs
 # whose output must follow the #@ preamble + CSV format.
-set -u
-BINDIR=${BINDIR:-build/bin}
-MPIRUN=${MPIRUN:-mpirun}
-# Root in containers and CI: Open MPI refuses to run as root unless told.
-if [ "$(id -u)" = 0 ]; then
-  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-fi
-# Shared-memory single copy needs ptrace rights that containers often lack.
-export OMPI_MCA_btl_vader_single_copy_mechanism=none
-# Rejected runs exit at once; mpirun need not wait a second before killing them.
-export OMPI_MCA_odls_base_sigkill_timeout=0
-read -r -a FLAGS <<<"${MPIRUN_FLAGS:---oversubscribe --bind-to none --mca mpi_yield_when_idle 1}"
-
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-passed=0
-failed=0
-
-ok() { passed=$((passed + 1)); }
-fail() { failed=$((failed + 1)); echo "FAIL: $*" >&2; }
-
-mpi() { timeout 60 "$MPIRUN" "${FLAGS[@]}" "$@"; }
-
-# expect_reject RANKS MESSAGE PROGRAM ARGS...: exits 2 on all ranks, message once.
-expect_reject() {
-  local ranks=$1 message=$2
-  shift 2
-  mpi -n "$ranks" "$@" >"$tmp/out" 2>"$tmp/err"
-  local rc=$?
-  if [ "$rc" -eq 0 ]; then
-    fail "$* was accepted"
-  elif ! grep -qF -- "$message" "$tmp/err"; then
-    fail "$*: stderr lacks '$message': $(head -c 400 "$tmp/err")"
-  elif [ "$(grep -cF -- "$message" "$tmp/err")" -ne 1 ]; then
-    fail "$*: message printed more than once"
-  else
-    ok
-  fi
-}
+DEFAULT_MPIRUN_FLAGS="--oversubscribe --bind-to none --mca mpi_yield_when_idle 1"
+# shellcheck source=lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 # check_format FILE MIN_ROWS: preamble keys, header with units, numeric rows.
 check_format() {
@@ -198,5 +162,4 @@ for cc in reno cubic; do
   [ "$got" = "$cc" ] && ok || fail "libnntcpcc.so: asked for $cc, socket has '$got'"
 done
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish

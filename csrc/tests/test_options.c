@@ -2,17 +2,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "expect.h"
 #include "nn.h"
-
-static int failures = 0;
-
-#define EXPECT(cond, what)                                               \
-    do {                                                                 \
-        if (!(cond)) {                                                   \
-            fprintf(stderr, "FAIL %s:%d: %s\n", __FILE__, __LINE__, what); \
-            failures++;                                                  \
-        }                                                                \
-    } while (0)
 
 static long iters;
 static double rate;

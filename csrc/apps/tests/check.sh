@@ -3,59 +3,17 @@
 # rejected on every rank with one message, real 2- and 4-rank runs whose
 # output follows the #@ preamble + CSV format with one row per run, the
 # rank-count and size constraints, and the stop file of co-runs.
-set -u
-BINDIR=${BINDIR:-build/bin}
-MPIRUN=${MPIRUN:-mpirun}
-# Root in containers and CI: Open MPI refuses to run as root unless told.
-if [ "$(id -u)" = 0 ]; then
-  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-fi
-# Shared-memory single copy needs ptrace rights that containers often lack.
-export OMPI_MCA_btl_vader_single_copy_mechanism=none
-# Ranks that fail on purpose exit by themselves: no need for mpirun to wait
-# a second before it kills the rest (it keeps the rejection tests fast).
-export OMPI_MCA_odls_base_sigkill_timeout=0
-read -r -a FLAGS <<<"${MPIRUN_FLAGS:---oversubscribe --bind-to none}"
+# shellcheck source=../../tests/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../../tests/lib.sh"
 CORES=$(nproc 2>/dev/null || echo 1)
 COLUMNS_EXPECTED="run,runtime_s,comm_s,comm_mean_s,compute_s,sent_bytes,messages_count,checksum"
 
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-passed=0
-failed=0
-
-ok() { passed=$((passed + 1)); }
-fail() { failed=$((failed + 1)); echo "FAIL: $*" >&2; }
-
-# mpi RANKS PROGRAM ARGS...: more ranks than cores need yielding, or
+# mpi -n RANKS PROGRAM ARGS...: more ranks than cores need yielding, or
 # busy-polling ranks starve the ones that compute or sleep.
 mpi() {
-  local ranks=$1
-  shift
   local extra=()
-  [ "$ranks" -gt "$CORES" ] && extra=(--mca mpi_yield_when_idle 1)
-  timeout 60 "$MPIRUN" "${FLAGS[@]}" "${extra[@]}" -n "$ranks" "$@"
-}
-
-# expect_reject RANKS MESSAGE PROGRAM ARGS...: exit status 2, message exactly once.
-expect_reject() {
-  local ranks=$1 message=$2
-  shift 2
-  mpi "$ranks" "$@" >"$tmp/out" 2>"$tmp/err"
-  local rc=$?
-  if [ "$rc" -eq 0 ]; then
-    fail "$* on $ranks ranks was accepted"
-  elif [ "$rc" -ne 2 ]; then
-    fail "$* on $ranks ranks: exit status $rc, expected 2: $(head -c 400 "$tmp/err")"
-  elif ! grep -qF -- "$message" "$tmp/err"; then
-    fail "$* on $ranks ranks: stderr lacks '$message': $(head -c 400 "$tmp/err")"
-  elif [ "$(grep -cF -- "$message" "$tmp/err")" -ne 1 ]; then
-    fail "$* on $ranks ranks: message printed more than once"
-  elif [ -s "$tmp/out" ]; then
-    fail "$* on $ranks ranks: wrote to stdout although it failed"
-  else
-    ok
-  fi
+  [ "$1" = -n ] && [ "$2" -gt "$CORES" ] && extra=(--mca mpi_yield_when_idle 1)
+  timeout 60 "$MPIRUN" "${FLAGS[@]}" "${extra[@]}" "$@"
 }
 
 # check_run FILE TOOL RANKS ROWS: preamble keys, the header, exactly ROWS
@@ -88,7 +46,7 @@ check_run() {
 expect_run() {
   local ranks=$1 rows=$2 name=$3 bin=$4
   shift 4
-  if mpi "$ranks" "$bin" "$@" --output "$tmp/$name.csv" 2>"$tmp/err"; then
+  if mpi -n "$ranks" "$bin" "$@" --output "$tmp/$name.csv" 2>"$tmp/err"; then
     check_run "$tmp/$name.csv" "$(basename "$bin")" "$ranks" "$rows"
   else
     fail "$ranks-rank $(basename "$bin") $*: $(head -c 400 "$tmp/err")"
@@ -98,7 +56,7 @@ expect_run() {
 for prog in ${APPS:?set by make check}; do
   bin="$BINDIR/$prog"
   # The method paragraph is wrapped: search it as one line.
-  if mpi 1 "$bin" --help >"$tmp/help" 2>&1 && grep -q "^usage: $prog" "$tmp/help" \
+  if mpi -n 1 "$bin" --help >"$tmp/help" 2>&1 && grep -q "^usage: $prog" "$tmp/help" \
      && grep -q "^Method:" "$tmp/help" && tr -s ' \n' ' ' <"$tmp/help" >"$tmp/help1" \
      && grep -q "Stands for .* seed 00[0-4] (Sec" "$tmp/help1" \
      && grep -q "Message volume per step" "$tmp/help1" \
@@ -158,7 +116,7 @@ fi
 # A co-run background job: runs until the stop file appears, creates the
 # ready file after its warm-up, and leaves a valid file behind.
 rm -f "$tmp/stop" "$tmp/ready"
-mpi 2 "$BINDIR/halo3d" --iterations 0 --stop-file "$tmp/stop" --ready-file "$tmp/ready" \
+mpi -n 2 "$BINDIR/halo3d" --iterations 0 --stop-file "$tmp/stop" --ready-file "$tmp/ready" \
   --output "$tmp/bg.csv" 2>"$tmp/bgerr" &
 bg=$!
 for _ in $(seq 100); do [ -e "$tmp/ready" ] && break; sleep 0.1; done
@@ -176,5 +134,4 @@ else
 fi
 ls "$tmp" | grep -q '\.tmp\.' && fail "an application left a temporary file behind"
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish

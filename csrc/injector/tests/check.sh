@@ -3,15 +3,8 @@
 # intercepted MPI send counted, 2-rank ping-pongs with a constant delay at
 # the mpi and tcp levels, the disabled library's overhead, strict-mode
 # errors, and the tcp level on plain sockets, files and pipes.
-set -u
-BINDIR=${BINDIR:-build/bin}
-BUILD=${BUILD:-build}
-MPIRUN=${MPIRUN:-mpirun}
-if [ "$(id -u)" = 0 ]; then
-  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-fi
-export OMPI_MCA_btl_vader_single_copy_mechanism=none
-read -r -a FLAGS <<<"${MPIRUN_FLAGS:---oversubscribe --bind-to none}"
+# shellcheck source=../../tests/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../../tests/lib.sh"
 # For the delay measurements each rank gets a core of its own: at the tcp level
 # the per-iteration MPI_Allreduce of pingpong is delayed too (outside the timed
 # region), and two ranks sharing a core would wait for each other's busy wait.
@@ -25,13 +18,6 @@ PINGPONG=$BINDIR/pingpong
 # The TCP BTL on loopback (lo is in Open MPI's default btl_tcp_if_exclude).
 TCP_BTL=(--mca btl tcp,self --mca btl_tcp_if_include lo)
 
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-passed=0
-failed=0
-ok() { passed=$((passed + 1)); }
-fail() { failed=$((failed + 1)); echo "FAIL: $*" >&2; }
-mpi() { timeout 60 "$MPIRUN" "${FLAGS[@]}" "$@"; }
 mpi_bound() { timeout 60 "$MPIRUN" "${BOUND[@]}" "$@"; }
 
 # table FILE VALUE: 512 lines of 8 copies of VALUE.
@@ -309,5 +295,4 @@ else
   fail "drawn delays over 300 sends: seed 42 ${drawn[0]:-?} then ${drawn[1]:-?}, seed 7 ${drawn[2]:-?}"
 fi
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish
