@@ -1,5 +1,5 @@
 # Seed 004 Sec. 5: latency under background load and the distributions fitted to it.
-from netnoise.studies.latency_variation.study import (
+from netnoise.studies.latency_variation.names import (
     PROBES,
     ZERO,
     distribution_names,
@@ -164,7 +164,7 @@ rule plot_latency_characterization:
 
 
 # Seed 004 Sec. 6-7: probes, barrier and applications with injected latency, statistics.
-from netnoise.studies.latency_variation.study import (
+from netnoise.studies.latency_variation.names import (
     VALIDATION_DISTRIBUTIONS,
     VALIDATION_EXPERIMENTS,
 )
