@@ -398,6 +398,22 @@ def test_strict_mode_rejects_a_malformed_table(tmp_path, built_programs):
     assert log.count(f"disabled: distribution table {table}:7: 7 values, expected 8") == 1
 
 
+def _python_with_injector(script, tmp_path, built_programs, table, seed, report):
+    """Run a Python ``script`` in ``tmp_path`` with the injector at the tcp level."""
+    env = injector.environment(
+        table, seed, level="tcp", report=report, library=built_programs / injector.LIBRARY
+    )
+    return subprocess.run(
+        [sys.executable, "-c", script],
+        env={**os.environ, **env},
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    )
+
+
 SENDS = """
 import socket
 srv = socket.socket(); srv.bind(("127.0.0.1", 0)); srv.listen(1)
@@ -415,20 +431,7 @@ def test_tcp_level_draws_the_predicted_delays(tmp_path, built_programs):
     ramp = list(range(4096))  # entry i: i ns
     table = injector.write_table(ramp, tmp_path / "ramp.tab")
     seed = injector.write_seed(tmp_path / "seed", 42)
-    env = injector.environment(
-        table,
-        seed,
-        level="tcp",
-        report=tmp_path / "report",
-        library=built_programs / injector.LIBRARY,
-    )
-    subprocess.run(
-        [sys.executable, "-c", SENDS],
-        env={**os.environ, **env},
-        cwd=tmp_path,
-        check=True,
-        timeout=60,
-    )
+    _python_with_injector(SENDS, tmp_path, built_programs, table, seed, tmp_path / "report")
     report = injector.read_report(tmp_path / "report")
     assert report["level"] == "tcp" and report["delays"] == 300
     assert report["drawn_total_ns"] == sum(injector.delays(ramp, 42, 300))
@@ -454,21 +457,7 @@ print(pid)
 def test_forked_child_reports_only_its_own_delays(tmp_path, built_programs):
     table = injector.write_table(injector.constant_table(1000), tmp_path / "c.tab")
     seed = injector.write_seed(tmp_path / "seed", 1)
-    env = injector.environment(
-        table,
-        seed,
-        level="tcp",
-        report=tmp_path / "report.%p",
-        library=built_programs / injector.LIBRARY,
-    )
-    out = subprocess.run(
-        [sys.executable, "-c", FORK],
-        env={**os.environ, **env},
-        capture_output=True,
-        text=True,
-        check=True,
-        timeout=60,
-    )
+    out = _python_with_injector(FORK, tmp_path, built_programs, table, seed, tmp_path / "report.%p")
     child = int(out.stdout)
     reports = {p.name: injector.read_report(p) for p in tmp_path.glob("report.*")}
     assert reports[f"report.{child}"]["delays"] == 5

@@ -1,37 +1,28 @@
-# Seed 004 Sec. 5: latency under background load and the distributions fitted to it.
-from netnoise.studies.latency_variation.study import (
-    PROBES,
-    ZERO,
-    distribution_names,
-    point_name,
-)
+# Seed 004: latency under background load (Sec. 5), the fitted distributions injected
+# into probes, barrier (Sec. 6) and applications (Sec. 7), and the statistics (Table 4).
+# What runs is planned in netnoise.studies.latency_variation.plan.
+from netnoise.studies.latency_variation import plan as lv_plan
+from netnoise.studies.latency_variation.names import PROBES, VALIDATION_EXPERIMENTS
 
 LV = config["latency_variation"]
-LV_CHAR = LV["characterize"]
 LV_FIT = LV["fit"]
 LV_INJ = LV["injection"]
+LV_PATHS = study_paths("latency_variation")
+LV_RAW = LV_PATHS.raw
 LV_NODES = study_nodes(LV["nodes"])
 LV_RANKS = LV["nodes"]
-LV_RAW = f"{RESULTS}/raw/latency_variation"
-LV_TIDY = f"{RESULTS}/tidy/latency_variation"
-LV_MODELS = f"{RESULTS}/models/latency_variation"
-LV_TABLES = f"{RESULTS}/tables/latency_variation"
-LV_FIGURES = f"{RESULTS}/figures/latency_variation"
-LV_LEVELS = sorted(LV_CHAR["levels"])
-LV_DISTRIBUTIONS = distribution_names(LV_FIT["scale_fractions"])
+LV_APPS = LV_INJ["applications"]
+LV_CHARACTERIZATION = lv_plan.characterization_runs(LV)
 # Every injected distribution (level x distribution) and the zero table.
-LV_POINTS = [
-    point_name(level, dist)
-    for level in sorted(LV_INJ["levels"])
-    for dist in LV_DISTRIBUTIONS
-] + [ZERO]
-LV_CHARACTERIZATION = [(probe, level) for probe in PROBES for level in LV_LEVELS]
-LV_CHAR_FIGURES = ["fig2_latency_mean", "fig3_latency_std", "fig4_idle_distribution"]
+LV_POINTS = lv_plan.injected_points(LV)
+LV_PROBE_RUNS = lv_plan.probe_runs(LV)
+LV_APP_RUNS = lv_plan.application_runs(LV)
 
 
 wildcard_constraints:
     probe="|".join(PROBES),
     level=r"\d+",
+    injected=r"zero|L\d+_[a-z][a-z0-9_]*",
 
 
 # Cheap table and figure steps run on the submitting host under a cluster
@@ -46,32 +37,44 @@ localrules:
     plot_latency_injection,
 
 
-study_targets("latency_variation", latency_variation_targets)
+study_targets(
+    "latency_variation",
+    lambda: lv_plan.targets(LV_PATHS.figures, LV_PATHS.tables, LV_PATHS.models),
+)
 
 
-rule measure_latency_under_load:
+# Sec. 5: each probe at each level of background load, the fits of Sec. 5.3
+# and the injector tables made from them.
+use rule corun as measure_latency_under_load with:
     input:
-        probe=lv_probe_program,
+        probe=lambda wc: program(wc.probe),
         loadgen=program("loadgen"),
     output:
         latency=f"{LV_RAW}/characterize/{{probe}}_L{{level}}.csv",
         load=f"{LV_RAW}/characterize/{{probe}}_L{{level}}.loadgen.csv",
         provenance=f"{LV_RAW}/characterize/{{probe}}_L{{level}}.csv.prov.json",
     log:
-        f"{LOGS}/latency_variation/characterize_{{probe}}_L{{level}}.log",
+        f"{LV_PATHS.logs}/characterize_{{probe}}_L{{level}}.log",
     benchmark:
-        f"{BENCHMARKS}/latency_variation/characterize_{{probe}}_L{{level}}.tsv"
-    conda:
-        "../../envs/build.yaml"
-    resources:
-        network=1,
+        f"{LV_PATHS.benchmarks}/characterize_{{probe}}_L{{level}}.tsv"
     params:
-        platform=config["platform"],
-        measured=lambda wc, output: lv_characterization_probe(wc.probe, output.latency),
-        background=lambda wc, output: [lv_loadgen(int(wc.level), output.load)],
+        measured=lambda wc, output: benchmark_job(
+            wc.probe,
+            output.latency,
+            LV_RANKS,
+            LV_NODES,
+            lv_plan.probe_args(LV, wc.probe),
+        ),
+        background=lambda wc, output: [
+            benchmark_job(
+                "loadgen",
+                output.load,
+                LV_RANKS,
+                LV_NODES,
+                lv_plan.loadgen_args(LV, int(wc.level), config["platform"]),
+            )
+        ],
         config={"latency_variation": LV},
-    script:
-        "../scripts/corun.py"
 
 
 rule tidy_latency_characterization:
@@ -85,10 +88,10 @@ rule tidy_latency_characterization:
             for probe, level in LV_CHARACTERIZATION
         ],
     output:
-        samples=f"{LV_TIDY}/characterization.csv",
-        load=f"{LV_TIDY}/load.csv",
+        samples=f"{LV_PATHS.tidy}/characterization.csv",
+        load=f"{LV_PATHS.tidy}/load.csv",
     log:
-        f"{LOGS}/latency_variation/tidy_characterization.log",
+        f"{LV_PATHS.logs}/tidy_characterization.log",
     conda:
         "../../envs/analysis.yaml"
     params:
@@ -99,17 +102,17 @@ rule tidy_latency_characterization:
 
 rule tabulate_latency_characterization:
     input:
-        samples=f"{LV_TIDY}/characterization.csv",
-        load=f"{LV_TIDY}/load.csv",
+        samples=f"{LV_PATHS.tidy}/characterization.csv",
+        load=f"{LV_PATHS.tidy}/load.csv",
     output:
         report(
-            f"{LV_TABLES}/characterization.csv",
-            caption="../report/latency_variation/characterization.rst",
-            category="004 Latency variation",
+            f"{LV_PATHS.tables}/characterization.csv",
+            caption=f"{LV_PATHS.captions}/characterization.rst",
+            category=LV_PATHS.category,
             labels={"table": "latency under load"},
         ),
     log:
-        f"{LOGS}/latency_variation/tabulate_characterization.log",
+        f"{LV_PATHS.logs}/tabulate_characterization.log",
     conda:
         "../../envs/analysis.yaml"
     script:
@@ -118,14 +121,18 @@ rule tabulate_latency_characterization:
 
 rule fit_latency_distributions:
     input:
-        samples=f"{LV_TIDY}/characterization.csv",
+        samples=f"{LV_PATHS.tidy}/characterization.csv",
     output:
-        fits=f"{LV_MODELS}/fits.csv",
-        distributions=f"{LV_MODELS}/distributions.csv",
-        tables=expand(f"{LV_MODELS}/injector/{{injected}}.tab", injected=LV_POINTS),
-        seeds=expand(f"{LV_MODELS}/injector/{{injected}}.seed", injected=LV_POINTS),
+        fits=f"{LV_PATHS.models}/fits.csv",
+        distributions=f"{LV_PATHS.models}/distributions.csv",
+        tables=expand(
+            f"{LV_PATHS.models}/injector/{{injected}}.tab", injected=LV_POINTS
+        ),
+        seeds=expand(
+            f"{LV_PATHS.models}/injector/{{injected}}.seed", injected=LV_POINTS
+        ),
     log:
-        f"{LOGS}/latency_variation/fit_distributions.log",
+        f"{LV_PATHS.logs}/fit_distributions.log",
     conda:
         "../../envs/analysis.yaml"
     params:
@@ -138,23 +145,25 @@ rule fit_latency_distributions:
 
 rule plot_latency_characterization:
     input:
-        table=f"{LV_TABLES}/characterization.csv",
-        samples=f"{LV_TIDY}/characterization.csv",
-        fits=f"{LV_MODELS}/fits.csv",
-        style=STYLE,
+        table=f"{LV_PATHS.tables}/characterization.csv",
+        samples=f"{LV_PATHS.tidy}/characterization.csv",
+        fits=f"{LV_PATHS.models}/fits.csv",
+        style=figure_style(),
     output:
-        svg=expand(f"{LV_FIGURES}/{{name}}.svg", name=LV_CHAR_FIGURES),
+        svg=expand(
+            f"{LV_PATHS.figures}/{{name}}.svg", name=lv_plan.CHARACTERIZATION_FIGURES
+        ),
         png=[
             report(
-                f"{LV_FIGURES}/{name}.png",
-                caption=f"../report/latency_variation/{name}.rst",
-                category="004 Latency variation",
+                f"{LV_PATHS.figures}/{name}.png",
+                caption=f"{LV_PATHS.captions}/{name}.rst",
+                category=LV_PATHS.category,
                 labels={"figure": name},
             )
-            for name in LV_CHAR_FIGURES
+            for name in lv_plan.CHARACTERIZATION_FIGURES
         ],
     log:
-        f"{LOGS}/latency_variation/plot_characterization.log",
+        f"{LV_PATHS.logs}/plot_characterization.log",
     conda:
         "../../envs/analysis.yaml"
     params:
@@ -163,56 +172,14 @@ rule plot_latency_characterization:
         "../scripts/latency_variation/plot_characterization.py"
 
 
-# Seed 004 Sec. 6-7: probes, barrier and applications with injected latency, statistics.
-from netnoise.studies.latency_variation.study import (
-    VALIDATION_DISTRIBUTIONS,
-    VALIDATION_EXPERIMENTS,
-)
-
-LV_APPS = LV_INJ["applications"]
-# Sec. 6 validates the injector with the uniform and the fitted log-normal only.
-LV_VALIDATION_POINTS = [
-    point_name(level, dist)
-    for level in sorted(LV_INJ["levels"])
-    for dist in VALIDATION_DISTRIBUTIONS
-] + [ZERO]
-LV_INJ_FIGURES = [
-    "fig5_packet_mean",
-    "fig6_packet_median",
-    "fig7_pingpong_mean",
-    "fig8_pingpong_median",
-    "fig9_barrier_mean",
-    "fig10_barrier_median",
-    "fig11_runtime_uniform",
-    "fig12_runtime_lognorm",
-    "fig13_runtime_vs_mean",
-    "fig14_runtime_vs_std",
-    "fig15_fixed_mean_low",
-    "fig16_fixed_mean_high",
-    "table4_correlations",
-]
-LV_INJ_TABLES = [
-    "table4",
-    "injector_delay",
-    "injector_delay_summary",
-    "validation",
-    "runtimes",
-    "normality",
-    "mann_whitney",
-    "fixed_mean",
-]
-
-
-wildcard_constraints:
-    injected=r"zero|L\d+_[a-z][a-z0-9_]*",
-
-
+# Sec. 6: the probes and the barrier with every send delayed from an injector
+# table (the uniform and the fitted log-normal of each level, and zero).
 rule measure_injected_latency:
     input:
         programs=[program(name) for name in VALIDATION_EXPERIMENTS],
         library=program("libnnlatency.so"),
-        table=f"{LV_MODELS}/injector/{{injected}}.tab",
-        seed=f"{LV_MODELS}/injector/{{injected}}.seed",
+        table=f"{LV_PATHS.models}/injector/{{injected}}.tab",
+        seed=f"{LV_PATHS.models}/injector/{{injected}}.seed",
     output:
         results=[
             f"{LV_RAW}/injection/{name}/{{injected}}.csv"
@@ -227,16 +194,18 @@ rule measure_injected_latency:
             for name in VALIDATION_EXPERIMENTS
         ],
     log:
-        f"{LOGS}/latency_variation/injected_latency_{{injected}}.log",
+        f"{LV_PATHS.logs}/injected_latency_{{injected}}.log",
     benchmark:
-        f"{BENCHMARKS}/latency_variation/injected_latency_{{injected}}.tsv"
+        f"{LV_PATHS.benchmarks}/injected_latency_{{injected}}.tsv"
     conda:
         "../../envs/build.yaml"
     resources:
         network=1,
     params:
         platform=config["platform"],
-        jobs=lambda wc, output: lv_injected_probes(output.results),
+        jobs=lambda wc, output: lv_plan.injected_probes(
+            LV, LV_NODES, output.results, benchmark_job
+        ),
         injector_level=LV_INJ["injector_level"],
         unit=LV_FIT["table_unit"],
         wait=LV_INJ["wait"],
@@ -245,12 +214,13 @@ rule measure_injected_latency:
         "../scripts/latency_variation/measure_injected.py"
 
 
+# Sec. 7: the applications with every distribution of every level, and zero.
 rule measure_injected_applications:
     input:
         programs=[application_binary(app) for app in LV_APPS],
         library=program("libnnlatency.so"),
-        table=f"{LV_MODELS}/injector/{{injected}}.tab",
-        seed=f"{LV_MODELS}/injector/{{injected}}.seed",
+        table=f"{LV_PATHS.models}/injector/{{injected}}.tab",
+        seed=f"{LV_PATHS.models}/injector/{{injected}}.seed",
     output:
         results=[f"{LV_RAW}/injection/{app}/{{injected}}.csv" for app in LV_APPS],
         reports=[
@@ -260,16 +230,18 @@ rule measure_injected_applications:
             f"{LV_RAW}/injection/{app}/{{injected}}.csv.prov.json" for app in LV_APPS
         ],
     log:
-        f"{LOGS}/latency_variation/injected_applications_{{injected}}.log",
+        f"{LV_PATHS.logs}/injected_applications_{{injected}}.log",
     benchmark:
-        f"{BENCHMARKS}/latency_variation/injected_applications_{{injected}}.tsv"
+        f"{LV_PATHS.benchmarks}/injected_applications_{{injected}}.tsv"
     conda:
         "../../envs/build.yaml"
     resources:
         network=1,
     params:
         platform=config["platform"],
-        jobs=lambda wc, output: lv_injected_applications(output.results),
+        jobs=lambda wc, output: lv_plan.injected_applications(
+            LV, LV_NODES, output.results, application_job
+        ),
         injector_level=LV_INJ["injector_level"],
         unit=LV_FIT["table_unit"],
         wait=LV_INJ["wait"],
@@ -278,67 +250,56 @@ rule measure_injected_applications:
         "../scripts/latency_variation/measure_injected.py"
 
 
+# Sec. 6-7: tidy tables of every injected run, the statistics (Table 4) and figures.
 rule tidy_latency_injection:
     input:
         probes=[
-            f"{LV_RAW}/injection/{name}/{point}.csv"
-            for name in VALIDATION_EXPERIMENTS
-            for point in LV_VALIDATION_POINTS
+            f"{LV_RAW}/injection/{name}/{point}.csv" for name, point in LV_PROBE_RUNS
         ],
         probe_reports=[
             f"{LV_RAW}/injection/{name}/{point}.injector.csv"
-            for name in VALIDATION_EXPERIMENTS
-            for point in LV_VALIDATION_POINTS
+            for name, point in LV_PROBE_RUNS
         ],
-        apps=[
-            f"{LV_RAW}/injection/{app}/{point}.csv"
-            for app in LV_APPS
-            for point in LV_POINTS
-        ],
+        apps=[f"{LV_RAW}/injection/{app}/{point}.csv" for app, point in LV_APP_RUNS],
         app_reports=[
             f"{LV_RAW}/injection/{app}/{point}.injector.csv"
-            for app in LV_APPS
-            for point in LV_POINTS
+            for app, point in LV_APP_RUNS
         ],
     output:
-        samples=f"{LV_TIDY}/injected_samples.csv",
-        runtimes=f"{LV_TIDY}/injected_runtimes.csv",
-        reports=f"{LV_TIDY}/injector_reports.csv",
+        samples=f"{LV_PATHS.tidy}/injected_samples.csv",
+        runtimes=f"{LV_PATHS.tidy}/injected_runtimes.csv",
+        reports=f"{LV_PATHS.tidy}/injector_reports.csv",
     log:
-        f"{LOGS}/latency_variation/tidy_injection.log",
+        f"{LV_PATHS.logs}/tidy_injection.log",
     conda:
         "../../envs/analysis.yaml"
     params:
-        probes=[
-            (name, point)
-            for name in VALIDATION_EXPERIMENTS
-            for point in LV_VALIDATION_POINTS
-        ],
-        apps=[(app, point) for app in LV_APPS for point in LV_POINTS],
+        probes=LV_PROBE_RUNS,
+        apps=LV_APP_RUNS,
     script:
         "../scripts/latency_variation/tidy_injection.py"
 
 
 rule analyse_latency_injection:
     input:
-        samples=f"{LV_TIDY}/injected_samples.csv",
-        runtimes=f"{LV_TIDY}/injected_runtimes.csv",
-        reports=f"{LV_TIDY}/injector_reports.csv",
-        distributions=f"{LV_MODELS}/distributions.csv",
+        samples=f"{LV_PATHS.tidy}/injected_samples.csv",
+        runtimes=f"{LV_PATHS.tidy}/injected_runtimes.csv",
+        reports=f"{LV_PATHS.tidy}/injector_reports.csv",
+        distributions=f"{LV_PATHS.models}/distributions.csv",
         published_table4=reference("latency_variation", "table4.csv"),
     output:
         **{
             name: report(
-                f"{LV_TABLES}/{name}.csv",
-                caption=f"../report/latency_variation/{name}.rst",
-                category="004 Latency variation",
+                f"{LV_PATHS.tables}/{name}.csv",
+                caption=f"{LV_PATHS.captions}/{name}.rst",
+                category=LV_PATHS.category,
                 labels={"table": name},
             )
-            for name in LV_INJ_TABLES
+            for name in lv_plan.INJECTION_TABLES
         },
-        correlation_runs=f"{LV_TIDY}/correlation_runs.csv",
+        correlation_runs=f"{LV_PATHS.tidy}/correlation_runs.csv",
     log:
-        f"{LOGS}/latency_variation/analyse_injection.log",
+        f"{LV_PATHS.logs}/analyse_injection.log",
     conda:
         "../../envs/analysis.yaml"
     params:
@@ -349,25 +310,25 @@ rule analyse_latency_injection:
 
 rule plot_latency_injection:
     input:
-        validation=f"{LV_TABLES}/validation.csv",
-        runtimes=f"{LV_TABLES}/runtimes.csv",
-        correlation_runs=f"{LV_TIDY}/correlation_runs.csv",
-        table4=f"{LV_TABLES}/table4.csv",
-        fixed_mean=f"{LV_TABLES}/fixed_mean.csv",
-        style=STYLE,
+        validation=f"{LV_PATHS.tables}/validation.csv",
+        runtimes=f"{LV_PATHS.tables}/runtimes.csv",
+        correlation_runs=f"{LV_PATHS.tidy}/correlation_runs.csv",
+        table4=f"{LV_PATHS.tables}/table4.csv",
+        fixed_mean=f"{LV_PATHS.tables}/fixed_mean.csv",
+        style=figure_style(),
     output:
-        svg=expand(f"{LV_FIGURES}/{{name}}.svg", name=LV_INJ_FIGURES),
+        svg=expand(f"{LV_PATHS.figures}/{{name}}.svg", name=lv_plan.INJECTION_FIGURES),
         png=[
             report(
-                f"{LV_FIGURES}/{name}.png",
-                caption=f"../report/latency_variation/{name}.rst",
-                category="004 Latency variation",
+                f"{LV_PATHS.figures}/{name}.png",
+                caption=f"{LV_PATHS.captions}/{name}.rst",
+                category=LV_PATHS.category,
                 labels={"figure": name},
             )
-            for name in LV_INJ_FIGURES
+            for name in lv_plan.INJECTION_FIGURES
         ],
     log:
-        f"{LOGS}/latency_variation/plot_injection.log",
+        f"{LV_PATHS.logs}/plot_injection.log",
     conda:
         "../../envs/analysis.yaml"
     params:

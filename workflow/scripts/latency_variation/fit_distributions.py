@@ -4,11 +4,11 @@ import pandas as pd
 
 from netnoise.atomic import write_csv
 from netnoise.jobs import logged
-from netnoise.studies.latency_variation import study as lv
+from netnoise.studies.latency_variation import characterization, injection
 
 with logged(snakemake.log[0]) as log:
     fit = snakemake.params.fit
-    fits, dists = lv.fit_characterization(
+    fits, dists = characterization.fit_characterization(
         pd.read_csv(snakemake.input.samples),
         fit["probe"],
         fit["scale_fractions"],
@@ -16,7 +16,9 @@ with logged(snakemake.log[0]) as log:
     )
     injected = dists[dists["level"].isin(snakemake.params.injected_levels)]
     directory = Path(snakemake.output.tables[0]).parent
-    points = lv.write_injector_files(injected, directory, fit["table_unit"], snakemake.params.seed)
+    points = injection.write_injector_files(
+        injected, directory, fit["table_unit"], snakemake.params.seed
+    )
     log.info("fits:\n%s", fits.to_string(index=False))
     log.info("injected distributions:\n%s", points.to_string(index=False))
     write_csv(snakemake.output.fits, fits)

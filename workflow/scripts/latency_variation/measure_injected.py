@@ -1,7 +1,7 @@
 from netnoise.jobs import logged
 from netnoise.platform import from_config
 from netnoise.run import job_from_spec
-from netnoise.studies.latency_variation.study import run_with_injector
+from netnoise.studies.latency_variation.injection import run_with_injector
 
 with logged(snakemake.log[0]):
     inputs, params = snakemake.input, snakemake.params

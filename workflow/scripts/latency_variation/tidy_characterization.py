@@ -1,6 +1,6 @@
 from netnoise.atomic import write_csv
 from netnoise.jobs import logged
-from netnoise.studies.latency_variation import study as lv
+from netnoise.studies.latency_variation import characterization
 
 with logged(snakemake.log[0]):
     inputs, points = snakemake.input, snakemake.params.points
@@ -8,5 +8,5 @@ with logged(snakemake.log[0]):
         (probe, level, path) for (probe, level), path in zip(points, inputs.latency, strict=True)
     ]
     load = [(probe, level, path) for (probe, level), path in zip(points, inputs.load, strict=True)]
-    write_csv(snakemake.output.samples, lv.tidy_characterization(samples))
-    write_csv(snakemake.output.load, lv.tidy_load(load))
+    write_csv(snakemake.output.samples, characterization.tidy_characterization(samples))
+    write_csv(snakemake.output.load, characterization.tidy_load(load))

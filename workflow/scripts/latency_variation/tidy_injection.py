@@ -1,6 +1,6 @@
 from netnoise.atomic import write_csv
 from netnoise.jobs import logged
-from netnoise.studies.latency_variation import study as lv
+from netnoise.studies.latency_variation import injection
 
 with logged(snakemake.log[0]):
     inputs, params = snakemake.input, snakemake.params
@@ -17,6 +17,6 @@ with logged(snakemake.log[0]):
             strict=True,
         )
     ]
-    write_csv(snakemake.output.samples, lv.tidy_injected_samples(probes))
-    write_csv(snakemake.output.runtimes, lv.tidy_runtimes(apps))
-    write_csv(snakemake.output.reports, lv.tidy_reports(reports))
+    write_csv(snakemake.output.samples, injection.tidy_injected_samples(probes))
+    write_csv(snakemake.output.runtimes, injection.tidy_runtimes(apps))
+    write_csv(snakemake.output.reports, injection.tidy_reports(reports))

@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 
 from netnoise.studies.latency_variation.fits import Lognormal
-from netnoise.studies.latency_variation.study import (
+from netnoise.studies.latency_variation.names import (
     LEVEL_LABELS,
     PROBES,
     VALIDATION_DISTRIBUTIONS,

@@ -18,7 +18,7 @@ the test for two correlations from *independent* samples of equal size n
 (``√(1/(n₁−3) + 1/(n₂−3))`` with n₁ = n₂ = n), with the one-sided lower-tail
 p-value Φ(z) (alternative ρ_mean < ρ_std). Table 4 is consistent with it: with
 r rounded to 0.01 as printed, one common n between about 930 and 1040 runs
-per application reproduces all five p-values (tests/test_latency_stats.py
+per application reproduces all five p-values (tests/latency_variation/test_stats.py
 checks n = 1000). The paper does not state n.
 
 Both correlations are computed on the same n runs and share the runtime
@@ -56,30 +56,33 @@ def _finite(values: Any) -> np.ndarray:
     return x[np.isfinite(x)]
 
 
-def _p_from_z(z, alternative: str):
-    if alternative not in ALTERNATIVES:
-        raise ValueError(f"alternative {alternative!r}: use one of {', '.join(ALTERNATIVES)}")
-    z = np.asarray(z, dtype=float)
-    if alternative == "less":
-        p = stats.norm.cdf(z)
-    elif alternative == "greater":
-        p = stats.norm.sf(z)
-    else:
-        p = 2 * stats.norm.sf(np.abs(z))
-    return p[()] if p.ndim == 0 else p
+def _scalar(x):
+    """A 0-d array as its scalar; arrays stay arrays."""
+    return x[()] if np.ndim(x) == 0 else x
 
 
-def _p_from_t(t, df, alternative: str):
+def _p_value(distribution, statistic, alternative: str):
+    """The p-value of ``statistic`` under ``distribution`` (SciPy's, e.g. ``stats.t(df)``)."""
     if alternative not in ALTERNATIVES:
         raise ValueError(f"alternative {alternative!r}: use one of {', '.join(ALTERNATIVES)}")
-    t = np.asarray(t, dtype=float)
+    x = np.asarray(statistic, dtype=float)
     if alternative == "less":
-        p = stats.t.cdf(t, df)
+        p = distribution.cdf(x)
     elif alternative == "greater":
-        p = stats.t.sf(t, df)
+        p = distribution.sf(x)
     else:
-        p = 2 * stats.t.sf(np.abs(t), df)
-    return p[()] if p.ndim == 0 else p
+        p = 2 * distribution.sf(np.abs(x))
+    return _scalar(np.asarray(p))
+
+
+def _z_test(test: str, z, alternative: str) -> dict[str, Any]:
+    z = _scalar(z)
+    return {
+        "test": test,
+        "alternative": alternative,
+        "z": z,
+        "pvalue": _p_value(stats.norm, z, alternative),
+    }
 
 
 # ---------------------------------------------------------------- Sec. 6
@@ -192,13 +195,7 @@ def fisher_z_independent(r1, r2, n1, n2=None, alternative: str = "less") -> dict
         raise ValueError("Fisher's z needs more than three observations per correlation")
     se = np.sqrt(1 / (n1 - 3) + 1 / (n2 - 3))
     z = (np.arctanh(np.asarray(r1, dtype=float)) - np.arctanh(np.asarray(r2, dtype=float))) / se
-    z = z[()] if np.ndim(z) == 0 else z
-    return {
-        "test": "fisher z (independent)",
-        "alternative": alternative,
-        "z": z,
-        "pvalue": _p_from_z(z, alternative),
-    }
+    return _z_test("fisher z (independent)", z, alternative)
 
 
 def _check_dependent(r12, r13, r23, n):
@@ -223,13 +220,7 @@ def steiger_z(r12, r13, r23, n, alternative: str = "less") -> dict[str, Any]:
     psi = r23 * (1 - 2 * rbar2) - 0.5 * rbar2 * (1 - 2 * rbar2 - r23**2)
     c = psi / (1 - rbar2) ** 2
     z = (np.arctanh(r12) - np.arctanh(r13)) * np.sqrt(n - 3) / np.sqrt(2 - 2 * c)
-    z = z[()] if np.ndim(z) == 0 else z
-    return {
-        "test": "steiger z (dependent)",
-        "alternative": alternative,
-        "z": z,
-        "pvalue": _p_from_z(z, alternative),
-    }
+    return _z_test("steiger z (dependent)", z, alternative)
 
 
 def williams_t(r12, r13, r23, n, alternative: str = "less") -> dict[str, Any]:
@@ -244,15 +235,13 @@ def williams_t(r12, r13, r23, n, alternative: str = "less") -> dict[str, Any]:
     t = (r12 - r13) * np.sqrt(
         (n - 1) * (1 + r23) / (2 * det * (n - 1) / (n - 3) + rbar2 * (1 - r23) ** 3)
     )
-    t = t[()] if np.ndim(t) == 0 else t
-    df = n - 3
-    df = df[()] if np.ndim(df) == 0 else df
+    t, df = _scalar(t), _scalar(n - 3)
     return {
         "test": "williams t2 (dependent)",
         "alternative": alternative,
         "t": t,
         "df": df,
-        "pvalue": _p_from_t(t, df, alternative),
+        "pvalue": _p_value(stats.t(df), t, alternative),
     }
 
 

@@ -1,0 +1,179 @@
+"""What the workflow runs for seed 004: the runs, their arguments and job specs, the targets.
+
+Pure functions of the ``latency_variation`` config section (``lv``) and the
+study's result folders, called by ``workflow/rules/latency_variation.smk``.
+A job spec is built by the ``job`` function the workflow passes in
+(``benchmark_job`` or ``application_job`` of ``workflow/rules/common.smk``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from netnoise.studies.latency_variation.names import (
+    PROBES,
+    VALIDATION_DISTRIBUTIONS,
+    VALIDATION_EXPERIMENTS,
+    ZERO,
+    distribution_names,
+    point_name,
+)
+
+#: Sec. 5: latency under load (Fig. 2, 3) and the idle distribution with its fit (Fig. 4).
+CHARACTERIZATION_FIGURES = ("fig2_latency_mean", "fig3_latency_std", "fig4_idle_distribution")
+#: Sec. 6 (Fig. 5–12) and Sec. 7 (Fig. 13–16, Table 4) with the injector.
+INJECTION_FIGURES = (
+    "fig5_packet_mean",
+    "fig6_packet_median",
+    "fig7_pingpong_mean",
+    "fig8_pingpong_median",
+    "fig9_barrier_mean",
+    "fig10_barrier_median",
+    "fig11_runtime_uniform",
+    "fig12_runtime_lognorm",
+    "fig13_runtime_vs_mean",
+    "fig14_runtime_vs_std",
+    "fig15_fixed_mean_low",
+    "fig16_fixed_mean_high",
+    "table4_correlations",
+)
+INJECTION_TABLES = (
+    "table4",
+    "injector_delay",
+    "injector_delay_summary",
+    "validation",
+    "runtimes",
+    "normality",
+    "mann_whitney",
+    "fixed_mean",
+)
+
+Job = Callable[..., dict[str, Any]]
+
+
+# ---------------------------------------------------------------- Sec. 5
+
+
+def characterization_runs(lv: dict[str, Any]) -> list[tuple[str, int]]:
+    """(probe, level) of every measurement under load: each probe at each level."""
+    levels = sorted(lv["characterize"]["levels"])
+    return [(probe, level) for probe in PROBES for level in levels]
+
+
+def link_mbit(lv: dict[str, Any], platform: dict[str, Any]) -> float:
+    """The link rate the loads are shares of: configured, or the testbed's NIC rate."""
+    link = lv["characterize"]["link_mbit"]
+    return link if link is not None else platform["testbed"]["nic_mbit"]
+
+
+def probe_args(lv: dict[str, Any], probe: str) -> list[object]:
+    """Arguments of a latency probe measuring for the configured duration beside the load."""
+    char = lv["characterize"]
+    args = ["--size", 1, "--warmup", char["warmup"], "--iterations", char["iterations"]]
+    args += ["--duration", char["duration_s"]]
+    if probe == "tcpping":
+        args += ["--gap-us", char["gap_us"]]
+    return args
+
+
+def loadgen_args(lv: dict[str, Any], level: int, platform: dict[str, Any]) -> list[object]:
+    """Arguments of the loadgen pairs at ``level`` % of the link rate (:func:`link_mbit`)."""
+    char = lv["characterize"]
+    return [
+        "--load",
+        level / 100,
+        "--link-mbit",
+        link_mbit(lv, platform),
+        "--size",
+        char["load_size"],
+        "--seed",
+        lv["seed"] + level,
+    ]
+
+
+# ---------------------------------------------------------------- Sec. 6–7
+
+
+def distributions(lv: dict[str, Any]) -> list[str]:
+    """The distributions fitted at every level (:func:`.names.distribution_names`)."""
+    return distribution_names(lv["fit"]["scale_fractions"])
+
+
+def _points(lv: dict[str, Any], names: Sequence[str]) -> list[str]:
+    levels = sorted(lv["injection"]["levels"])
+    return [point_name(level, name) for level in levels for name in names] + [ZERO]
+
+
+def injected_points(lv: dict[str, Any]) -> list[str]:
+    """Every injected distribution (level × distribution) and the zero table."""
+    return _points(lv, distributions(lv))
+
+
+def validation_points(lv: dict[str, Any]) -> list[str]:
+    """The points of Sec. 6's validation: the uniform and the fitted log-normal only."""
+    return _points(lv, VALIDATION_DISTRIBUTIONS)
+
+
+def probe_runs(lv: dict[str, Any]) -> list[tuple[str, str]]:
+    """(experiment, point) of every injected probe and barrier result."""
+    points = validation_points(lv)
+    return [(name, point) for name in VALIDATION_EXPERIMENTS for point in points]
+
+
+def application_runs(lv: dict[str, Any]) -> list[tuple[str, str]]:
+    """(application, point) of every injected application result."""
+    points = injected_points(lv)
+    return [(app, point) for app in lv["injection"]["applications"] for point in points]
+
+
+def injected_probes(
+    lv: dict[str, Any], nodes: list[str] | None, outputs: Sequence[str], job: Job
+) -> list[dict[str, Any]]:
+    """tcpping, pingpong and barrier (in VALIDATION_EXPERIMENTS' order) on ``outputs``;
+    ``job(name, output, ranks, nodes, args)`` builds each spec.
+
+    The ping-pongs run one pair, as the paper's ib_write_lat and ping-pong:
+    a second pair's waits and polling would take the cores this pair's
+    wake-ups need. The barrier spans every node of the study (``nodes``;
+    None: the launcher places the ranks).
+    """
+    inj = lv["injection"]
+    args = ["--warmup", inj["warmup"], "--iterations", inj["probe_iterations"]]
+    pair = nodes[:2] if nodes else None
+    placement = {
+        "tcpping": (2, pair),
+        "pingpong": (2, pair),
+        "barrier": (lv["nodes"], nodes),
+    }
+    sizes = {"tcpping": ["--size", 1], "pingpong": ["--size", 1], "barrier": []}
+    return [
+        job(name, output, *placement[name], [*sizes[name], *args])
+        for name, output in zip(VALIDATION_EXPERIMENTS, outputs, strict=True)
+    ]
+
+
+def injected_applications(
+    lv: dict[str, Any], nodes: list[str] | None, outputs: Sequence[str], job: Job
+) -> list[dict[str, Any]]:
+    """Every application of the study, ``runs`` timed runs after one warm-up, on
+    ``outputs``; ``job(name, output, ranks, nodes, iterations, warmup)`` builds each spec."""
+    inj = lv["injection"]
+    return [
+        job(app, output, lv["nodes"], nodes, inj["runs"], 1)
+        for app, output in zip(inj["applications"], outputs, strict=True)
+    ]
+
+
+# ---------------------------------------------------------------- targets
+
+
+def targets(figures: str, tables: str, models: str) -> list[str]:
+    """Every final file of the study (``figures``, ``tables``, ``models``: its folders)."""
+    names = [*CHARACTERIZATION_FIGURES, *INJECTION_FIGURES]
+    return [
+        *(f"{figures}/{name}.{ext}" for name in names for ext in ("svg", "png")),
+        f"{tables}/characterization.csv",
+        *(f"{tables}/{name}.csv" for name in INJECTION_TABLES),
+        f"{models}/fits.csv",
+    ]

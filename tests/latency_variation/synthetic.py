@@ -1,0 +1,66 @@
+"""Synthetic inputs of seed 004's tests whose answers are known."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+#: The paper's Table 4 (resources/reference/latency_variation/table4.csv, shortened).
+PUBLISHED = pd.DataFrame(
+    {
+        "application": ["FT", "CG", "IS", "MG", "LU"],
+        "r_mean": [0.70, 0.73, 0.76, 0.73, 0.76],
+        "r_std": [0.89, 0.91, 0.93, 0.95, 0.97],
+        "significant_p": [7.89e-33, 4.94e-39, 8.89e-50, 1.31e-93, 5.24e-148],
+    }
+)
+
+
+def write_result(path, columns: str, rows: list[str], tool: str = "pingpong") -> str:
+    """A result file in the benchmarks' #@ format."""
+    meta = {
+        "format": "netnoise-1",
+        "tool": tool,
+        "version": "0",
+        "git_sha": "x",
+        "argv": tool,
+        "seed": "1",
+        "ranks": "2",
+        "hosts": "a,b",
+        "date": "2026-01-01T00:00:00Z",
+    }
+    text = "".join(f"#@{k}={v}\n" for k, v in meta.items()) + columns + "\n"
+    path.write_text(text + "".join(r + "\n" for r in rows))
+    return str(path)
+
+
+def points_frame() -> pd.DataFrame:
+    """Injected distributions at levels 20 and 70 (mean 50 and 200 µs), and zero."""
+    rows = [
+        {"level": level, "distribution": dist, "table_mean_us": mean, "table_std_us": std}
+        for level, mean in ((20, 50.0), (70, 200.0))
+        for dist, std in (("uniform", 0.0), ("lognorm", mean), ("lognorm_scale25", 4 * mean))
+    ]
+    rows.append({"level": None, "distribution": "zero", "table_mean_us": 0.0, "table_std_us": 0.0})
+    return pd.DataFrame(rows)
+
+
+def runtimes_frame(seed: int = 0) -> pd.DataFrame:
+    """Runtimes that follow the injected std, not the mean, plus the zero runs."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for app, base in (("lu_wavefront", 1.0), ("cg_solver", 2.0)):
+        for point in points_frame().itertuples():
+            for run in range(4):
+                runtime = base * (1 + 0.002 * point.table_std_us) + rng.normal(0, 0.01)
+                rows.append(
+                    {
+                        "application": app,
+                        "level": point.level,
+                        "distribution": point.distribution,
+                        "run": run,
+                        "runtime_s": runtime,
+                        "comm_s": runtime / 2,
+                    }
+                )
+    return pd.DataFrame(rows)

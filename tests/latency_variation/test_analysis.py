@@ -1,0 +1,134 @@
+"""Seed 004 Sec. 6–7: the statistics tables of the injected runs, on synthetic data
+whose answers are known."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from netnoise.studies.latency_variation import analysis
+from netnoise.studies.latency_variation.names import ZERO
+from tests.latency_variation.synthetic import PUBLISHED, points_frame, runtimes_frame
+
+
+def reports_frame():
+    """Two experiments at one point: 3 ranks with known delays."""
+    rows = []
+    for experiment, achieved in (("tcpping", 110_000), ("cg_solver", 130_000)):
+        for rank in range(2):
+            rows.append(
+                {
+                    "experiment": experiment,
+                    "level": 20,
+                    "distribution": "uniform",
+                    "rank": rank,
+                    "delays": 100,
+                    "table_mean_ns": 100_000.0,
+                    "drawn_total_ns": 100 * 100_000,
+                    "total_ns": 100 * achieved,
+                    "late_delays": 10 * rank,
+                }
+            )
+    rows.append({**rows[0], "rank": 2, "delays": 0, "total_ns": 0, "drawn_total_ns": 0})
+    return pd.DataFrame(rows)
+
+
+def test_injector_delays_achieved_against_intended():
+    delays = analysis.injector_delays(reports_frame())
+    by = delays.set_index("experiment")
+    assert by.loc["tcpping", "ranks"] == 2  # the rank that injected nothing is left out
+    assert by.loc["tcpping", "intended_mean_us"] == 100
+    assert by.loc["tcpping", "drawn_mean_us"] == 100
+    assert by.loc["tcpping", "achieved_mean_us"] == 110
+    assert by.loc["cg_solver", "achieved_minus_intended_us"] == pytest.approx(30)
+    assert by.loc["cg_solver", "late_share"] == pytest.approx(10 / 200)
+    summary = analysis.injector_delay_summary(delays)
+    assert summary["delays"].tolist() == [400]
+    assert summary["achieved_mean_us"].iloc[0] == pytest.approx(120)
+    assert summary["achieved_over_intended"].iloc[0] == pytest.approx(1.2)
+
+
+def test_validation_table_intends_the_zero_run_plus_the_injected_mean():
+    rng = np.random.default_rng(1)
+    frames = [
+        pd.DataFrame(
+            {
+                "experiment": "tcpping",
+                "level": level,
+                "distribution": dist,
+                "value_us": 10 + shift + rng.normal(0, 1, 500),
+            }
+        )
+        for level, dist, shift in ((None, "zero", 0), (20, "uniform", 50), (70, "lognorm", 200))
+    ]
+    frames.append(frames[0].assign(experiment="barrier", value_us=40.0))
+    table = analysis.validation_table(pd.concat(frames, ignore_index=True), points_frame())
+    probe = table[table["experiment"] == "tcpping"].set_index("distribution")
+    assert probe.loc["uniform", "intended_mean_us"] == pytest.approx(
+        probe.loc["zero", "mean_us"] + 50
+    )
+    assert probe.loc["uniform", "mean_us"] == pytest.approx(60, abs=0.3)
+    assert probe.loc["lognorm", "rise_mean_us"] == pytest.approx(200, abs=0.3)
+    assert probe.loc["zero", "table_mean_us"] == 0
+    barrier = table[table["experiment"] == "barrier"]
+    assert barrier["intended_mean_us"].isna().all()
+
+
+def test_table4_finds_runtime_follows_the_std_and_sits_beside_the_paper():
+    runs = analysis.correlation_runs(runtimes_frame(), points_frame())
+    assert ZERO not in set(runs["distribution"])
+    assert len(runs) == 2 * 6 * 4
+    table = analysis.table4(runs, PUBLISHED)
+    assert table["paper_application"].tolist() == ["FT", "CG", "IS", "MG", "LU"]
+    ours = table.dropna(subset=["application"]).set_index("application")
+    for app in ("lu_wavefront", "cg_solver"):
+        assert ours.loc[app, "n"] == 24
+        assert ours.loc[app, "r_std"] > 0.95 > ours.loc[app, "r_mean"]
+        assert ours.loc[app, "fisher_p"] < 1e-3
+    assert ours.loc["lu_wavefront", "paper_r_std"] == 0.97
+    is_row = table[table["paper_application"] == "IS"].iloc[0]
+    assert pd.isna(is_row["application"]) and is_row["paper_r_mean"] == 0.76
+
+
+def test_fixed_mean_differences_relative_to_zero():
+    table = analysis.fixed_mean_table(runtimes_frame(), points_frame(), [70])
+    lu = table[table["application"] == "lu_wavefront"].set_index("distribution")
+    # 0.2 % per µs of std: 200 µs -> +40 %, 800 µs -> +160 %, uniform +0 %.
+    assert lu.loc["lognorm", "difference_pct"] == pytest.approx(40, abs=2)
+    assert lu.loc["lognorm_scale25", "difference_pct"] == pytest.approx(160, abs=3)
+    assert lu.loc["uniform", "difference_pct"] == pytest.approx(0, abs=2)
+    assert list(lu.index) == ["uniform", "lognorm", "lognorm_scale25"]  # by spread
+
+
+def test_normality_and_mann_whitney():
+    rng = np.random.default_rng(5)
+    samples = pd.concat(
+        [
+            pd.DataFrame(
+                {
+                    "experiment": "tcpping",
+                    "level": 70,
+                    "distribution": dist,
+                    "value_us": values,
+                }
+            )
+            for dist, values in (
+                ("uniform", 200 + rng.normal(0, 5, 400)),
+                ("lognorm", rng.lognormal(np.log(120), 1.0, 400)),
+            )
+        ],
+        ignore_index=True,
+    )
+    runtimes = runtimes_frame()
+    normality = analysis.normality_table(samples, runtimes).set_index(
+        ["experiment", "distribution"]
+    )
+    assert normality.loc[("tcpping", "uniform"), "normal"]
+    assert not normality.loc[("tcpping", "lognorm"), "normal"]
+    mw = analysis.mann_whitney_table(samples, runtimes).set_index(["experiment", "level"])
+    # A log-normal of median 120 and shape 1 exceeds 200 with probability
+    # P(Z > ln(200/120)) = 0.305: it lies below the (near) constant 200 mostly.
+    assert mw.loc[("tcpping", 70), "pvalue"] < 1e-6
+    assert mw.loc[("tcpping", 70), "prob_lognorm_greater"] == pytest.approx(0.305, abs=0.04)
+    assert mw.loc[("cg_solver", 70), "prob_lognorm_greater"] == 1.0

@@ -1,0 +1,279 @@
+"""Seed 004 Sec. 5.3: the log-normal fits, the distributions derived from them and
+the injector tables made from those."""
+
+from __future__ import annotations
+
+import math
+import sys
+import types
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+from netnoise.studies.latency_variation import fits as latency
+
+# ------------------------------------------------------------------ fitting
+
+
+@pytest.mark.parametrize(
+    ("shape", "loc", "scale"),
+    [(0.5, 5.0, 1.2), (0.25, 5.9, 0.4), (1.0, 2.0, 3.0)],
+)
+def test_fit_recovers_known_lognormal_parameters(shape, loc, scale):
+    rng = np.random.default_rng(4)
+    x = stats.lognorm.rvs(shape, loc=loc, scale=scale, size=100_000, random_state=rng)
+    fit = latency.fit_lognormal(x)
+    assert fit.shape == pytest.approx(shape, rel=0.03)
+    assert fit.scale == pytest.approx(scale, rel=0.03)
+    assert fit.loc == pytest.approx(loc, abs=0.02 * scale)
+    assert fit.n == len(x)
+    assert fit.mean == pytest.approx(loc + scale * math.exp(shape**2 / 2), rel=5e-3)
+    assert fit.loc < x.min()
+
+
+def test_quantile_start_is_close_to_the_truth():
+    x = stats.lognorm.rvs(0.5, loc=5.0, scale=1.2, size=50_000, random_state=1)
+    shape, loc, scale = latency.quantile_start(x)
+    assert shape == pytest.approx(0.5, rel=0.1)
+    assert loc == pytest.approx(5.0, abs=0.1)
+    assert scale == pytest.approx(1.2, rel=0.1)
+
+
+def paper_like_latency(rng: np.random.Generator) -> np.ndarray:
+    """Fig. 4 of the paper: a mode near 6.1 µs, a minor one at 7.2 µs, two outliers > 20 µs,
+    rounded to 10 ns."""
+    main = 5.5 + rng.lognormal(np.log(0.6), 0.3, 8000)
+    minor = 7.2 + rng.normal(0, 0.1, 1500)
+    return np.round(np.concatenate([main, minor, [21.0, 25.0]]), 2)
+
+
+@pytest.mark.parametrize(
+    "sample",
+    [
+        paper_like_latency(np.random.default_rng(1)),
+        np.random.default_rng(2).normal(10, 1, 5000),  # the s → 0, loc → −∞ limit
+        3 + np.random.default_rng(3).exponential(1, 5000),
+    ],
+    ids=["paper-like", "normal", "shifted-exponential"],
+)
+def test_fit_is_interior_and_never_worse_than_plain_scipy(sample):
+    fit = latency.fit_lognormal(sample)
+    plain = stats.lognorm.fit(sample)
+    plain_ll = np.sum(stats.lognorm.logpdf(sample, *plain))
+    assert fit.loc < sample.min() - 1e-8 * np.ptp(sample)
+    assert np.isfinite([fit.shape, fit.loc, fit.scale]).all()
+    assert fit.loglik >= plain_ll - 1e-6 * abs(plain_ll)
+    assert fit.mean == pytest.approx(sample.mean(), rel=0.02)
+
+
+def test_fit_rejects_degenerate_samples():
+    with pytest.raises(ValueError, match="three distinct"):
+        latency.fit_lognormal([6.0, 6.0, 6.1, np.nan])
+
+
+# --------------------------------------------------------- derived distributions
+
+
+def test_mean_preserving_lognormals_keep_the_mean_and_widen_as_the_scale_shrinks():
+    fit = latency.Lognormal(shape=0.5, loc=5.0, scale=1.2)
+    derived = latency.mean_preserving_lognormals(fit, (0.25, 0.5, 0.75))
+    assert [d.fraction for d in derived] == [0.25, 0.5, 0.75]
+    for d in derived:
+        assert d.mean == pytest.approx(fit.mean, rel=1e-9)
+        assert d.dist().mean() == pytest.approx(fit.mean, rel=1e-9)  # SciPy agrees
+        assert d.loc == fit.loc
+        assert d.scale == pytest.approx(d.fraction * fit.scale, rel=1e-15)
+        # mean − loc = scale e^{s²/2}  ⇒  s² = s_fit² + 2 ln(1/fraction)
+        assert d.shape == pytest.approx(math.sqrt(0.25 + 2 * math.log(1 / d.fraction)), rel=1e-9)
+    # The paper varies the standard deviation through the scale at a fixed mean:
+    # the smaller the scale fraction, the larger the spread; all wider than the fit.
+    stds = [d.std for d in derived]
+    assert stds[0] > stds[1] > stds[2] > fit.std
+    assert [d.dist().std() for d in derived] == pytest.approx(stds, rel=1e-9)
+    # ... and the smaller the median (Fig. 6: lognorm's median below the mean).
+    assert derived[0].median < derived[1].median < derived[2].median < fit.median
+
+
+def test_mean_preserving_can_target_the_observed_mean():
+    x = stats.lognorm.rvs(0.4, loc=5.0, scale=1.0, size=20_000, random_state=7)
+    fit = latency.fit_lognormal(x)
+    for d in latency.mean_preserving_lognormals(fit, target_mean=fit.sample_mean):
+        assert d.mean == pytest.approx(x.mean(), rel=1e-9)
+
+
+def test_mean_preserving_refuses_an_unreachable_mean():
+    fit = latency.Lognormal(shape=0.1, loc=5.0, scale=1.0)
+    with pytest.raises(ValueError, match="shape 0"):
+        latency.mean_preserving_lognormals(fit, (2.0,))
+
+
+def test_uniform_same_mean_is_a_constant_delay_at_the_observed_mean():
+    x = np.array([5.0, 6.0, 7.5, 9.5])
+    u = latency.uniform_same_mean(x)
+    assert u.mean() == pytest.approx(7.0)
+    assert u.std() == 0.0
+    assert latency.uniform_same_mean(latency.Lognormal(0.5, 5.0, 1.2)).mean() == pytest.approx(
+        5.0 + 1.2 * math.exp(0.125)
+    )
+    wide = latency.uniform_same_mean(7.0, width=2.0)
+    assert wide.mean() == pytest.approx(7.0)
+    assert wide.std() == pytest.approx(2.0 / math.sqrt(12))
+
+
+# -------------------------------------------------------------- injector tables
+
+
+WIDE = latency.Lognormal(shape=2.0, loc=0.0, scale=1.0)  # mean e² ≈ 7.39 µs, heavy tail
+
+
+@pytest.mark.parametrize(
+    "dist",
+    [
+        latency.Lognormal(0.5, 5.0, 1.2),
+        WIDE,
+        latency.uniform_same_mean(6.362),
+        stats.gamma(2.0, scale=3.0),
+    ],
+    ids=["fit-like", "wide", "constant", "gamma"],
+)
+def test_distribution_table_is_4096_sorted_non_negative_ints_with_the_mean(dist):
+    table = latency.distribution_table(dist, 1)  # ns table of a µs distribution
+    assert table.shape == (4096,)
+    assert np.issubdtype(table.dtype, np.integer)
+    assert table.min() >= 0
+    assert np.all(np.diff(table) >= 0)
+    frozen = dist.dist() if isinstance(dist, latency.Lognormal) else dist
+    # Rounding moves every entry by at most half a unit (1 ns here).
+    assert abs(table.mean() - 1000 * frozen.mean()) <= 0.5
+
+
+def test_midpoint_quantiles_are_exact_but_lose_the_tail_mean():
+    n = 4096
+    table = latency.distribution_table(WIDE, 1, method="midpoint")
+    expected = np.rint(1000 * WIDE.dist().ppf((np.arange(n) + 0.5) / n))
+    np.testing.assert_array_equal(table, expected)
+    # The 1 − 1/(2n) quantile cuts the tail: the table mean is 1–2 % low.
+    assert table.mean() / (1000 * WIDE.mean) - 1 < -0.01
+    # Bin means agree with the midpoints in the body of the distribution.
+    bins = latency.quantile_values(WIDE, n)
+    mids = latency.quantile_values(WIDE, n, method="midpoint")
+    np.testing.assert_allclose(bins[100:-100], mids[100:-100], rtol=1e-3)
+
+
+def test_distribution_table_units_shuffle_and_limits():
+    dist = latency.Lognormal(0.5, 5.0, 1.2)
+    ns = latency.distribution_table(dist, "ns")
+    us = latency.distribution_table(dist, "us")
+    assert np.all(np.abs(us - ns / 1000) <= 0.5 + 1e-9)
+    shuffled = latency.distribution_table(dist, "ns", seed=3)
+    assert not np.array_equal(shuffled, ns)
+    np.testing.assert_array_equal(np.sort(shuffled), ns)
+    np.testing.assert_array_equal(shuffled, latency.distribution_table(dist, "ns", seed=3))
+    with pytest.raises(ValueError, match="negative"):
+        latency.distribution_table(stats.norm(0, 1), "ns")
+    with pytest.raises(ValueError, match="unit"):
+        latency.distribution_table(dist, "ms")
+
+
+def test_mean_preserving_tables_share_the_mean():
+    fit = latency.Lognormal(0.5, 5.0, 1.2)
+    tables = [
+        latency.distribution_table(d, 1)
+        for d in [fit, latency.uniform_same_mean(fit), *latency.mean_preserving_lognormals(fit)]
+    ]
+    means = np.array([t.mean() for t in tables])
+    stds = np.array([t.std() for t in tables])
+    assert np.all(np.abs(means - 1000 * fit.mean) <= 0.5)
+    # constant < fit < 75 % < 50 % < 25 %
+    assert stds[1] == 0 and stds[1] < stds[0] < stds[4] < stds[3] < stds[2]
+
+
+def test_write_distribution_round_trips_through_the_injector(tmp_path):
+    from netnoise.studies.latency_variation import injector
+
+    dist = latency.mean_preserving_lognormals(latency.Lognormal(0.5, 5.0, 1.2), (0.5,))[0]
+    table_path, seed_path = tmp_path / "dist.txt", tmp_path / "seed.txt"
+    summary = latency.write_distribution(dist, table_path, seed_path, "ns", seed=17)
+    expected = latency.distribution_table(dist, "ns")
+    np.testing.assert_array_equal(np.asarray(injector.read_table(table_path)).ravel(), expected)
+    # The injector's format itself: 512 lines of 8 space-separated integers.
+    lines = table_path.read_text().splitlines()
+    assert len(lines) == 512
+    assert all(len(line.split()) == 8 for line in lines)
+    np.testing.assert_array_equal([int(v) for line in lines for v in line.split()], expected)
+    assert injector.read_seed(seed_path) == 17
+    # The injector's own midpoint-quantile table is this module's "midpoint" method.
+    frozen = dist.dist()
+    np.testing.assert_array_equal(
+        injector.quantile_table(lambda q: 1000 * frozen.ppf(q)),
+        latency.distribution_table(dist, "ns", method="midpoint"),
+    )
+    assert summary["table_mean"] == pytest.approx(dist.mean, abs=0.5e-3)
+
+
+def test_write_distribution_hands_table_and_seed_to_the_injector_interface(tmp_path, monkeypatch):
+    """Independent of injector.py: a stand-in records what write_distribution passes."""
+    from netnoise.studies import latency_variation
+
+    calls = {}
+    fake = types.ModuleType("netnoise.studies.latency_variation.injector")
+    fake.write_table = lambda values, path, unit: calls.update(
+        values=list(values), table=path, unit=unit
+    )
+    fake.write_seed = lambda path, seed: calls.update(seed=seed, seed_path=path)
+    monkeypatch.setitem(sys.modules, "netnoise.studies.latency_variation.injector", fake)
+    monkeypatch.setattr(latency_variation, "injector", fake)
+    dist = latency.uniform_same_mean(6.362)
+    summary = latency.write_distribution(dist, tmp_path / "t", tmp_path / "s", "us", seed=5)
+    assert calls["values"] == [6] * 4096 and calls["unit"] == "us"
+    assert all(type(v) is int for v in calls["values"])
+    assert (calls["table"], calls["seed_path"], calls["seed"]) == (
+        tmp_path / "t",
+        tmp_path / "s",
+        5,
+    )
+    assert summary["table_mean"] == 6.0 and summary["dist_mean"] == pytest.approx(6.362)
+
+
+# ------------------------------------------------------------------ per level
+
+
+def test_fit_levels_and_distributions():
+    rng = np.random.default_rng(5)
+    truth = {0: (0.3, 5.5, 0.6), 40: (0.5, 5.5, 1.5), 70: (0.8, 5.0, 4.0)}
+    frames = [
+        pd.DataFrame(
+            {
+                "level": level,
+                "latency_us": stats.lognorm.rvs(s, loc=lo, scale=c, size=30_000, random_state=rng),
+            }
+        )
+        for level, (s, lo, c) in truth.items()
+    ]
+    samples = pd.concat(frames, ignore_index=True)
+    levels = latency.fit_levels(samples)
+    assert list(levels["level"]) == [0, 40, 70]
+    assert (levels["n"] == 30_000).all()
+    for row in levels.itertuples():
+        s, _, c = truth[row.level]
+        assert row.shape == pytest.approx(s, rel=0.05)
+        assert row.scale_us == pytest.approx(c, rel=0.05)
+        assert row.target_mean_us == pytest.approx(row.mean_us, rel=1e-12)
+        assert row.shape_scale25 > row.shape_scale50 > row.shape_scale75 > row.shape
+        assert row.std_us_scale25 > row.std_us_scale50 > row.std_us_scale75 > row.fit_std_us
+    long = latency.distributions(levels)
+    assert len(long) == 5 * len(levels)
+    assert list(long.loc[long.level == 40, "distribution"]) == [
+        "lognorm",
+        "uniform",
+        "lognorm_scale75",
+        "lognorm_scale50",
+        "lognorm_scale25",
+    ]
+    same_mean = long[long.distribution != "lognorm"]
+    target = same_mean["level"].map(levels.set_index("level")["target_mean_us"])
+    np.testing.assert_allclose(same_mean["mean_us"], target, rtol=1e-9)
+    for row in long.to_dict("records"):
+        assert latency.frozen_distribution(row).mean() == pytest.approx(row["mean_us"], rel=1e-9)

@@ -1,0 +1,144 @@
+"""What the workflow runs for seed 004, on a small config section."""
+
+from __future__ import annotations
+
+import pytest
+
+from netnoise.config import load
+from netnoise.studies.latency_variation import plan
+from tests.conftest import REPO
+
+
+def small_section(**changes):
+    """Two levels measured, one injected, one scale fraction, two applications."""
+    section = {
+        "nodes": 4,
+        "seed": 7,
+        "characterize": {
+            "levels": [40, 0],
+            "link_mbit": 100,
+            "load_size": 32768,
+            "duration_s": 2,
+            "iterations": 500,
+            "gap_us": 250,
+            "warmup": 5,
+        },
+        "fit": {"scale_fractions": [0.5]},
+        "injection": {
+            "levels": [40],
+            "applications": ["cg_solver", "lu_wavefront"],
+            "runs": 3,
+            "probe_iterations": 30,
+            "warmup": 2,
+        },
+    }
+    section.update(changes)
+    return section
+
+
+def job(*fields):
+    """A stand-in for the workflow's job builders: the fields it is given."""
+    return fields
+
+
+def test_characterization_runs_each_probe_at_each_level_in_order():
+    assert plan.characterization_runs(small_section()) == [
+        ("tcpping", 0),
+        ("tcpping", 40),
+        ("pingpong", 0),
+        ("pingpong", 40),
+    ]
+
+
+def test_probe_and_loadgen_arguments():
+    lv = small_section()
+    tcpping = plan.probe_args(lv, "tcpping")
+    assert tcpping == [
+        "--size",
+        1,
+        "--warmup",
+        5,
+        "--iterations",
+        500,
+        "--duration",
+        2,
+        "--gap-us",
+        250,
+    ]
+    assert plan.probe_args(lv, "pingpong") == tcpping[:-2]  # no gap between MPI round trips
+    platform = {"testbed": {"nic_mbit": 50}}
+    assert plan.loadgen_args(lv, 40, platform) == [
+        "--load",
+        0.4,
+        "--link-mbit",
+        100,
+        "--size",
+        32768,
+        "--seed",
+        47,
+    ]
+
+
+def test_link_rate_is_configured_or_the_testbeds():
+    platform = {"testbed": {"nic_mbit": 50}}
+    assert plan.link_mbit(small_section(), platform) == 100
+    lv = small_section()
+    lv["characterize"]["link_mbit"] = None
+    assert plan.link_mbit(lv, platform) == 50
+    assert plan.loadgen_args(lv, 20, platform)[:4] == ["--load", 0.2, "--link-mbit", 50]
+
+
+def test_injected_points_runs_and_validation_subset():
+    lv = small_section()
+    assert plan.distributions(lv) == ["lognorm", "uniform", "lognorm_scale50"]
+    assert plan.injected_points(lv) == [
+        "L40_lognorm",
+        "L40_uniform",
+        "L40_lognorm_scale50",
+        "zero",
+    ]
+    assert plan.validation_points(lv) == ["L40_uniform", "L40_lognorm", "zero"]
+    assert plan.probe_runs(lv)[:4] == [
+        ("tcpping", "L40_uniform"),
+        ("tcpping", "L40_lognorm"),
+        ("tcpping", "zero"),
+        ("pingpong", "L40_uniform"),
+    ]
+    assert len(plan.probe_runs(lv)) == 3 * 3
+    assert plan.application_runs(lv)[-1] == ("lu_wavefront", "zero")
+    assert len(plan.application_runs(lv)) == 2 * 4
+
+
+def test_injected_probes_pair_the_first_two_nodes_and_the_barrier_spans_all():
+    nodes = ["n1", "n2", "n3", "n4"]
+    jobs = plan.injected_probes(small_section(), nodes, ["t.csv", "p.csv", "b.csv"], job)
+    common = ["--warmup", 2, "--iterations", 30]
+    assert jobs == [
+        ("tcpping", "t.csv", 2, ["n1", "n2"], ["--size", 1, *common]),
+        ("pingpong", "p.csv", 2, ["n1", "n2"], ["--size", 1, *common]),
+        ("barrier", "b.csv", 4, nodes, common),
+    ]
+    # Without node names the launcher places the ranks.
+    unplaced = plan.injected_probes(small_section(), None, ["t", "p", "b"], job)
+    assert [spec[3] for spec in unplaced] == [None, None, None]
+    with pytest.raises(ValueError):
+        plan.injected_probes(small_section(), nodes, ["t.csv"], job)
+
+
+def test_injected_applications_time_every_run_after_one_warmup():
+    jobs = plan.injected_applications(small_section(), None, ["cg.csv", "lu.csv"], job)
+    assert jobs == [
+        ("cg_solver", "cg.csv", 4, None, 3, 1),
+        ("lu_wavefront", "lu.csv", 4, None, 3, 1),
+    ]
+
+
+def test_targets_of_the_quick_config():
+    lv = load(REPO / "config" / "config.yaml")["latency_variation"]
+    assert plan.injected_points(lv)[:2] == ["L0_lognorm", "L0_uniform"]
+    assert len(plan.injected_points(lv)) == 3 * 5 + 1  # levels 0, 20, 40 and zero
+    found = plan.targets("F", "T", "M")
+    assert found[:2] == ["F/fig2_latency_mean.svg", "F/fig2_latency_mean.png"]
+    assert len(found) == 2 * 16 + 1 + 8 + 1
+    assert "T/table4.csv" in found and found[-1] == "M/fits.csv"
+    assert len(set(found)) == len(found)
