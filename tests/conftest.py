@@ -24,6 +24,22 @@ def snakemake(*args: str, cwd: Path = REPO, timeout: float = 600) -> subprocess.
     )
 
 
+def small_config(name: str, workdir: Path, **sections) -> dict:
+    """Copy the small config ``.test/<name>/config.yaml`` into ``workdir/config/``
+    (its fabric paths made absolute; ``sections`` replace whole top-level keys)
+    and return it."""
+    import yaml
+
+    config = yaml.safe_load((REPO / ".test" / name / "config.yaml").read_text())
+    fabrics = config.get("network_noise", {}).get("fabrics", [])
+    if fabrics:
+        config["network_noise"]["fabrics"] = [str(REPO / f) for f in fabrics]
+    config.update(sections)
+    (workdir / "config").mkdir(parents=True, exist_ok=True)
+    (workdir / "config" / "config.yaml").write_text(yaml.safe_dump(config))
+    return config
+
+
 @pytest.fixture(scope="session")
 def built_programs(tmp_path_factory) -> Path:
     """The C programs, built once per session into a temporary directory."""

@@ -27,3 +27,10 @@ def save(fig: matplotlib.figure.Figure, outputs: Iterable[str | os.PathLike[str]
         with atomic_path(output) as tmp:
             fig.savefig(tmp, format=suffix)
     plt.close(fig)
+
+
+def save_named(figures: dict[str, matplotlib.figure.Figure], outputs: Iterable[str]) -> None:
+    """Save each named figure to the outputs whose file name is that name (any suffix)."""
+    outputs = [str(o) for o in outputs]
+    for name, fig in figures.items():
+        save(fig, [path for path in outputs if Path(path).stem == name])

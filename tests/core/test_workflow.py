@@ -7,7 +7,7 @@ import pytest
 import yaml
 
 from netnoise.provenance import read_sidecar
-from tests.conftest import REPO, snakemake
+from tests.conftest import REPO, small_config, snakemake
 
 
 @pytest.mark.parametrize("name", ["config.yaml", "paper.yaml"])
@@ -46,17 +46,7 @@ def test_small_real_run_end_to_end(tmp_path):
     """Build, measure, tidy, tabulate and plot in a scratch working directory."""
     if shutil.which("mpicc") is None:
         pytest.skip("Open MPI not installed")
-    (tmp_path / "config").mkdir()
-    config = {
-        "platform": {"kind": "localhost", "timeout_s": 120},
-        "baseline": {"sizes": [8, 4096], "iterations": 50, "warmup": 5, "repetitions": 2},
-        "impact_compression": {"enabled": False},
-        "network_noise": {"enabled": False, "benchmark": {"enabled": False}},
-        "asymmetric": {"enabled": False},
-        "variability": {"enabled": False},
-        "latency_variation": {"enabled": False},
-    }
-    (tmp_path / "config" / "config.yaml").write_text(yaml.safe_dump(config))
+    small_config("platform", tmp_path)
     out = snakemake("--cores", "1", cwd=tmp_path)
     assert out.returncode == 0, out.stderr[-4000:]
 
@@ -105,27 +95,7 @@ def test_small_real_run_end_to_end(tmp_path):
 @pytest.mark.slow
 def test_simulator_figures_including_a_real_fabric(tmp_path):
     """Seed 001's simulator rules end to end on small topologies and the fixture fabric."""
-    (tmp_path / "config").mkdir()
-    fabric = REPO / "tests" / "network_noise" / "data" / "small_fabric.topo"
-    config = {
-        "platform": {"kind": "localhost"},
-        "impact_compression": {"enabled": False},
-        "network_noise": {
-            "runs": 20,
-            "fat_trees": ["xgft:4,4/1,2", "xgft:4,8/1,4"],
-            "torus_2d": "torus:4x4",
-            "torus_3d": "torus:3x3x3",
-            "ratios": [0.25, 0.5],
-            "torus_sizes_2d": [4],
-            "torus_sizes_3d": [3],
-            "fabrics": [str(fabric)],
-            "benchmark": {"enabled": False},
-        },
-        "asymmetric": {"enabled": False},
-        "variability": {"enabled": False},
-        "latency_variation": {"enabled": False},
-    }
-    (tmp_path / "config" / "config.yaml").write_text(yaml.safe_dump(config))
+    small_config("network_noise", tmp_path)
     target = "results/localhost/figures/network_noise/fig11_fabric_ratio.png"
     out = snakemake("--cores", "2", target, cwd=tmp_path)
     figures = tmp_path / "results" / "localhost" / "figures" / "network_noise"

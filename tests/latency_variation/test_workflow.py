@@ -6,11 +6,10 @@ import shutil
 
 import pandas as pd
 import pytest
-import yaml
 
 from netnoise.studies.latency_variation import injector
 from netnoise.studies.latency_variation.names import ZERO
-from tests.conftest import snakemake
+from tests.conftest import small_config, snakemake
 
 
 @pytest.mark.mpi
@@ -19,33 +18,7 @@ def test_workflow_reproduces_the_study_on_localhost(tmp_path):
     """Every rule of seed 004, from loadgen and the probes to Table 4, on localhost."""
     if shutil.which("mpicc") is None:
         pytest.skip("Open MPI not installed")
-    (tmp_path / "config").mkdir()
-    config = {
-        "platform": {"kind": "localhost", "timeout_s": 120},
-        "impact_compression": {"enabled": False},
-        "network_noise": {"enabled": False, "benchmark": {"enabled": False}},
-        "latency_variation": {
-            "nodes": 2,
-            "characterize": {
-                "levels": [0, 50],
-                "link_mbit": 100,
-                "duration_s": 0.5,
-                "iterations": 400,
-                "gap_us": 200,
-                "warmup": 5,
-            },
-            "fit": {"scale_fractions": [0.5]},
-            "injection": {
-                "levels": [0, 50],
-                "fixed_mean_levels": [0, 50],
-                "applications": ["lu_wavefront", "cg_solver"],
-                "runs": 2,
-                "probe_iterations": 30,
-                "warmup": 2,
-            },
-        },
-    }
-    (tmp_path / "config" / "config.yaml").write_text(yaml.safe_dump(config))
+    small_config("latency_variation", tmp_path)
     results = tmp_path / "results" / "localhost"
     targets = [
         f"results/localhost/figures/latency_variation/{name}.png"

@@ -1,6 +1,6 @@
 import pandas as pd
 
-from netnoise.figures import save, use_style
+from netnoise.figures import save_named, use_style
 from netnoise.jobs import logged
 from netnoise.studies.asymmetric import figures
 
@@ -25,6 +25,4 @@ with logged(snakemake.log[0]):
         },
         "fig8_alltoallv": figures.alltoallv(pd.read_csv(inputs.alltoallv)),
     }
-    outputs = [*snakemake.output.svg, *snakemake.output.png]
-    for name, figure in drawn.items():
-        save(figure, [path for path in outputs if f"/{name}." in path])
+    save_named(drawn, [*snakemake.output.svg, *snakemake.output.png])

@@ -1,6 +1,6 @@
 import pandas as pd
 
-from netnoise.figures import save, use_style
+from netnoise.figures import save_named, use_style
 from netnoise.jobs import logged
 from netnoise.studies.impact_compression import analysis as ic
 from netnoise.studies.impact_compression import figures
@@ -26,6 +26,4 @@ with logged(snakemake.log[0]):
             pd.read_csv(inputs.table1), pd.read_csv(inputs.published_table1)
         ),
     }
-    outputs = [*snakemake.output.svg, *snakemake.output.png]
-    for name, figure in drawn.items():
-        save(figure, [path for path in outputs if f"/{name}." in path])
+    save_named(drawn, [*snakemake.output.svg, *snakemake.output.png])

@@ -1,6 +1,6 @@
 import pandas as pd
 
-from netnoise.figures import save, use_style
+from netnoise.figures import save_named, use_style
 from netnoise.jobs import logged
 from netnoise.studies.latency_variation import figures
 
@@ -28,6 +28,4 @@ with logged(snakemake.log[0]):
         "fig16_fixed_mean_high": figures.fixed_mean(fixed, high),
         "table4_correlations": figures.table4_figure(table4),
     }
-    outputs = [*snakemake.output.svg, *snakemake.output.png]
-    for name, figure in drawn.items():
-        save(figure, [path for path in outputs if f"/{name}." in path])
+    save_named(drawn, [*snakemake.output.svg, *snakemake.output.png])

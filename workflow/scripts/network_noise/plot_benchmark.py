@@ -1,6 +1,6 @@
 import pandas as pd
 
-from netnoise.figures import save, use_style
+from netnoise.figures import save_named, use_style
 from netnoise.jobs import logged
 from netnoise.studies.network_noise import figures
 
@@ -15,6 +15,4 @@ with logged(snakemake.log[0]):
         "fig5_slowdown_allocation": figures.slowdown_by_allocation(slowdown),
         "fig6_boxplot_collectives": figures.boxplot_by_collective(tidy, nodes),
     }
-    outputs = [*snakemake.output.svg, *snakemake.output.png]
-    for name, figure in drawn.items():
-        save(figure, [path for path in outputs if f"/{name}." in path])
+    save_named(drawn, [*snakemake.output.svg, *snakemake.output.png])

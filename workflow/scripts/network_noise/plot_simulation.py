@@ -1,6 +1,8 @@
+from pathlib import Path
+
 import pandas as pd
 
-from netnoise.figures import save, use_style
+from netnoise.figures import save_named, use_style
 from netnoise.jobs import logged
 from netnoise.studies.network_noise import figures
 
@@ -14,7 +16,5 @@ with logged(snakemake.log[0]):
         "fig16_torus_size": figures.torus_size,
     }
     outputs = [*snakemake.output.svg, *snakemake.output.png]
-    for name, plot in draw.items():
-        paths = [path for path in outputs if f"/{name}." in path]
-        if paths:
-            save(plot(summary), paths)
+    wanted = {Path(path).stem for path in outputs}
+    save_named({name: plot(summary) for name, plot in draw.items() if name in wanted}, outputs)

@@ -1,6 +1,6 @@
 import pandas as pd
 
-from netnoise.figures import save, use_style
+from netnoise.figures import save_named, use_style
 from netnoise.jobs import logged
 from netnoise.studies.variability import figures
 
@@ -34,6 +34,4 @@ with logged(snakemake.log[0]):
         ),
         "fig11_rf_bound": figures.rf_bound(pd.read_csv(inputs.rf_bound), summary),
     }
-    outputs = [*snakemake.output.svg, *snakemake.output.png]
-    for name, figure in drawn.items():
-        save(figure, [path for path in outputs if f"/{name}." in path])
+    save_named(drawn, [*snakemake.output.svg, *snakemake.output.png])
