@@ -1,16 +1,20 @@
+SHARED = platform_paths()
+C_BUILD = c_sources()
+
+
 rule build_programs:
     input:
-        makefile=str(CSRC / "Makefile"),
-        sources=C_SOURCES,
+        makefile=C_BUILD.makefile,
+        sources=C_BUILD.files,
     output:
-        programs=expand("{bin}/{program}", bin=BIN, program=C_PROGRAMS),
-        info=f"{BIN}/build-info.json",
+        programs=expand("{bin}/{program}", bin=SHARED.bin, program=C_BUILD.programs),
+        info=f"{SHARED.bin}/build-info.json",
     log:
-        f"{LOGS}/build_programs.log",
+        f"{SHARED.logs}/build_programs.log",
     conda:
         "../../envs/build.yaml"
     params:
-        build_dir=f"{RESULTS}/build",
+        build_dir=SHARED.build,
         mpicc=config["build"]["mpicc"],
         cflags=config["build"]["cflags"],
     script:
@@ -21,10 +25,10 @@ rule build_programs:
 # code from a path or URL the user configures, built in a fresh copy.
 rule build_application:
     output:
-        binary=f"{BIN}/apps/{{app}}",
-        info=f"{BIN}/apps/{{app}}.build.json",
+        binary=f"{SHARED.bin}/apps/{{app}}",
+        info=f"{SHARED.bin}/apps/{{app}}.build.json",
     log:
-        f"{LOGS}/build_application_{{app}}.log",
+        f"{SHARED.logs}/build_application_{{app}}.log",
     wildcard_constraints:
         app=r"[a-z][a-z0-9_]*",
     conda:
@@ -34,7 +38,7 @@ rule build_application:
         source=lambda wc: config["applications"][wc.app]["source"],
         command=lambda wc: config["applications"][wc.app]["build"],
         binary=lambda wc: config["applications"][wc.app]["binary"],
-        work_dir=lambda wc: f"{RESULTS}/build/apps/{wc.app}",
+        work_dir=lambda wc: f"{SHARED.build}/apps/{wc.app}",
         env=build_environment(),
     script:
         "../scripts/build_external.py"

@@ -13,19 +13,19 @@ netnoise_config.validate(
 
 expose_package(PACKAGE_SRC)
 
-PLATFORM = config["platform"]["kind"]
-RESULTS = f"results/{PLATFORM}"
-BIN = f"{RESULTS}/bin"
-LOGS = f"{RESULTS}/logs"
-BENCHMARKS = f"{RESULTS}/benchmarks"
+_PLATFORM = config["platform"]["kind"]
+_RESULTS = f"results/{_PLATFORM}"
+_BIN = f"{_RESULTS}/bin"
+_LOGS = f"{_RESULTS}/logs"
+_BENCHMARKS = f"{_RESULTS}/benchmarks"
 # Sources live beside the workflow; results go to the working directory.
-PROJECT = Path(workflow.basedir).parent
-CSRC = PROJECT / "csrc"
-C_PROGRAMS = list_programs(CSRC)
-C_SOURCES = sorted(
-    str(p) for p in CSRC.rglob("*") if p.suffix in (".c", ".h") or p.name == "Makefile"
+_PROJECT = Path(workflow.basedir).parent
+_CSRC = _PROJECT / "csrc"
+_C_PROGRAMS = list_programs(_CSRC)
+_C_SOURCES = sorted(
+    str(p) for p in _CSRC.rglob("*") if p.suffix in (".c", ".h") or p.name == "Makefile"
 )
-STYLE = str(PROJECT / "src" / "netnoise" / "netnoise.mplstyle")
+_STYLE = str(_PROJECT / "src" / "netnoise" / "netnoise.mplstyle")
 
 
 wildcard_constraints:
@@ -35,23 +35,44 @@ wildcard_constraints:
 
 def reference(study, name):
     """A published-values table of a study in resources/reference/ (beside the workflow)."""
-    return str(PROJECT / "resources" / "reference" / study / name)
+    return str(_PROJECT / "resources" / "reference" / study / name)
 
 
 def program(name):
     """Path of a compiled C program of csrc/."""
-    return f"{BIN}/{name}"
+    return f"{_BIN}/{name}"
 
 
-def results_dir():
-    """Where every result of this platform goes (results/<platform.kind>), for the
-    few files outside a study's own folders (e.g. a third-party build)."""
-    return RESULTS
+def platform_paths():
+    """Where the results shared by every study go (results/<platform.kind>): the
+    programs, logs and benchmark timings, a build directory, and the platform's
+    own raw results, tables and figures (testbed validation, baseline latency,
+    provenance) with their report captions and category."""
+    return SimpleNamespace(
+        results=_RESULTS,
+        bin=_BIN,
+        build=f"{_RESULTS}/build",
+        logs=_LOGS,
+        benchmarks=_BENCHMARKS,
+        raw=f"{_RESULTS}/raw",
+        tidy=f"{_RESULTS}/tidy",
+        tables=f"{_RESULTS}/tables",
+        figures=f"{_RESULTS}/figures",
+        captions="../report/platform",
+        category="Platform",
+    )
+
+
+def c_sources():
+    """The C build: csrc's Makefile, every source it compiles and the programs it makes."""
+    return SimpleNamespace(
+        makefile=str(_CSRC / "Makefile"), files=_C_SOURCES, programs=_C_PROGRAMS
+    )
 
 
 def study_nodes(count):
     """Names of the first ``count`` nodes on the testbed; elsewhere the launcher places ranks."""
-    if PLATFORM != "testbed":
+    if _PLATFORM != "testbed":
         return None
     prefix = config["platform"]["testbed"]["prefix"]
     return [f"{prefix}-n{i:02d}" for i in range(1, count + 1)]
@@ -60,7 +81,7 @@ def study_nodes(count):
 def application_binary(name):
     """Executable of a configured application: a csrc program or a built real one."""
     app = config["applications"][name]
-    return program(app["program"]) if "program" in app else f"{BIN}/apps/{name}"
+    return program(app["program"]) if "program" in app else f"{_BIN}/apps/{name}"
 
 
 def application_job(name, output, ranks, nodes, iterations, warmup):
@@ -115,13 +136,13 @@ def study_paths(key):
     its report entries are filed (its caption folder and category)."""
     study = netnoise_studies.get(key)
     return SimpleNamespace(
-        raw=f"{RESULTS}/raw/{key}",
-        tidy=f"{RESULTS}/tidy/{key}",
-        models=f"{RESULTS}/models/{key}",
-        tables=f"{RESULTS}/tables/{key}",
-        figures=f"{RESULTS}/figures/{key}",
-        logs=f"{LOGS}/{key}",
-        benchmarks=f"{BENCHMARKS}/{key}",
+        raw=f"{_RESULTS}/raw/{key}",
+        tidy=f"{_RESULTS}/tidy/{key}",
+        models=f"{_RESULTS}/models/{key}",
+        tables=f"{_RESULTS}/tables/{key}",
+        figures=f"{_RESULTS}/figures/{key}",
+        logs=f"{_LOGS}/{key}",
+        benchmarks=f"{_BENCHMARKS}/{key}",
         captions=f"../report/{key}",
         category=f"{study.number} {study.title}",
     )
@@ -129,7 +150,7 @@ def study_paths(key):
 
 def figure_style():
     """The matplotlib style every figure uses (an input of every plot rule)."""
-    return STYLE
+    return _STYLE
 
 
 _STUDY_TARGETS = {}
@@ -150,12 +171,12 @@ def on_release(release):
 
 def all_targets():
     targets = [
-        f"{RESULTS}/figures/baseline_latency.svg",
-        f"{RESULTS}/figures/baseline_latency.png",
-        f"{RESULTS}/tables/baseline_latency.csv",
+        f"{_RESULTS}/figures/baseline_latency.svg",
+        f"{_RESULTS}/figures/baseline_latency.png",
+        f"{_RESULTS}/tables/baseline_latency.csv",
     ]
-    if PLATFORM == "testbed":
-        targets.append(f"{RESULTS}/tables/testbed_validation.csv")
+    if _PLATFORM == "testbed":
+        targets.append(f"{_RESULTS}/tables/testbed_validation.csv")
     for key, targets_of in _STUDY_TARGETS.items():
         if config[key]["enabled"]:
             targets += targets_of()
@@ -165,7 +186,7 @@ def all_targets():
 def release_testbed():
     """Tear the testbed down (and every study's own) when the workflow ends,
     unless asked to keep them."""
-    if PLATFORM == "testbed" and not config["platform"]["testbed"]["keep_up"]:
+    if _PLATFORM == "testbed" and not config["platform"]["testbed"]["keep_up"]:
         from netnoise.platform.testbed import TestbedPlatform
 
         TestbedPlatform(config["platform"]).testbed.down()

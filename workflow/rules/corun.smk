@@ -3,11 +3,11 @@
 # (a job spec), background (job specs) and config (the study's section).
 rule corun:
     output:
-        f"{RESULTS}/raw/corun/{{name}}.csv",
+        f"{platform_paths().raw}/corun/{{name}}.csv",
     log:
-        f"{LOGS}/corun/{{name}}.log",
+        f"{platform_paths().logs}/corun/{{name}}.log",
     benchmark:
-        f"{BENCHMARKS}/corun/{{name}}.tsv"
+        f"{platform_paths().benchmarks}/corun/{{name}}.tsv"
     conda:
         "../../envs/build.yaml"
     resources:

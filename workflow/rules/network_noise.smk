@@ -207,7 +207,7 @@ rule build_netgauge:
         binary=NETGAUGE_BIN,
         info=f"{NETGAUGE_BIN}.build.json",
     log:
-        f"{results_dir()}/logs/build_netgauge.log",
+        f"{platform_paths().logs}/build_netgauge.log",
     conda:
         "../../envs/build.yaml"
     params:
@@ -215,7 +215,7 @@ rule build_netgauge:
         source=NETGAUGE["source"],
         command=nn_plan.netgauge_build_command(NETGAUGE),
         binary="netgauge",
-        work_dir=f"{results_dir()}/build/netgauge",
+        work_dir=f"{platform_paths().build}/netgauge",
         env=build_environment(),
     script:
         "../scripts/build_external.py"

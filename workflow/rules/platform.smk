@@ -7,19 +7,22 @@ localrules:
     tabulate_provenance,
 
 
+PLATFORM_PATHS = platform_paths()
+
+
 rule validate_testbed:
     output:
         table=report(
-            f"{RESULTS}/tables/testbed_validation.csv",
-            caption="../report/platform/testbed_validation.rst",
-            category="Platform",
+            f"{PLATFORM_PATHS.tables}/testbed_validation.csv",
+            caption=f"{PLATFORM_PATHS.captions}/testbed_validation.rst",
+            category=PLATFORM_PATHS.category,
             labels={"table": "testbed validation"},
         ),
-        provenance=f"{RESULTS}/tables/testbed_validation.csv.prov.json",
+        provenance=f"{PLATFORM_PATHS.tables}/testbed_validation.csv.prov.json",
     log:
-        f"{LOGS}/validate_testbed.log",
+        f"{PLATFORM_PATHS.logs}/validate_testbed.log",
     benchmark:
-        f"{BENCHMARKS}/validate_testbed.tsv"
+        f"{PLATFORM_PATHS.benchmarks}/validate_testbed.tsv"
     conda:
         "../../envs/build.yaml"
     resources:
@@ -40,7 +43,7 @@ onerror:
 
 
 BASELINE = config["baseline"]
-BASELINE_RAW = f"{RESULTS}/raw/baseline/pingpong_size{{size}}_rep{{rep}}.csv"
+BASELINE_RAW = f"{PLATFORM_PATHS.raw}/baseline/pingpong_size{{size}}_rep{{rep}}.csv"
 BASELINE_RUNS = [
     {"size": size, "rep": rep}
     for size in BASELINE["sizes"]
@@ -55,9 +58,9 @@ rule measure_baseline_latency:
         result=BASELINE_RAW,
         provenance=f"{BASELINE_RAW}.prov.json",
     log:
-        f"{LOGS}/baseline/pingpong_size{{size}}_rep{{rep}}.log",
+        f"{PLATFORM_PATHS.logs}/baseline/pingpong_size{{size}}_rep{{rep}}.log",
     benchmark:
-        f"{BENCHMARKS}/baseline/pingpong_size{{size}}_rep{{rep}}.tsv"
+        f"{PLATFORM_PATHS.benchmarks}/baseline/pingpong_size{{size}}_rep{{rep}}.tsv"
     conda:
         "../../envs/build.yaml"
     params:
@@ -82,9 +85,9 @@ rule tidy_baseline_latency:
     input:
         results=[BASELINE_RAW.format(**run) for run in BASELINE_RUNS],
     output:
-        f"{RESULTS}/tidy/baseline_latency.csv",
+        f"{PLATFORM_PATHS.tidy}/baseline_latency.csv",
     log:
-        f"{LOGS}/tidy_baseline_latency.log",
+        f"{PLATFORM_PATHS.logs}/tidy_baseline_latency.log",
     conda:
         "../../envs/analysis.yaml"
     params:
@@ -95,16 +98,16 @@ rule tidy_baseline_latency:
 
 rule tabulate_baseline_latency:
     input:
-        f"{RESULTS}/tidy/baseline_latency.csv",
+        f"{PLATFORM_PATHS.tidy}/baseline_latency.csv",
     output:
         report(
-            f"{RESULTS}/tables/baseline_latency.csv",
-            caption="../report/platform/baseline_latency_table.rst",
-            category="Platform",
+            f"{PLATFORM_PATHS.tables}/baseline_latency.csv",
+            caption=f"{PLATFORM_PATHS.captions}/baseline_latency_table.rst",
+            category=PLATFORM_PATHS.category,
             labels={"table": "baseline latency"},
         ),
     log:
-        f"{LOGS}/tabulate_baseline_latency.log",
+        f"{PLATFORM_PATHS.logs}/tabulate_baseline_latency.log",
     conda:
         "../../envs/analysis.yaml"
     script:
@@ -113,29 +116,27 @@ rule tabulate_baseline_latency:
 
 rule plot_baseline_latency:
     input:
-        tidy=f"{RESULTS}/tidy/baseline_latency.csv",
-        style=STYLE,
+        tidy=f"{PLATFORM_PATHS.tidy}/baseline_latency.csv",
+        style=figure_style(),
     output:
-        svg=f"{RESULTS}/figures/baseline_latency.svg",
+        svg=f"{PLATFORM_PATHS.figures}/baseline_latency.svg",
         png=report(
-            f"{RESULTS}/figures/baseline_latency.png",
-            caption="../report/platform/baseline_latency_figure.rst",
-            category="Platform",
+            f"{PLATFORM_PATHS.figures}/baseline_latency.png",
+            caption=f"{PLATFORM_PATHS.captions}/baseline_latency_figure.rst",
+            category=PLATFORM_PATHS.category,
             labels={"figure": "baseline latency"},
         ),
     log:
-        f"{LOGS}/plot_baseline_latency.log",
+        f"{PLATFORM_PATHS.logs}/plot_baseline_latency.log",
     conda:
         "../../envs/analysis.yaml"
     params:
-        platform=PLATFORM,
+        platform=config["platform"]["kind"],
     script:
         "../scripts/platform/plot_baseline_latency.py"
 
 
 # Provenance of every measured result, tabulated for the report.
-
-PROVENANCE_TABLE = f"{RESULTS}/tables/provenance.csv"
 
 
 rule tabulate_provenance:
@@ -144,13 +145,13 @@ rule tabulate_provenance:
         tables=[t for t in all_targets() if t.endswith(".csv")],
     output:
         report(
-            PROVENANCE_TABLE,
-            caption="../report/platform/provenance.rst",
+            f"{PLATFORM_PATHS.tables}/provenance.csv",
+            caption=f"{PLATFORM_PATHS.captions}/provenance.rst",
             category="Provenance",
             labels={"table": "provenance"},
         ),
     log:
-        f"{LOGS}/tabulate_provenance.log",
+        f"{PLATFORM_PATHS.logs}/tabulate_provenance.log",
     conda:
         "../../envs/analysis.yaml"
     params:
