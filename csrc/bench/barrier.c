@@ -33,9 +33,11 @@ int main(int argc, char **argv)
     while (nn_loop_warming(&loop))
         MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
     while (nn_loop_next(&loop)) {
+        nn_probe_begin();
         double t0 = nn_now();
         MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
         double mine = (nn_now() - t0) * 1e6, slowest = 0;
+        nn_probe_end();
         MPI_CHECK(MPI_Reduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD));
         if (b.rank == 0) {
             double row[3] = {(double)(loop.timed_done - 1), slowest, mine};

@@ -70,6 +70,7 @@ int main(int argc, char **argv)
             break;
         if (timing && loop.timed_done == 1)
             t_first = nn_now();
+        nn_probe_begin();
         double t0 = nn_now();
         if (initiator) {
             MPI_CHECK(MPI_Send(buf, count, MPI_BYTE, peer, 0, MPI_COMM_WORLD));
@@ -79,6 +80,7 @@ int main(int argc, char **argv)
             MPI_CHECK(MPI_Send(buf, count, MPI_BYTE, peer, 0, MPI_COMM_WORLD));
         }
         double t1 = nn_now();
+        nn_probe_end();
         if (timing && initiator) {
             double row[4] = {rank / 2, (double)(loop.timed_done - 1), t0 - t_first,
                              (t1 - t0) * 1e6};

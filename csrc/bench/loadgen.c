@@ -29,16 +29,39 @@ static const nn_tool_info info = {
 
 enum { TAG_DATA = 1, TAG_STOP = 2 };
 
-/* Completes the posted data receive if its message arrived and posts the next one;
- * returns 1 if a message arrived. */
-static int receive_next(MPI_Request *rreq, char *buf, int count, int peer)
+/* Takes in every data message that has arrived, posting the next receive after
+ * each; returns how many arrived. Tests up to PROGRESS_TESTS times first: Open
+ * MPI reads its sockets on one progress call of eight, and a sleeping generator
+ * calls rarely. */
+#define PROGRESS_TESTS 8
+static long receive_arrived(MPI_Request *rreq, char *buf, int count, int peer)
 {
+    long arrived = 0;
     int got = 0;
-    MPI_CHECK(MPI_Test(rreq, &got, MPI_STATUS_IGNORE));
-    if (got)
+    for (int i = 0; i < PROGRESS_TESTS && !got; i++)
+        MPI_CHECK(MPI_Test(rreq, &got, MPI_STATUS_IGNORE));
+    while (got) {
+        arrived++;
         MPI_CHECK(MPI_Irecv(buf, count, MPI_BYTE, peer, TAG_DATA, MPI_COMM_WORLD, rreq));
-    return got;
+        MPI_CHECK(MPI_Test(rreq, &got, MPI_STATUS_IGNORE));
+    }
+    return arrived;
 }
+
+/* Frees the window slots whose sends have finished (a progress pass first, as
+ * above), so a sleeping generator does not find its window full of sends that
+ * finished long ago. */
+static void reap_sends(MPI_Request *sreq, int window)
+{
+    int done = 0, indices[window];
+    for (int i = 0; i < PROGRESS_TESTS && done == 0; i++)
+        MPI_CHECK(MPI_Testsome(window, sreq, &done, indices, MPI_STATUSES_IGNORE));
+}
+
+/* Between tests while draining, unless --wait spin. */
+#define DRAIN_PAUSE_NS 50000LL
+/* The longest sleep until the next send is due: receives go on meanwhile. */
+#define MAX_PAUSE_NS 2000000LL
 
 int main(int argc, char **argv)
 {
@@ -58,9 +81,9 @@ int main(int argc, char **argv)
         {"duration", NN_OPT_DOUBLE, &run.duration_s, 0, 1e7, NULL,
          "stop after this many seconds (0: until the stop file or SIGUSR1)"},
         {"stop-file", NN_OPT_STRING, &run.stop_file, 0, 0, NULL, "stop cleanly once this file exists"},
-        {"ready-file", NN_OPT_STRING, &run.ready_file, 0, 0, NULL,
-         "create this file once every rank is sending (co-runs wait for it)"},
+        NN_HANDSHAKE_OPTIONS(&run),
         NN_OUTPUT_OPTIONS(&run),
+        NN_MPI_WAIT_OPTIONS(&run),
         NN_OPTIONS_END,
     };
 
@@ -77,11 +100,14 @@ int main(int argc, char **argv)
     const int count = (int)size;
 
     char *sendbuf = calloc(size, 1), *recvbuf = malloc(size);
-    MPI_Request *sreq = malloc((size_t)window * sizeof *sreq);
+    /* The window's sends, then the data receive: one array to wait on when the
+     * window is full, so an arriving message is taken in meanwhile. */
+    MPI_Request *sreq = malloc((size_t)(window + 1) * sizeof *sreq);
     if (!sendbuf || !recvbuf || !sreq)
         nn_fail_all(MPI_COMM_WORLD, "loadgen: out of memory");
-    for (long i = 0; i < window; i++)
+    for (long i = 0; i <= window; i++)
         sreq[i] = MPI_REQUEST_NULL;
+    MPI_Request *rreq = &sreq[window];
 
     nn_writer out;
     nn_bench_writer(&b, &out, MPI_COMM_WORLD);
@@ -96,12 +122,12 @@ int main(int argc, char **argv)
 
     nn_rng rng;
     nn_rng_seed(&rng, (uint64_t)run.seed, (uint64_t)rank + 1);
-    MPI_Request rreq = MPI_REQUEST_NULL, stop_req = MPI_REQUEST_NULL;
+    MPI_Request stop_req = MPI_REQUEST_NULL;
     if (receives)
-        MPI_CHECK(MPI_Irecv(recvbuf, count, MPI_BYTE, peer, TAG_DATA, MPI_COMM_WORLD, &rreq));
+        MPI_CHECK(MPI_Irecv(recvbuf, count, MPI_BYTE, peer, TAG_DATA, MPI_COMM_WORLD, rreq));
     /* The peer tells us when it stops sending, so no message is left unmatched. */
     MPI_CHECK(MPI_Irecv(NULL, 0, MPI_BYTE, peer, TAG_STOP, MPI_COMM_WORLD, &stop_req));
-    nn_signal_ready(&run, MPI_COMM_WORLD);
+    nn_timed_begin(&run, MPI_COMM_WORLD);
 
     long long messages = 0, received = 0;
     const double t_start = nn_now();
@@ -111,7 +137,9 @@ int main(int argc, char **argv)
         if (nn_local_stop(&run) || (run.duration_s > 0 && nn_now() - t_start >= run.duration_s))
             break;
         if (receives)
-            received += receive_next(&rreq, recvbuf, count, peer);
+            received += receive_arrived(rreq, recvbuf, count, peer);
+        if (sends)
+            reap_sends(sreq, (int)window);
         long long now = nn_now_ns();
         bucket += now - last;
         last = now;
@@ -129,11 +157,20 @@ int main(int argc, char **argv)
                 messages++;
                 bucket -= (long long)gap;
                 gap = nn_rng_exponential(&rng, mean_gap_ns);
+            } else if (!spin) {
+                /* The window is full: the link, not the schedule, sets the pace. Wait
+                 * (sleeping, nn_wait.h) for a send to finish or a message to arrive. */
+                int done = 0;
+                MPI_CHECK(MPI_Waitany((int)window + receives, sreq, &done, MPI_STATUS_IGNORE));
+                if (done == window) {
+                    received++;
+                    MPI_CHECK(MPI_Irecv(recvbuf, count, MPI_BYTE, peer, TAG_DATA, MPI_COMM_WORLD,
+                                        rreq));
+                }
             }
         } else if (!spin) {
-            long long ahead = sends && mean_gap_ns > 0 ? (long long)gap - bucket : 1000000;
-            if (ahead > 50000)
-                nn_sleep_ns(ahead - 50000 < 1000000 ? ahead - 50000 : 1000000);
+            long long ahead = sends && mean_gap_ns > 0 ? (long long)gap - bucket : MAX_PAUSE_NS;
+            nn_sleep_ns(ahead < MAX_PAUSE_NS ? ahead : MAX_PAUSE_NS);
         }
     }
     const double elapsed = nn_now() - t_start;
@@ -146,27 +183,32 @@ int main(int argc, char **argv)
     while (!sent_all) {
         MPI_CHECK(MPI_Testall((int)window, sreq, &sent_all, MPI_STATUSES_IGNORE));
         if (receives)
-            received += receive_next(&rreq, recvbuf, count, peer);
+            received += receive_arrived(rreq, recvbuf, count, peer);
+        if (!sent_all && !spin)
+            nn_sleep_ns(DRAIN_PAUSE_NS);
     }
     MPI_CHECK(MPI_Send(NULL, 0, MPI_BYTE, peer, TAG_STOP, MPI_COMM_WORLD));
     int peer_stopped = 0;
     while (!peer_stopped) {
         MPI_CHECK(MPI_Test(&stop_req, &peer_stopped, MPI_STATUS_IGNORE));
         if (receives)
-            received += receive_next(&rreq, recvbuf, count, peer);
+            received += receive_arrived(rreq, recvbuf, count, peer);
+        if (!peer_stopped && !spin)
+            nn_sleep_ns(DRAIN_PAUSE_NS);
     }
     /* MPI keeps order between a pair: every data message precedes the stop. */
     if (receives) {
         int got = 0;
-        MPI_CHECK(MPI_Test(&rreq, &got, MPI_STATUS_IGNORE));
+        MPI_CHECK(MPI_Test(rreq, &got, MPI_STATUS_IGNORE));
         if (got)
             received++;
         else {
-            MPI_CHECK(MPI_Cancel(&rreq));
-            MPI_CHECK(MPI_Wait(&rreq, MPI_STATUS_IGNORE));
+            MPI_CHECK(MPI_Cancel(rreq));
+            MPI_CHECK(MPI_Wait(rreq, MPI_STATUS_IGNORE));
         }
     }
 
+    nn_timed_end(&run, MPI_COMM_WORLD);
     const double bytes = (double)messages * (double)size;
     double mine[8] = {rank, peer, (double)messages, bytes, (double)received * (double)size,
                       elapsed, target_bps / 1e6 * sends, elapsed > 0 ? bytes * 8 / elapsed / 1e6 : 0};

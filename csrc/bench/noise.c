@@ -68,9 +68,11 @@ static void time_collectives(collective_fn collective, double *buf, double *res,
     MPI_CHECK(MPI_Comm_rank(app, &app_rank));
     for (long rep = 0; rep < reps; rep++) {
         MPI_CHECK(MPI_Barrier(app));
+        nn_probe_begin();
         double t0 = nn_now();
         collective(buf, res, count, app);
         double mine = (nn_now() - t0) * 1e6, slowest = 0;
+        nn_probe_end();
         MPI_CHECK(MPI_Reduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, app));
         if (app_rank == 0) {
             double row[6] = {split, n_app, n_pert, perturbed, (double)rep, slowest};
@@ -98,9 +100,9 @@ int main(int argc, char **argv)
         {"splits", NN_OPT_LONG, &splits, 1, 1000000, NULL, "random splits"},
         {"reps", NN_OPT_LONG, &reps, 1, 1000000, NULL, "timed collectives per split and phase"},
         NN_WARMUP_OPTION(&run),
-        {"ready-file", NN_OPT_STRING, &run.ready_file, 0, 0, NULL,
-         "create this file once every rank is set up (co-runs wait for it)"},
+        NN_HANDSHAKE_OPTIONS(&run),
         NN_OUTPUT_OPTIONS(&run),
+        NN_MPI_WAIT_OPTIONS(&run),
         NN_OPTIONS_END,
     };
 
@@ -146,7 +148,7 @@ int main(int argc, char **argv)
     nn_table_init(&rows, 6);
     const int pcount = (int)perturb_size;
     long long perturb_rounds = 0;
-    nn_signal_ready(&run, MPI_COMM_WORLD);
+    nn_timed_begin(&run, MPI_COMM_WORLD);
     for (long split = 0; split < splits; split++) {
         if (rank == 0) {
             for (int i = 0; i < nranks; i++)
@@ -210,6 +212,7 @@ int main(int argc, char **argv)
         MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
         MPI_CHECK(MPI_Comm_free(&sub));
     }
+    nn_timed_end(&run, MPI_COMM_WORLD);
 
     long long total_rounds = 0;
     MPI_CHECK(MPI_Reduce(&perturb_rounds, &total_rounds, 1, MPI_LONG_LONG, MPI_SUM, 0,

@@ -136,7 +136,9 @@ int main(int argc, char **argv)
         {"ci-width", NN_OPT_DOUBLE, &ci_width, 1e-6, 1, NULL,
          "stop once every link's 95 % confidence interval is this share of its mean"},
         NN_WARMUP_OPTION(&run),
+        NN_HANDSHAKE_OPTIONS(&run),
         NN_OUTPUT_OPTIONS(&run),
+        NN_MPI_WAIT_OPTIONS(&run),
         NN_OPTIONS_END,
     };
 
@@ -187,6 +189,8 @@ int main(int argc, char **argv)
     nn_table rows; /* link, iteration, time_s */
     nn_table_init(&rows, 3);
     long iter = 0;
+    /* Warm-up iterations are inside the loop, so inside the timed region too. */
+    nn_timed_begin(&run, MPI_COMM_WORLD);
     for (long it = -run.warmup; it < max_iter; it++) {
         int nreq = 0;
         for (int l = 0; l < nlinks; l++) {
@@ -238,6 +242,7 @@ int main(int argc, char **argv)
             break;
     }
 
+    nn_timed_end(&run, MPI_COMM_WORLD);
     /* Per-link summaries come from the receivers. */
     double *stats = calloc((size_t)nlinks * 2, sizeof *stats), *allstats = NULL;
     for (int l = 0; l < nlinks; l++)

@@ -66,12 +66,17 @@ int main(int argc, char **argv)
     nn_loop loop;
     nn_loop_begin(&loop, &run, MPI_COMM_WORLD);
     MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
-    while (nn_loop_warming(&loop))
+    while (nn_loop_warming(&loop)) {
+        nn_probe_begin();
         exchange(buf, count, peer, initiator);
+        nn_probe_end();
+    }
     while (nn_loop_next(&loop)) {
+        nn_probe_begin();
         double t0 = nn_now();
         exchange(buf, count, peer, initiator);
         double rtt = (nn_now() - t0) * 1e6;
+        nn_probe_end();
         if (initiator) {
             double row[3] = {rank / 2, (double)(loop.timed_done - 1), rtt};
             nn_table_add(&samples, row);

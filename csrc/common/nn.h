@@ -14,6 +14,8 @@
 #include <stdio.h>
 #include <time.h>
 
+#include "nn_wait.h"
+
 #ifndef NN_VERSION
 #define NN_VERSION "0.1.0"
 #endif
@@ -103,9 +105,14 @@ typedef struct {
     const char *output;   /* "-" = stdout */
     long seed;
     const char *start_file;/* wait for this file before the first timed iteration */
+    const char *end_file; /* created once every rank has finished the timed part */
+    const char *release_file;/* after the timed part, wait for this file */
+    const char *mpi_wait;   /* wait policy of the blocking MPI calls (nn_wait.h); NULL: NN_WAIT */
+    const char *probe_wait; /* ... of the exchanges a program times; NULL: NN_PROBE_WAIT */
 } nn_run_options;
 
-#define NN_RUN_DEFAULTS(warm, iters) {(warm), (iters), 0.0, NULL, NULL, "-", 1, NULL}
+#define NN_RUN_DEFAULTS(warm, iters)                                                         \
+    {(warm), (iters), 0.0, NULL, NULL, "-", 1, NULL, NULL, NULL, NULL, NULL}
 
 #define NN_WARMUP_OPTION(run)                                                            \
     {"warmup", NN_OPT_LONG, &(run)->warmup, 0, 1e9, NULL,                                \
@@ -118,11 +125,31 @@ typedef struct {
      "stop after this many seconds of timed iterations (0: no limit)"},                  \
     {"stop-file", NN_OPT_STRING, &(run)->stop_file, 0, 0, NULL,                          \
      "stop cleanly once this file exists"},                                              \
+    NN_HANDSHAKE_OPTIONS(run)
+
+/* The timed region's handshake with a co-run (netnoise.run): the runner opens
+ * its CPU and counter windows between ready and start, closes them between end
+ * and release, so both cover exactly the timed part. */
+#define NN_HANDSHAKE_OPTIONS(run)                                                        \
     {"ready-file", NN_OPT_STRING, &(run)->ready_file, 0, 0, NULL,                        \
      "create this file once every rank has finished warm-up (co-runs wait for it)"},     \
     {"start-file", NN_OPT_STRING, &(run)->start_file, 0, 0, NULL,                        \
-     "after warm-up, wait until this file exists before timing (a co-run's measured "    \
-     "job waits so for its background)"}
+     "after warm-up, wait until this file exists before timing"},                        \
+    {"end-file", NN_OPT_STRING, &(run)->end_file, 0, 0, NULL,                            \
+     "create this file once every rank has finished the timed part"},                    \
+    {"release-file", NN_OPT_STRING, &(run)->release_file, 0, 0, NULL,                    \
+     "after the timed part, wait until this file exists before writing the results"}
+
+/* How the blocking MPI calls wait (nn_wait.h): every wait, and the timed exchanges. */
+#define NN_MPI_WAIT_OPTIONS(run)                                                         \
+    {"mpi-wait", NN_OPT_STRING, &(run)->mpi_wait, 0, 0, NULL,                            \
+     "how blocking MPI calls wait, mode[:spin_us[:sleep_us[:sleep_max_us]]]: spin (busy " \
+     "polling, as on dedicated cores), sleep between tests (first sleep, doubling up to " \
+     "the longest), or hybrid (spin first, then sleep); default: NN_WAIT, else "         \
+     NN_WAIT_DEFAULT},                                                                   \
+    {"probe-wait", NN_OPT_STRING, &(run)->probe_wait, 0, 0, NULL,                        \
+     "the same for the exchanges the program times to the microsecond (a round trip, "   \
+     "a small collective); default: NN_PROBE_WAIT, else " NN_PROBE_WAIT_DEFAULT}
 
 #define NN_OUTPUT_OPTIONS(run)                                                           \
     {"output", NN_OPT_STRING, &(run)->output, 0, 0, NULL,                                \
@@ -131,7 +158,9 @@ typedef struct {
      "seed of every random choice"}
 
 /* Everything a looping benchmark accepts. */
-#define NN_RUN_OPTIONS(run) NN_WARMUP_OPTION(run), NN_LOOP_OPTIONS(run), NN_OUTPUT_OPTIONS(run)
+#define NN_RUN_OPTIONS(run)                                                              \
+    NN_WARMUP_OPTION(run), NN_LOOP_OPTIONS(run), NN_OUTPUT_OPTIONS(run),                 \
+        NN_MPI_WAIT_OPTIONS(run)
 
 /* ---------------------------------------------------------------- writer */
 

@@ -51,6 +51,7 @@ void nn_bench_begin(nn_bench *b, int *argc, char ***argv)
 {
     nn_init(argc, argv);
     nn_parse_or_exit(*argc, *argv, b->opts, b->info);
+    nn_apply_mpi_wait(b->run);
     b->argc = *argc;
     b->argv = *argv;
     MPI_CHECK(MPI_Comm_rank(MPI_COMM_WORLD, &b->rank));

@@ -147,6 +147,12 @@ void nn_preamble(nn_writer *w, const nn_tool_info *info, int argc, char **argv, 
     nn_meta(w, "ranks", "%d", size);
     nn_meta(w, "hosts", "%s", hosts);
     nn_meta(w, "date", "%s", date);
+    char policy[128];
+    nn_wait_policy wait = nn_wait_get(), probe = nn_wait_probe_get();
+    nn_wait_describe(&wait, policy, sizeof policy);
+    nn_meta(w, "mpi_wait", "%s", policy);
+    nn_wait_describe(&probe, policy, sizeof policy);
+    nn_meta(w, "probe_wait", "%s", policy);
 }
 
 int nn_local_stop(const nn_run_options *run)
@@ -164,6 +170,7 @@ void nn_loop_begin(nn_loop *loop, const nn_run_options *run, MPI_Comm comm)
     loop->warm_done = 0;
     loop->timed_done = 0;
     loop->t_start = 0.0;
+    loop->ended = 0;
 }
 
 int nn_loop_warming(nn_loop *loop)
@@ -175,35 +182,62 @@ int nn_loop_warming(nn_loop *loop)
     return 0;
 }
 
-void nn_signal_ready(const nn_run_options *run, MPI_Comm comm)
+static void create_file(const char *path, const char *what)
+{
+    FILE *fp = fopen(path, "w");
+    if (fp == NULL || fclose(fp) != 0)
+        fprintf(stderr, "cannot create %s file '%s'\n", what, path);
+}
+
+/* Rank 0 waits, sleeping, until the file exists or a stop is requested. */
+static void await_file(const nn_run_options *run, const char *path)
+{
+    struct stat st;
+    while (stat(path, &st) != 0 && !nn_local_stop(run))
+        nn_sleep_ns(1000000);
+}
+
+void nn_timed_begin(const nn_run_options *run, MPI_Comm comm)
 {
     int rank;
     MPI_CHECK(MPI_Barrier(comm));
     MPI_CHECK(MPI_Comm_rank(comm, &rank));
-    if (rank != 0 || run->ready_file == NULL)
-        return;
-    FILE *fp = fopen(run->ready_file, "w");
-    if (fp == NULL || fclose(fp) != 0)
-        fprintf(stderr, "cannot create ready file '%s'\n", run->ready_file);
+    if (rank == 0 && run->ready_file != NULL)
+        create_file(run->ready_file, "ready");
+    if (rank == 0 && run->start_file != NULL)
+        await_file(run, run->start_file);
+    MPI_CHECK(MPI_Barrier(comm));
 }
 
-void nn_wait_start(const nn_run_options *run, MPI_Comm comm)
+void nn_timed_end(const nn_run_options *run, MPI_Comm comm)
 {
     int rank;
+    MPI_CHECK(MPI_Barrier(comm));
     MPI_CHECK(MPI_Comm_rank(comm, &rank));
-    if (rank != 0 || run->start_file == NULL)
-        return;
-    struct stat st;
-    while (stat(run->start_file, &st) != 0 && !nn_local_stop(run))
-        nn_sleep_ns(1000000);
+    if (rank == 0 && run->end_file != NULL)
+        create_file(run->end_file, "end");
+    if (rank == 0 && run->release_file != NULL)
+        await_file(run, run->release_file);
+    MPI_CHECK(MPI_Barrier(comm));
+}
+
+void nn_apply_mpi_wait(const nn_run_options *run)
+{
+    nn_wait_policy wait = nn_wait_get(), probe = nn_wait_probe_get();
+    if (run->mpi_wait != NULL && nn_wait_parse(run->mpi_wait, &wait) != 0)
+        nn_fail_all(MPI_COMM_WORLD, "--mpi-wait '%s': expected " NN_WAIT_SPEC, run->mpi_wait);
+    if (run->probe_wait != NULL && nn_wait_parse(run->probe_wait, &probe) != 0)
+        nn_fail_all(MPI_COMM_WORLD, "--probe-wait '%s': expected " NN_WAIT_SPEC, run->probe_wait);
+    nn_wait_set_policies(wait, probe);
 }
 
 int nn_loop_next(nn_loop *loop)
 {
     const nn_run_options *run = loop->run;
+    if (loop->ended)
+        return 0;
     if (loop->timed_done == 0 && loop->t_start == 0.0) {
-        nn_wait_start(run, loop->comm);
-        nn_signal_ready(run, loop->comm);
+        nn_timed_begin(run, loop->comm);
         loop->t_start = nn_now();
     }
     int stop = run->iterations > 0 && loop->timed_done >= run->iterations;
@@ -213,8 +247,11 @@ int nn_loop_next(nn_loop *loop)
         stop = nn_local_stop(run);
     int any_stop = 0;
     MPI_CHECK(MPI_Allreduce(&stop, &any_stop, 1, MPI_INT, MPI_MAX, loop->comm));
-    if (any_stop)
+    if (any_stop) {
+        loop->ended = 1;
+        nn_timed_end(run, loop->comm);
         return 0;
+    }
     loop->timed_done++;
     return 1;
 }

@@ -90,10 +90,8 @@ int nn_bench_end(nn_writer *w);
  *   while (nn_loop_warming(&loop)) exchange();
  *   while (nn_loop_next(&loop)) { t0 = nn_now(); exchange(); record(nn_now() - t0); }
  *
- * The first call of nn_loop_next waits for the start file (if given), then
- * creates the ready file (after a barrier), so a co-run can start its
- * measured job once this one is in full swing, or launch both at once and
- * let the measured one wait for the background's ready file.
+ * The first call of nn_loop_next begins the timed region (nn_timed_begin),
+ * the call that stops ends it (nn_timed_end).
  * The loop stops when every rank agrees to go on no longer: the iteration
  * count is reached, the duration has passed on some rank, the stop file
  * exists, or SIGUSR1/SIGTERM arrived. */
@@ -103,6 +101,7 @@ typedef struct {
     long warm_done;
     long timed_done;
     double t_start;
+    int ended;
 } nn_loop;
 
 void nn_loop_begin(nn_loop *loop, const nn_run_options *run, MPI_Comm comm);
@@ -113,14 +112,19 @@ int nn_stop_requested(void);
 /* A stop request seen by this rank alone (signal or stop file). */
 int nn_local_stop(const nn_run_options *run);
 
-/* Collective: barrier, then rank 0 creates --ready-file (if given). Loops
- * built on nn_loop do this on their first timed iteration. */
-void nn_signal_ready(const nn_run_options *run, MPI_Comm comm);
+/* Collective, after the warm-up: rank 0 creates --ready-file, then waits
+ * (sleeping 1 ms at a time) until --start-file exists or a stop is requested;
+ * a barrier then releases every rank into the timed part. A co-run's runner
+ * opens its CPU and counter windows between the two files. */
+void nn_timed_begin(const nn_run_options *run, MPI_Comm comm);
 
-/* Rank 0 waits (sleeping, 1 ms at a time) until --start-file exists or a stop
- * is requested; the barrier of nn_signal_ready then releases every rank.
- * Loops built on nn_loop do this before signalling ready. */
-void nn_wait_start(const nn_run_options *run, MPI_Comm comm);
+/* Collective, after the timed part: once every rank is done, rank 0 creates
+ * --end-file and waits until --release-file exists (or a stop). */
+void nn_timed_end(const nn_run_options *run, MPI_Comm comm);
+
+/* The run options' --mpi-wait and --probe-wait policies in force (each left out
+ * keeps NN_WAIT's or NN_PROBE_WAIT's). nn_bench_begin calls it. */
+void nn_apply_mpi_wait(const nn_run_options *run);
 
 /* Rows of doubles kept per rank and gathered to rank 0 at the end, so
  * every sample is written without I/O inside timed loops. */

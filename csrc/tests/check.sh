@@ -1,7 +1,6 @@
 #!/usr/bin/env bash
 # C-level tests: --help, bad arguments on every rank, and real 2-rank runs
 # whose output must follow the #@ preamble + CSV format.
-DEFAULT_MPIRUN_FLAGS="--oversubscribe --bind-to none --mca mpi_yield_when_idle 1"
 # shellcheck source=lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -32,6 +31,30 @@ for prog in ${BENCHMARKS:?set by make check}; do
   expect_reject 2 "--output: missing value" "$bin" --output
 done
 
+# The wait layer: sleeping waits cost almost no CPU and still end promptly.
+for policy in spin sleep hybrid; do
+  if mpi -n 2 "$BUILD/test_wait" "$policy" >"$tmp/wait" 2>"$tmp/err"; then
+    ok
+  else
+    fail "wait layer, $policy: $(cat "$tmp/wait") $(head -c 400 "$tmp/err")"
+  fi
+done
+# Every program records its wait policy; --mpi-wait and NN_WAIT set it.
+mpi -n 2 "$BINDIR/pingpong" --iterations 5 --mpi-wait sleep:0:20:200 --probe-wait spin \
+  --output "$tmp/w1.csv" 2>"$tmp/err"
+mpi -n 2 -x NN_WAIT=hybrid:100:10:50 "$BINDIR/pingpong" --iterations 5 --output "$tmp/w2.csv" \
+  2>>"$tmp/err"
+if grep -qx '#@mpi_wait=sleep spin=0us sleep=20-200us' "$tmp/w1.csv" &&
+   grep -qx '#@probe_wait=spin spin=200us sleep=10-100us' "$tmp/w1.csv" &&
+   grep -qx '#@mpi_wait=hybrid spin=100us sleep=10-50us' "$tmp/w2.csv" &&
+   grep -qx '#@probe_wait=hybrid spin=200us sleep=10-100us' "$tmp/w2.csv"; then
+  ok
+else
+  fail "wait policies in the preamble: $(grep _wait "$tmp"/w?.csv) $(head -c 400 "$tmp/err")"
+fi
+expect_reject 2 "--mpi-wait 'lazy': expected mode" "$BINDIR/pingpong" --mpi-wait lazy
+expect_reject 2 "--probe-wait 'spin:x': expected mode" "$BINDIR/pingpong" --probe-wait spin:x
+
 # pingpong: argument checks specific to it, then real runs.
 expect_reject 2 "--size: invalid value '3X'" "$BINDIR/pingpong" --size 3X
 expect_reject 1 "needs an even number of ranks >= 2, got 1" "$BINDIR/pingpong"
@@ -57,21 +80,32 @@ if mpi -n 2 "$BINDIR/pingpong" --iterations 0 --stop-file "$tmp/stop" --output "
 else
   fail "stop file: $(head -c 400 "$tmp/err")"
 fi
-# A start file holds the timed part (and the ready file) until it exists.
-mpi -n 2 "$BINDIR/pingpong" --iterations 5 --start-file "$tmp/go" --ready-file "$tmp/started" \
-  --output "$tmp/gated.csv" 2>"$tmp/err" &
+# The timed region's handshake: after the warm-up the ready file appears and the
+# timed part waits for the start file; after it the end file appears and the
+# results wait for the release file.
+mpi -n 2 "$BINDIR/pingpong" --iterations 5 --ready-file "$tmp/ready" --start-file "$tmp/go" \
+  --end-file "$tmp/end" --release-file "$tmp/release" --output "$tmp/gated.csv" 2>"$tmp/err" &
 gated=$!
-sleep 1
-if [ -e "$tmp/started" ] || [ -e "$tmp/gated.csv" ]; then
-  fail "start file: the timed part began before the start file existed"
-else
+for _ in $(seq 100); do [ -e "$tmp/ready" ] && break; sleep 0.1; done
+sleep 0.5
+if [ -e "$tmp/ready" ] && [ ! -e "$tmp/end" ] && [ ! -e "$tmp/gated.csv" ]; then
   ok
+else
+  fail "handshake: the timed part did not wait for the start file after its ready file"
 fi
 touch "$tmp/go"
-if wait "$gated" && [ -e "$tmp/started" ]; then
+for _ in $(seq 100); do [ -e "$tmp/end" ] && break; sleep 0.1; done
+sleep 0.5
+if [ -e "$tmp/end" ] && [ ! -e "$tmp/gated.csv" ]; then
+  ok
+else
+  fail "handshake: the results did not wait for the release file after the end file"
+fi
+touch "$tmp/release"
+if wait "$gated"; then
   check_format "$tmp/gated.csv" 5
 else
-  fail "start file: $(head -c 400 "$tmp/err")"
+  fail "handshake: $(head -c 400 "$tmp/err")"
 fi
 
 # run_ok NAME MIN_ROWS RANKS PROGRAM ARGS...: a real run that must produce a valid file.

@@ -20,6 +20,7 @@ CASES = {
     "noise": (4, ["--ratio", "0.5", "--splits", "3", "--perturb-size", "64K"], 6),
     "loadgen": (2, ["--duration", "0.5", "--load", "0.2", "--link-mbit", "100"], 2),
     "barrier": (3, ["--iterations", "25"], 25),
+    "cpuhog": (2, ["--iterations", "20", "--load", "0.5", "--period-us", "2000"], 2),
 }
 COLUMNS = {
     "pingpong": ["pair", "iteration", "size_bytes", "rtt_us"],
@@ -36,6 +37,7 @@ COLUMNS = {
         "target_mbps", "achieved_mbps",
     ],
     "barrier": ["iteration", "time_us", "rank0_us"],
+    "cpuhog": ["rank", "busy_s", "elapsed_s", "busy_share"],
 }  # fmt: skip
 
 
@@ -108,10 +110,17 @@ def test_p2p_concurrent_summaries_match_samples(tmp_path, built_programs, localh
             assert 2 * float(half) <= 0.02 * float(mean) * 1.0001
 
 
-def test_loadgen_reaches_its_target_rate(tmp_path, built_programs, localhost_platform):
+def test_loadgen_reaches_its_target_rate(tmp_path, built_programs):
+    """Over TCP, as on a network: a sleeping receiver reads its socket's buffer in
+    bursts, where a shared-memory queue of a few fragments would hold the sender."""
+    from netnoise.platform import from_config
+
+    tcp = from_config(
+        {"kind": "localhost", "mpirun": "mpirun", "mpirun_args": ["--mca", "btl", "tcp,self"]}
+    )
     out = tmp_path / "load.csv"
     run_benchmark(
-        localhost_platform,
+        tcp,
         [str(built_programs / "loadgen"), "--duration", "3", "--load", "0.5",
          "--link-mbit", "80", "--size", "8K", "--direction", "one"],
         ranks=2, output=out, log=tmp_path / "log", timeout_s=120,

@@ -198,7 +198,8 @@ def test_read_report(tmp_path):
 
 
 def _pingpong(bindir: Path, tmp_path: Path, name: str, mpirun_args: list[str], iterations: int):
-    """Run a 2-rank pingpong; return its round trips (us) and its log."""
+    """Run a 2-rank pingpong, busy polling (a sleeping wait would add its wake-up to
+    the delays measured here); return its round trips (us) and its log."""
     platform = from_config(
         {"kind": "localhost", "mpirun": "mpirun", "mpirun_args": mpirun_args, "timeout_s": 120}
     )
@@ -206,7 +207,7 @@ def _pingpong(bindir: Path, tmp_path: Path, name: str, mpirun_args: list[str], i
     log = tmp_path / f"{name}.log"
     run_benchmark(
         platform,
-        [str(bindir / "pingpong"), "--iterations", str(iterations)],
+        [str(bindir / "pingpong"), "--mpi-wait", "spin", "--iterations", str(iterations)],
         ranks=2,
         output=out,
         log=log,
@@ -354,12 +355,13 @@ def test_disabled_injector_warns_once_and_costs_nothing(tmp_path, built_programs
     # whole runs differ by up to 0.6 us with where the scheduler puts the ranks:
     # interleave runs, compare the best run medians. A wrapper that cost something
     # on every send would slow every run.
-    # The localhost platform makes waiting ranks yield their core, which costs
-    # microseconds per poll: these runs spin, as MPI does by default.
+    # These runs spin (--mpi-wait spin), as MPI does by default: a sleeping wait
+    # would add its wake-up to the sub-microsecond differences compared here.
     def median_rtt(name: str, preload: list[str]) -> float:
         out = tmp_path / f"{name}.csv"
         argv = ["mpirun", "-n", "2", "--oversubscribe", "--bind-to", "none", *preload]
-        argv += [str(built_programs / "pingpong"), "--iterations", "5000", "--output", str(out)]
+        argv += [str(built_programs / "pingpong"), "--mpi-wait", "spin", "--iterations", "5000"]
+        argv += ["--output", str(out)]
         env = {**os.environ, **open_mpi_root_env()}
         env["OMPI_MCA_btl_vader_single_copy_mechanism"] = "none"
         subprocess.run(argv, env=env, check=True, capture_output=True, timeout=60)

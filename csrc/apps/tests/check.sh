@@ -5,16 +5,8 @@
 # rank-count and size constraints, and the stop file of co-runs.
 # shellcheck source=../../tests/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../../tests/lib.sh"
-CORES=$(nproc 2>/dev/null || echo 1)
 COLUMNS_EXPECTED="run,runtime_s,comm_s,comm_mean_s,compute_s,sent_bytes,messages_count,checksum"
 
-# mpi -n RANKS PROGRAM ARGS...: more ranks than cores need yielding, or
-# busy-polling ranks starve the ones that compute or sleep.
-mpi() {
-  local extra=()
-  [ "$1" = -n ] && [ "$2" -gt "$CORES" ] && extra=(--mca mpi_yield_when_idle 1)
-  timeout 60 "$MPIRUN" "${FLAGS[@]}" "${extra[@]}" "$@"
-}
 
 # check_run FILE TOOL RANKS ROWS: preamble keys, the header, exactly ROWS
 # rows of positive runtimes and byte counts, one checksum for all rows.

@@ -12,7 +12,9 @@ BOUND=()
 for ((i = 0; i < ${#FLAGS[@]}; i++)); do
   if [ "${FLAGS[i]}" = --bind-to ]; then i=$((i + 1)); else BOUND+=("${FLAGS[i]}"); fi
 done
-BOUND+=(--bind-to core:overload-allowed --map-by core)
+# Busy polling (the papers' dedicated cores): a sleeping wait would add its wake-up
+# to the delays this script measures to the microsecond.
+BOUND+=(--bind-to core:overload-allowed --map-by core -x NN_WAIT=spin)
 LIB=$(realpath "$BINDIR/libnnlatency.so")
 PINGPONG=$BINDIR/pingpong
 # The TCP BTL on loopback (lo is in Open MPI's default btl_tcp_if_exclude).

@@ -1,0 +1,73 @@
+/*
+ * cpuhog: a CPU-only interferer, the control of every co-run study.
+ */
+#include <math.h>
+
+#include "nn_mpi.h"
+
+static const nn_tool_info info = {
+    "cpuhog",
+    "Keeps every rank's core busy for a share of the time and sends nothing.",
+    "Each rank alternates busy work (a floating-point loop on the monotonic clock) and "
+    "sleep in periods of --period-us, busy for --load of each period, so it takes about "
+    "--load of a core and no network. Run as the background of a co-run in place of a "
+    "network background with the same CPU share, it shows how much of a measured slowdown "
+    "the cores alone explain on an emulated cluster whose nodes share them. Every timed "
+    "iteration is one period; it runs until --duration, the stop file or SIGUSR1 "
+    "(--iterations 0) and writes one row per rank: busy_s, elapsed_s, busy_share.",
+};
+
+int main(int argc, char **argv)
+{
+    nn_run_options run = NN_RUN_DEFAULTS(1, 0);
+    double load = 0.5, period_us = 10000;
+    const nn_option opts[] = {
+        {"load", NN_OPT_DOUBLE, &load, 0, 1, NULL, "share of each period a rank is busy, 0 to 1"},
+        {"period-us", NN_OPT_DOUBLE, &period_us, 100, 1e7, NULL,
+         "length of one busy-then-sleep period in microseconds"},
+        NN_RUN_OPTIONS(&run),
+        NN_OPTIONS_END,
+    };
+
+    nn_bench b = {.info = &info, .opts = opts, .run = &run, .ranks = 1};
+    nn_bench_begin(&b, &argc, &argv);
+
+    nn_writer out;
+    nn_bench_writer(&b, &out, MPI_COMM_WORLD);
+    nn_meta(&out, "load", "%g", load);
+    nn_meta(&out, "period_us", "%g", period_us);
+
+    const long long period_ns = (long long)(period_us * 1e3);
+    const long long busy_ns = (long long)(load * (double)period_ns);
+    volatile double sink = 1.0;
+    double busy_s = 0;
+    nn_loop loop;
+    nn_loop_begin(&loop, &run, MPI_COMM_WORLD);
+    while (nn_loop_warming(&loop))
+        nn_sleep_ns(period_ns);
+    double t_start = 0;
+    while (nn_loop_next(&loop)) {
+        if (t_start == 0)
+            t_start = nn_now();
+        const long long begin = nn_now_ns();
+        while (nn_now_ns() - begin < busy_ns)
+            sink = sqrt(sink + 1.0);
+        busy_s += (double)(nn_now_ns() - begin) * 1e-9;
+        nn_sleep_ns(period_ns - (nn_now_ns() - begin));
+    }
+    const double elapsed = t_start > 0 ? nn_now() - t_start : 0;
+
+    double mine[4] = {b.rank, busy_s, elapsed, elapsed > 0 ? busy_s / elapsed : 0};
+    nn_table local, all;
+    nn_table_init(&local, 4);
+    nn_table_add(&local, mine);
+    nn_table_gather(&local, MPI_COMM_WORLD, &all);
+    nn_columns(&out, "rank,busy_s,elapsed_s,busy_share");
+    for (size_t i = 0; i < all.rows; i++) {
+        const double *v = NN_ROW(&all, i);
+        nn_row(&out, "%.0f,%.6f,%.6f,%.4f", v[0], v[1], v[2], v[3]);
+    }
+    nn_table_free(&local);
+    nn_table_free(&all);
+    return nn_bench_end(&out);
+}
