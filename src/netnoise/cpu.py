@@ -1,18 +1,24 @@
 """CPU load during a run.
 
 On an emulated cluster every node shares this machine's cores, so the CPU,
-not the network, may be the bottleneck; such a run must be flagged rather
-than read as network interference. MPI ranks busy-poll, so the busy share
-is ~100 % whenever a rank waits; what matters is whether more tasks want a
-core than there are cores, so the mean number of runnable tasks is sampled.
+not the network, may be the bottleneck; such a run must be repeated or
+rejected rather than read as network interference. What matters is whether
+more tasks wanted a core than there are cores: the number of runnable tasks
+(``procs_running`` of ``/proc/stat``, less the sampling thread itself) is
+sampled through the run, beside the busy share of all cores and, where the
+kernel has pressure-stall information, the share of the time in which some
+task waited for a core (``/proc/pressure/cpu``).
 """
 
 from __future__ import annotations
 
 import os
 import threading
+import time
 from pathlib import Path
 from typing import Any
+
+PRESSURE = "/proc/pressure/cpu"
 
 
 def _stat(stat: Path) -> tuple[int, int, int]:
@@ -29,45 +35,98 @@ def _stat(stat: Path) -> tuple[int, int, int]:
     return busy, total, runnable
 
 
-class CpuLoad:
-    """Busy share of all cores and mean runnable tasks between enter and exit."""
+def _stall_us(pressure: Path) -> int | None:
+    """Microseconds in which some task waited for a core, or None without PSI."""
+    try:
+        first = pressure.read_text().splitlines()[0]
+    except (OSError, IndexError):
+        return None
+    fields = dict(f.split("=", 1) for f in first.split()[1:] if "=" in f)
+    return int(fields["total"]) if "total" in fields else None
 
-    def __init__(self, stat: str = "/proc/stat", interval_s: float = 0.05):
+
+class CpuLoad:
+    """Busy share, runnable tasks and CPU pressure between ``start`` and ``stop``
+    (or enter and exit); ``max_runnable`` (default: the cores) is the most
+    runnable tasks on average a run may have before it counts as saturated."""
+
+    def __init__(
+        self,
+        stat: str = "/proc/stat",
+        interval_s: float = 0.02,
+        max_runnable: float | None = None,
+        pressure: str = PRESSURE,
+    ):
         self.stat = Path(stat)
+        self.pressure = Path(pressure)
         self.interval_s = interval_s
         self.cores = os.cpu_count() or 1
+        self.max_runnable = float(max_runnable if max_runnable is not None else self.cores)
         self._runnable: list[int] = []
         self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
         self.busy_fraction: float | None = None
+        self.stall_fraction: float | None = None
+
+    def _others_runnable(self) -> int:
+        # The sampling thread is running while it reads.
+        return max(_stat(self.stat)[2] - 1, 0)
 
     def _sample(self) -> None:
         while not self._stop.wait(self.interval_s):
-            self._runnable.append(_stat(self.stat)[2])
+            self._runnable.append(self._others_runnable())
 
-    def __enter__(self) -> CpuLoad:
+    def start(self) -> CpuLoad:
         self._start = _stat(self.stat)
-        self._runnable.append(self._start[2])
+        self._start_stall = _stall_us(self.pressure)
+        self._start_s = time.monotonic()
+        self._runnable.append(max(self._start[2] - 1, 0))
         self._thread = threading.Thread(target=self._sample, daemon=True)
         self._thread.start()
         return self
 
-    def __exit__(self, *exc: object) -> None:
+    def stop(self) -> None:
+        if self._thread is None:
+            return
         self._stop.set()
         self._thread.join()
+        self._thread = None
         busy0, total0, _ = self._start
         busy1, total1, _ = _stat(self.stat)
         elapsed = total1 - total0
         self.busy_fraction = (busy1 - busy0) / elapsed if elapsed > 0 else 0.0
+        stall = _stall_us(self.pressure)
+        wall_us = (time.monotonic() - self._start_s) * 1e6
+        if stall is not None and self._start_stall is not None and wall_us > 0:
+            self.stall_fraction = min((stall - self._start_stall) / wall_us, 1.0)
+
+    def __enter__(self) -> CpuLoad:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
 
     @property
     def mean_runnable(self) -> float:
         return sum(self._runnable) / len(self._runnable) if self._runnable else 0.0
 
+    @property
+    def saturated(self) -> bool:
+        return self.mean_runnable > self.max_runnable
+
     def record(self) -> dict[str, Any]:
-        """Provenance entry; ``saturated`` when more tasks wanted a core than there are."""
+        """Provenance entry of the run's CPU load."""
+        ordered = sorted(self._runnable)
+        p95 = ordered[min(int(0.95 * len(ordered)), len(ordered) - 1)] if ordered else 0
         return {
             "cores": self.cores,
             "busy_fraction": None if self.busy_fraction is None else round(self.busy_fraction, 4),
             "mean_runnable_tasks": round(self.mean_runnable, 2),
-            "saturated": self.mean_runnable > self.cores,
+            "p95_runnable_tasks": p95,
+            "stall_fraction": None
+            if self.stall_fraction is None
+            else round(self.stall_fraction, 4),
+            "max_runnable": self.max_runnable,
+            "samples": len(self._runnable),
+            "saturated": self.saturated,
         }

@@ -297,6 +297,13 @@ def parse_args(argv: Sequence[str]) -> tuple[argparse.Namespace, list[str]]:
     parser.add_argument("--warmup", type=int, default=0, help="untimed launches first")
     parser.add_argument("--ready-file", type=Path, help="created once the warm-up is over")
     parser.add_argument(
+        "--start-file", type=Path, help="after the warm-up, wait for it before the timed launches"
+    )
+    parser.add_argument("--end-file", type=Path, help="created after the last timed launch")
+    parser.add_argument(
+        "--release-file", type=Path, help="after the timed launches, wait for it before writing"
+    )
+    parser.add_argument(
         "--stop-file", type=Path, help="stop (and drop the running launch) when it appears"
     )
     parser.add_argument("--fom", help="regular expression whose first group is the figure of merit")
@@ -315,11 +322,25 @@ def parse_args(argv: Sequence[str]) -> tuple[argparse.Namespace, list[str]]:
     return args, launch
 
 
+def _wait_for(path: Path | None, stop: Path | None) -> None:
+    while path is not None and not path.exists() and not (stop is not None and stop.exists()):
+        time.sleep(0.001)
+
+
+def _warm(args: argparse.Namespace) -> None:
+    """The warm-up is over: signal it, then wait for the timed part's start."""
+    if args.ready_file is not None:
+        args.ready_file.touch()
+    _wait_for(args.start_file, args.stop_file)
+
+
 def run(args: argparse.Namespace, launch: list[str]) -> int:
     stop = args.stop_file if args.iterations == 0 else None
     program = _Launch(launch, stop)
     rows: list[pd.DataFrame] = []
     done = 0
+    if args.warmup == 0:
+        _warm(args)
     while args.iterations == 0 or done < args.warmup + args.iterations:
         if stop is not None and stop.exists():
             break
@@ -332,16 +353,17 @@ def run(args: argparse.Namespace, launch: list[str]) -> int:
         if done >= args.warmup:
             rows.append(_rows(args, done - args.warmup, text, elapsed))
         done += 1
-        if done == args.warmup and args.ready_file is not None:
-            args.ready_file.touch()
+        if done == args.warmup:
+            _warm(args)
+    if args.end_file is not None:
+        args.end_file.touch()
+    _wait_for(args.release_file, args.stop_file)
     _write(args, launch, rows)
     return 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args, launch = parse_args(sys.argv[1:] if argv is None else argv)
-    if args.warmup == 0 and args.ready_file is not None:
-        args.ready_file.touch()
     try:
         return run(args, launch)
     except ExternalError as err:

@@ -27,12 +27,19 @@ from netnoise import provenance
 from netnoise.atomic import atomic_path, write_csv
 from netnoise.cpu import CpuLoad
 from netnoise.external import ExternalProgram
+from netnoise.filewatch import DirectoryWatch
 from netnoise.io import BenchmarkFormatError, read_benchmark
 from netnoise.platform import Platform
 
 
 class RunFailed(RuntimeError):
     """A run failed or timed out; none of its results were written."""
+
+
+# The measured job's handshake files (--<name>-file): created by the job after
+# its warm-up, by the runner once the windows are open, by the job after its
+# timed part, by the runner once the windows are closed.
+HANDSHAKE = ("ready", "start", "end", "release")
 
 
 @dataclass
@@ -100,25 +107,75 @@ class _Process:
             os.killpg(self.proc.pid, signal.SIGKILL)
 
 
-def _wait_ready(
-    processes: list[_Process], ready: list[Path], deadline: float, what: str = "background job"
+# How often a waiting runner checks its processes (and files a watch cannot see).
+CHECK_S = 0.05
+
+
+def _wait_for(
+    files: Sequence[Path],
+    processes: Sequence[_Process],
+    deadline: float,
+    what: str,
+    log: Path,
+    timeout_s: float,
+    watch: DirectoryWatch,
 ) -> None:
-    while not all(p.exists() for p in ready):
+    """Until every file exists; a process ending first or the deadline fails the run.
+    The files appear in the watched directory, which wakes the waiter at once."""
+    while not all(f.exists() for f in files):
         for proc in processes:
-            if proc.proc.poll() is not None:
+            code = proc.proc.poll()
+            if code is not None:
                 raise RunFailed(
-                    f"{what} {proc.job.name} ended (status {proc.proc.returncode}) "
-                    "before its warm-up finished"
+                    f"{proc.job.name} exited with status {code} while waiting for {what}; "
+                    f"log {log}:\n" + log.read_text(errors="replace")[-2000:]
                 )
         if time.monotonic() > deadline:
-            raise RunFailed(f"{what}s did not finish their warm-up in time")
-        time.sleep(0.02)
+            raise RunFailed(
+                f"the run did not finish within {timeout_s:g} s (waiting for {what}); see {log}"
+            )
+        watch.wait(min(CHECK_S, deadline - time.monotonic()))
 
 
 @contextlib.contextmanager
 def _staged(outputs: Sequence[str | os.PathLike[str]]) -> Iterator[list[Path]]:
     with contextlib.ExitStack() as stack:
         yield [stack.enter_context(atomic_path(o)) for o in outputs]
+
+
+@dataclass(frozen=True)
+class CpuLimits:
+    """When a run counts as CPU-saturated (mean runnable tasks during its timed
+    region above ``max_runnable``; None: the number of cores), how many times a
+    co-run is tried before it is rejected, and whether saturation is judged at
+    all (otherwise it is only recorded)."""
+
+    max_runnable: float | None = None
+    attempts: int = 3
+    judged: bool = True
+
+    @classmethod
+    def from_config(cls, platform: dict[str, Any]) -> CpuLimits:
+        """The platform config's ``cpu`` section. Saturation is judged on the testbed
+        only: there every emulated node shares the cores the runner samples; a
+        localhost run has no network to measure, and on a cluster the runner's
+        host is one node of the run, so there the load is recorded, not judged."""
+        cpu = platform.get("cpu", {})
+        judged = platform.get("kind", "testbed") == "testbed"
+        return cls(cpu.get("max_runnable"), cpu.get("attempts", 3), judged)
+
+
+class _Saturated(Exception):
+    def __init__(self, record: dict[str, Any]):
+        super().__init__(record)
+        self.record = record
+
+
+@dataclass
+class _Attempt:
+    argv: list[list[str]]  # of every job: background ones, then the measured one
+    cpu: dict[str, Any]
+    timed_s: float
 
 
 def corun(
@@ -133,77 +190,156 @@ def corun(
     counters: counter_tools.Snapshot | None = None,
     counters_output: str | os.PathLike[str] | None = None,
     counter_interval_s: float = 0.0,
-    counters_from_ready: bool = False,
     launch_together: bool = False,
     stop_grace_s: float = 30.0,
+    cpu: CpuLimits | None = None,
 ) -> None:
     """Run ``measured`` while ``background`` jobs load the same platform.
 
-    Every job's output appears, with its provenance sidecar, only if every
-    job succeeded. With ``counters``, network counters are sampled around
-    (and every ``counter_interval_s`` during) the measured job into
-    ``counters_output``: from its launch, or with ``counters_from_ready`` from
-    the moment its timed part starts (the measured program gets a
-    ``--ready-file``), so that start-up and warm-up traffic stay out.
+    The background jobs start first; the measured job's timed part starts once
+    every background job has finished its warm-up (``--ready-file``) and the
+    measured job has finished its own, and the background stops only after the
+    measured job's last timed iteration. The measured program takes part in a
+    handshake (``--ready-file``, ``--start-file``, ``--end-file``,
+    ``--release-file``): it waits after its warm-up until the CPU sampling and the
+    first counter snapshot have started, and after its timed part until the last
+    snapshot is taken, so both windows are exactly the timed region. With
+    ``launch_together`` the measured job is launched at once beside the
+    background (its launch overlaps theirs); its timed part still waits.
 
-    The measured job starts once the background is in full swing; with
-    ``launch_together`` it is launched at once beside the background and its
-    timed part waits (``--start-file``) for that, so its launch and warm-up
-    overlap the background's: a co-run costs one launch time instead of two.
+    A run whose timed region was CPU-saturated (``cpu``; by default the
+    platform config's ``cpu`` section) is discarded and tried again, at most
+    ``cpu.attempts`` times; then the co-run fails. Every job's
+    output appears, with its provenance sidecar, only if every job succeeded.
     """
     if counters is not None and counters_output is None:
         raise ValueError("counters need counters_output")
+    limits = cpu or CpuLimits.from_config(platform.config)
     platform.check()
-    jobs = [*background, measured]
     log_path = Path(log)
     log_path.parent.mkdir(parents=True, exist_ok=True)
     start = provenance.now()
+    rejected = []
+    for attempt in range(1, limits.attempts + 1):
+        try:
+            outcome = _corun_once(
+                platform,
+                measured,
+                background,
+                log_path=log_path,
+                timeout_s=timeout_s,
+                counters=counters,
+                counters_output=counters_output,
+                counter_interval_s=counter_interval_s,
+                launch_together=launch_together,
+                stop_grace_s=stop_grace_s,
+                limits=limits,
+            )
+            break
+        except _Saturated as saturated:
+            rejected.append(saturated.record)
+            with open(log_path, "a") as fh:
+                fh.write(
+                    f"attempt {attempt} of {limits.attempts}: CPU-saturated timed region "
+                    f"(mean runnable tasks {saturated.record['mean_runnable_tasks']} > "
+                    f"{saturated.record['max_runnable']}); discarded\n"
+                )
+    else:
+        worst = min(r["mean_runnable_tasks"] for r in rejected)
+        raise RunFailed(
+            f"{measured.name}: every one of {limits.attempts} attempts was CPU-saturated "
+            f"(mean runnable tasks at best {worst} > {rejected[0]['max_runnable']}); "
+            f"the machine is too busy for a network measurement; see {log_path}"
+        )
+    end = provenance.now()
+    jobs = [*background, measured]
+    corun_record = [
+        {"name": j.name, "ranks": j.ranks, "nodes": j.nodes, "command": argv}
+        for j, argv in zip(jobs, outcome.argv, strict=True)
+    ]
+    cpu_record = {**outcome.cpu, "judged": limits.judged, "attempts": attempt, "rejected": rejected}
+    for job, argv in zip(jobs, outcome.argv, strict=True):
+        provenance.write_sidecar(
+            job.output,
+            inputs=inputs,
+            config=config,
+            platform=platform.describe(),
+            command=argv,
+            start=start,
+            end=end,
+            exit_status=0,
+            extra={
+                "cpu": cpu_record,
+                "timed_region_s": round(outcome.timed_s, 6),
+                "corun": corun_record if background else None,
+            },
+        )
+
+
+def _corun_once(
+    platform: Platform,
+    measured: Job,
+    background: Sequence[Job],
+    *,
+    log_path: Path,
+    timeout_s: float,
+    counters: counter_tools.Snapshot | None,
+    counters_output: str | os.PathLike[str] | None,
+    counter_interval_s: float,
+    launch_together: bool,
+    stop_grace_s: float,
+    limits: CpuLimits,
+) -> _Attempt:
+    jobs = [*background, measured]
     processes: list[_Process] = []
     extra_outputs = [counters_output] if counters_output is not None else []
     with (
-        tempfile.TemporaryDirectory(prefix="netnoise-run-") as scratch,
+        tempfile.TemporaryDirectory(prefix="netnoise-run-") as scratch_dir,
+        DirectoryWatch(scratch_dir) as watch,
         open(log_path, "ab") as log_fh,
         _staged([*(j.output for j in jobs), *extra_outputs]) as staged,
     ):
-        stop_file = Path(scratch) / "stop"
+        scratch = Path(scratch_dir)
+        stop_file = scratch / "stop"
         try:
             ready = []
             for i, job in enumerate(background):
-                ready.append(Path(scratch) / f"ready-{i}")
+                ready.append(scratch / f"ready-{i}")
                 flags = ["--output", str(staged[i])]
                 flags += ["--stop-file", str(stop_file), "--ready-file", str(ready[-1])]
                 processes.append(_Process(job, *job.launch(platform, flags), log_fh))
             deadline = time.monotonic() + timeout_s
+            waits = (log_path, timeout_s, watch)
             if not launch_together:
-                _wait_ready(processes, ready, deadline)
+                _wait_for(ready, processes, deadline, "the background's warm-up", *waits)
 
+            handshake = {name: scratch / f"measured-{name}" for name in HANDSHAKE}
             flags = ["--output", str(staged[len(background)])]
-            started, go = Path(scratch) / "ready-measured", Path(scratch) / "start"
-            if counters is not None and counters_from_ready:
-                flags += ["--ready-file", str(started)]
-            if launch_together:
-                flags += ["--start-file", str(go)]
-            argv, env = measured.launch(platform, flags)
+            for name, path in handshake.items():
+                flags += [f"--{name}-file", str(path)]
+            main = _Process(measured, *measured.launch(platform, flags), log_fh)
+            processes.append(main)
+            _wait_for([*ready, handshake["ready"]], processes, deadline, "the warm-ups", *waits)
+            cpu = CpuLoad(max_runnable=limits.max_runnable)
             sampler = (
                 counter_tools.Sampler(counters, counter_interval_s)
                 if counters is not None
                 else contextlib.nullcontext()
             )
-            with CpuLoad() as cpu:
-                main = _Process(measured, argv, env, log_fh)
-                processes.append(main)
-                if launch_together:
-                    _wait_ready(processes, ready, deadline, what="job")
-                    go.touch()
-                if counters is not None and counters_from_ready:
-                    _wait_ready([main], [started], deadline, what="measured job")
-                with sampler:
-                    try:
-                        status = main.proc.wait(timeout=max(deadline - time.monotonic(), 0.1))
-                    except subprocess.TimeoutExpired:
-                        raise RunFailed(
-                            f"{measured.name} did not finish within {timeout_s:g} s; see {log_path}"
-                        ) from None
+            with sampler:
+                cpu.start()
+                timed_from = time.monotonic()
+                handshake["start"].touch()
+                _wait_for([handshake["end"]], processes, deadline, "the timed part's end", *waits)
+                timed_s = time.monotonic() - timed_from
+                cpu.stop()
+            handshake["release"].touch()
+            try:
+                status = main.proc.wait(timeout=max(deadline - time.monotonic(), 0.1))
+            except subprocess.TimeoutExpired:
+                raise RunFailed(
+                    f"{measured.name} did not finish within {timeout_s:g} s; see {log_path}"
+                ) from None
             if status != 0:
                 raise RunFailed(
                     f"{measured.name} exited with status {status}; log {log_path}:\n"
@@ -219,6 +355,8 @@ def corun(
                     ) from None
                 if code != 0:
                     raise RunFailed(f"background job {proc.job.name} exited with status {code}")
+            if limits.judged and cpu.saturated:
+                raise _Saturated(cpu.record())
             for job, path in zip(jobs, staged, strict=False):
                 try:
                     read_benchmark(path)
@@ -231,23 +369,7 @@ def corun(
         finally:
             for proc in processes:
                 proc.kill()
-    end = provenance.now()
-    corun_record = [
-        {"name": p.job.name, "ranks": p.job.ranks, "nodes": p.job.nodes, "command": p.argv}
-        for p in processes
-    ]
-    for job, proc in zip(jobs, processes, strict=True):
-        provenance.write_sidecar(
-            job.output,
-            inputs=inputs,
-            config=config,
-            platform=platform.describe(),
-            command=proc.argv,
-            start=start,
-            end=end,
-            exit_status=0,
-            extra={"cpu": cpu.record(), "corun": corun_record if background else None},
-        )
+    return _Attempt([p.argv for p in processes], cpu.record(), timed_s)
 
 
 def run_benchmark(
@@ -260,8 +382,9 @@ def run_benchmark(
     config: dict[str, Any] | None = None,
     inputs: dict[str, str | os.PathLike[str]] | None = None,
     nodes: list[str] | None = None,
+    cpu: CpuLimits | None = None,
 ) -> Path:
     """Run one benchmark alone; its result and provenance appear only on success."""
     job = Job(Path(program[0]).name, program, ranks, output, nodes)
-    corun(platform, job, log=log, timeout_s=timeout_s, config=config, inputs=inputs)
+    corun(platform, job, log=log, timeout_s=timeout_s, config=config, inputs=inputs, cpu=cpu)
     return Path(output)

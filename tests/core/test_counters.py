@@ -104,16 +104,30 @@ def test_csv_import_checks_columns_and_numbers(tmp_path):
 
 
 def test_cpu_load_from_proc_stat(tmp_path):
-    stat = tmp_path / "stat"
+    stat, pressure = tmp_path / "stat", tmp_path / "pressure"
     stat.write_text("cpu  100 0 100 800 0 0 0 0 0 0\nprocs_running 1\n")
-    load = CpuLoad(str(stat), interval_s=0.01)
+    pressure.write_text("some avg10=0.00 avg60=0.00 avg300=0.00 total=1000\n")
+    load = CpuLoad(str(stat), interval_s=0.01, max_runnable=2, pressure=str(pressure))
     with load:
         stat.write_text("cpu  400 0 200 900 0 0 0 0 0 0\nprocs_running 9\n")
-        time.sleep(0.1)
+        pressure.write_text("some avg10=0.00 avg60=0.00 avg300=0.00 total=51000\n")
+        time.sleep(0.2)
     record = load.record()
     assert record["busy_fraction"] == pytest.approx(0.8)
-    assert record["mean_runnable_tasks"] > record["cores"]
+    # The sampling thread is not counted: 9 running is 8 others.
+    assert record["p95_runnable_tasks"] == 8
+    assert 0 < record["stall_fraction"] <= 0.25
     assert record["saturated"] is True
+
+
+def test_an_idle_machine_is_not_saturated(tmp_path):
+    stat = tmp_path / "stat"
+    stat.write_text("cpu  100 0 100 800 0 0 0 0 0 0\nprocs_running 3\n")
+    with CpuLoad(str(stat), interval_s=0.01, max_runnable=2, pressure="/nonexistent") as load:
+        time.sleep(0.05)
+    record = load.record()
+    assert record["mean_runnable_tasks"] == 2 and record["saturated"] is False
+    assert record["stall_fraction"] is None
 
 
 def test_counter_snapshots_of_a_job_read_its_nodes_and_the_fabric_only():

@@ -166,3 +166,78 @@ def _processes_running(binary) -> list[int]:
         except OSError:
             continue
     return pids
+
+
+class _Busy:
+    """A CPU sampler that saw more runnable tasks than cores the first ``busy`` times."""
+
+    calls = 0
+
+    def __init__(self, max_runnable=None, busy=2):
+        type(self).calls += 1
+        self.saturated = type(self).calls <= busy
+        self.max_runnable = max_runnable or 2
+
+    def start(self):
+        return self
+
+    def stop(self):
+        pass
+
+    def record(self):
+        return {"mean_runnable_tasks": 3.0 if self.saturated else 1.0, "saturated": self.saturated,
+                "max_runnable": self.max_runnable}  # fmt: skip
+
+
+@pytest.mark.mpi
+def test_a_saturated_timed_region_is_run_again(monkeypatch, tmp_path, built_programs):
+    from netnoise import run
+
+    _Busy.calls = 0
+    monkeypatch.setattr(run, "CpuLoad", _Busy)
+    platform = from_config({"kind": "localhost", "mpirun": "mpirun", "mpirun_args": []})
+    out = tmp_path / "pp.csv"
+    limits = run.CpuLimits(attempts=3)
+    argv = [str(built_programs / "pingpong"), "--iterations", "20"]
+    run_benchmark(platform, argv, 2, out, tmp_path / "log", 60, cpu=limits)
+    record = read_sidecar(out)["cpu"]
+    assert record["attempts"] == 3 and len(record["rejected"]) == 2
+    assert record["saturated"] is False and record["judged"] is True
+    assert (tmp_path / "log").read_text().count("CPU-saturated timed region") == 2
+
+
+@pytest.mark.mpi
+def test_a_run_saturated_every_time_leaves_no_result(monkeypatch, tmp_path, built_programs):
+    from netnoise import run
+
+    _Busy.calls = 0
+    monkeypatch.setattr(run, "CpuLoad", _Busy)
+    platform = from_config({"kind": "localhost", "mpirun": "mpirun", "mpirun_args": []})
+    out = tmp_path / "pp.csv"
+    argv = [str(built_programs / "pingpong"), "--iterations", "20"]
+    with pytest.raises(RunFailed, match="every one of 2 attempts was CPU-saturated"):
+        run_benchmark(platform, argv, 2, out, tmp_path / "log", 60, cpu=run.CpuLimits(attempts=2))
+    assert not out.exists() and not list(tmp_path.glob("*.prov.json"))
+
+
+def test_saturation_is_judged_on_the_testbed_only():
+    from netnoise.run import CpuLimits
+
+    assert CpuLimits.from_config({"kind": "testbed", "cpu": {"attempts": 5}}) == CpuLimits(
+        None, 5, True
+    )
+    assert not CpuLimits.from_config({"kind": "localhost"}).judged
+    assert not CpuLimits.from_config({"kind": "slurm", "cpu": {"max_runnable": 4}}).judged
+
+
+@pytest.mark.mpi
+def test_the_handshake_brackets_the_timed_part(tmp_path, built_programs, localhost_platform):
+    """The runner's windows open after the warm-up and close before the results
+    are written: the timed region it measures is the program's own."""
+    out = tmp_path / "pp.csv"
+    argv = [str(built_programs / "pingpong"), "--warmup", "2000", "--iterations", "200"]
+    run_benchmark(localhost_platform, argv, 2, out, tmp_path / "log", 60)
+    timed = read_sidecar(out)["timed_region_s"]
+    rtt_s = read_benchmark(out).data["rtt_us"].sum() / 1e6
+    # 200 timed round trips, not the 2,200 of the whole run.
+    assert rtt_s <= timed < 5 * rtt_s + 0.05

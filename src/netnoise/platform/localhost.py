@@ -41,10 +41,6 @@ class Localhost(Platform):
             "--oversubscribe",
             "--bind-to",
             "none",
-            # Ranks waiting for messages would otherwise spin and starve each other.
-            "--mca",
-            "mpi_yield_when_idle",
-            "1",
             *self.config["mpirun_args"],
             *mpirun_exports(env),
             *program,

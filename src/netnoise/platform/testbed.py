@@ -92,14 +92,13 @@ class TestbedPlatform(Platform):
             "--mca",
             "btl_tcp_links",
             str(spec.btl_tcp_links),
-            # Every namespace shares the host's cores: binding would stack ranks on core 0,
-            # and busy-polling ranks starve each other (a 16-rank ping-pong median went
-            # from 32 ms to 0.33 ms with yielding).
+            # Every namespace shares the host's cores: binding would stack ranks on core 0.
+            # Waiting ranks sleep in netnoise's wait layer (csrc/common/nn_wait.h), so
+            # Open MPI's yield_when_idle stays off: each sched_yield of a test burst
+            # handed the core to another rank's burst (8 ranks moving 10 MB across
+            # racks: 2.8 runnable tasks with it, 1.1 without).
             "--bind-to",
             "none",
-            "--mca",
-            "mpi_yield_when_idle",
-            "1",
         ]
         rank_env = dict(env or {})
         if spec.tcp_congestion != "default":

@@ -48,7 +48,6 @@ job sees, and the draw), ``application.csv`` and, with load,
 from __future__ import annotations
 
 import dataclasses
-import functools
 import os
 import zlib
 from collections.abc import Iterable, Mapping, Sequence
@@ -305,20 +304,20 @@ def measure_runs(
                     list(conditions.loaded_nodes),
                 )
             )
-        corun(
-            platform,
-            measured,
-            background,
-            log=log,
-            timeout_s=timeout_s,
-            config={**(config or {}), "draw": conditions.as_dict()},
-            inputs=inputs,
-            counters=functools.partial(testbed_counters.snapshot_rows, spec, conditions.job_nodes),
-            counters_output=run / COUNTERS_FILE,
-            counter_interval_s=counter_interval_s,
-            counters_from_ready=True,
-            launch_together=True,
-        )
+        with testbed_counters.Counters(spec, conditions.job_nodes) as counters:
+            corun(
+                platform,
+                measured,
+                background,
+                log=log,
+                timeout_s=timeout_s,
+                config={**(config or {}), "draw": conditions.as_dict()},
+                inputs=inputs,
+                counters=counters,
+                counters_output=run / COUNTERS_FILE,
+                counter_interval_s=counter_interval_s,
+                launch_together=True,
+            )
         runtime = float(read_benchmark(run / APPLICATION_FILE).data["runtime_s"].iloc[0])
         ports = testbed_network_ports(spec, conditions.job_nodes)
         write_json(
