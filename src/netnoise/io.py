@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
+from netnoise.provenance import cpu_columns
+
 FORMAT = "netnoise-1"
 REQUIRED_META = ("format", "tool", "version", "git_sha", "argv", "seed", "ranks", "hosts", "date")
 # Preamble keys copied into every tidy row: enough to tell runs apart.
@@ -135,7 +137,8 @@ def tidy(result: BenchmarkResult, **identifiers: object) -> pd.DataFrame:
 
 
 def read_tidy(paths: list[str | os.PathLike[str]], **identifiers: list[object]) -> pd.DataFrame:
-    """Concatenate several result files, tagging each with its identifiers.
+    """Concatenate several result files, tagging each with its identifiers and
+    the CPU record of its provenance sidecar (``provenance.CPU_COLUMNS``).
 
     ``identifiers`` maps a column name to one value per path.
     """
@@ -143,7 +146,7 @@ def read_tidy(paths: list[str | os.PathLike[str]], **identifiers: list[object]) 
         if len(values) != len(paths):
             raise ValueError(f"{name}: {len(values)} values for {len(paths)} paths")
     frames = [
-        tidy(read_benchmark(p), **{k: v[i] for k, v in identifiers.items()})
+        tidy(read_benchmark(p), **{k: v[i] for k, v in identifiers.items()}, **cpu_columns(p))
         for i, p in enumerate(paths)
     ]
     return pd.concat(frames, ignore_index=True)

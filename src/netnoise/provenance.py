@@ -168,6 +168,26 @@ def read_sidecar(result: str | os.PathLike[str]) -> dict[str, Any]:
     return data
 
 
+# The CPU record of a run, as tidy-table columns: how busy the cores were in
+# its timed region (netnoise.cpu), so that every table can show it.
+CPU_COLUMNS = {
+    "cpu_mean_runnable": "mean_runnable_tasks",
+    "cpu_busy_share": "busy_fraction",
+    "cpu_stall_share": "stall_fraction",
+    "cpu_saturated": "saturated",
+}
+
+
+def cpu_columns(result: str | os.PathLike[str]) -> dict[str, Any]:
+    """The CPU record of ``result``'s sidecar as tidy columns (empty values when the
+    result has no sidecar or the sidecar no CPU record)."""
+    try:
+        cpu = read_sidecar(result).get("cpu") or {}
+    except FileNotFoundError:
+        cpu = {}
+    return {column: cpu.get(key) for column, key in CPU_COLUMNS.items()}
+
+
 def sidecars(results: str | os.PathLike[str]) -> list[Path]:
     """Every provenance sidecar of a run's results directory (``results/<platform>``):
     beside each measured file, co-run backgrounds and run directories included."""
@@ -192,15 +212,20 @@ def summary_table(sidecars: list[str | os.PathLike[str]], root: str | os.PathLik
     for path in sorted(map(str, sidecars)):
         with open(path) as fh:
             record = json.load(fh)
+        cpu = record.get("cpu") or {}
         platform = record.get("platform") or {}
         software = record.get("software") or {}
         git = record.get("git") or {}
         start, end = record.get("start"), record.get("end")
+        result = (
+            os.path.relpath(record["result"]["path"], root)
+            if os.path.isabs(record["result"]["path"])
+            else record["result"]["path"]
+        )
         rows.append(
             {
-                "result": os.path.relpath(record["result"]["path"], root)
-                if os.path.isabs(record["result"]["path"])
-                else record["result"]["path"],
+                "result": result,
+                "study": _study_of(result),
                 "exit_status": record.get("exit_status"),
                 "start": start,
                 "duration_s": (
@@ -217,8 +242,40 @@ def summary_table(sidecars: list[str | os.PathLike[str]], root: str | os.PathLik
                 "kernel": software.get("kernel"),
                 "host": software.get("hostname"),
                 "hwloc": _hwloc_summary(record.get("hwloc_topology_xml")),
-                "cpu_saturated": (record.get("cpu") or {}).get("saturated"),
+                "cpu_mean_runnable": cpu.get("mean_runnable_tasks"),
+                "cpu_busy_share": cpu.get("busy_fraction"),
+                "cpu_saturated": cpu.get("saturated"),
+                "cpu_rejected_attempts": len(cpu.get("rejected") or []) if cpu else None,
                 "result_sha256": record["result"]["sha256"][:16],
             }
         )
     return pd.DataFrame(rows)
+
+
+def _study_of(result: str) -> str:
+    """The folder a raw result sits in (``results/<platform>/raw/<study>/...``),
+    ``platform`` for the shared ones (tables, the baseline)."""
+    parts = result.split("/")
+    if "raw" in parts[:-1]:
+        study = parts[parts.index("raw") + 1]
+        return "platform" if study == "baseline" else study
+    return "platform"
+
+
+def cpu_summary(table):
+    """Per study, from :func:`summary_table`: measured results, how many were
+    CPU-saturated, how many attempts were rejected as such, the mean runnable
+    tasks of their timed regions (median and maximum), and failures."""
+    measured = table[table["cpu_mean_runnable"].notna()]
+    grouped = measured.groupby("study", sort=True)
+    summary = grouped.agg(
+        results=("result", "size"),
+        saturated=("cpu_saturated", lambda s: int(s.fillna(False).astype(bool).sum())),
+        rejected_attempts=("cpu_rejected_attempts", "sum"),
+        runnable_median=("cpu_mean_runnable", "median"),
+        runnable_max=("cpu_mean_runnable", "max"),
+    ).reset_index()
+    summary["saturated_share"] = summary["saturated"] / summary["results"]
+    failures = table[table["exit_status"] != 0].groupby("study").size()
+    summary["failures"] = summary["study"].map(failures).fillna(0).astype(int)
+    return summary

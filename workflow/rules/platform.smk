@@ -144,11 +144,17 @@ rule tabulate_provenance:
         # After every table, so every measurement (and its sidecar) exists.
         tables=[t for t in all_targets() if t.endswith(".csv")],
     output:
-        report(
+        provenance=report(
             f"{PLATFORM_PATHS.tables}/provenance.csv",
             caption=f"{PLATFORM_PATHS.captions}/provenance.rst",
             category="Provenance",
             labels={"table": "provenance"},
+        ),
+        cpu=report(
+            f"{PLATFORM_PATHS.tables}/cpu_summary.csv",
+            caption=f"{PLATFORM_PATHS.captions}/cpu_summary.rst",
+            category="Provenance",
+            labels={"table": "CPU load per study"},
         ),
     log:
         f"{PLATFORM_PATHS.logs}/tabulate_provenance.log",
