@@ -41,6 +41,8 @@ from netnoise.atomic import atomic_path
 FORMAT = "netnoise-bundle-1"
 MANIFEST = "manifest.json"
 CONFIG = "config.yaml"
+# Where a bundle keeps the tables of its run (to compare a review with).
+EXPECTED = "expected"
 REPO = Path(__file__).resolve().parents[2]
 SNAKEFILE = REPO / "workflow" / "Snakefile"
 SHIPPED = REPO / "resources" / "cache" / "quick-testbed.tar.gz"
@@ -175,10 +177,16 @@ def create(
             f" and {len(missing) - 5} more" if len(missing) > 5 else ""
         )
         raise BundleError(f"the run is incomplete (run the workflow first): missing {shown}")
-    files = {}
-    for path in sorted(chosen):
-        data = (workdir / path).read_bytes()
-        files[path] = {"sha256": _sha256(data), "bytes": len(data), "rule": chosen[path]}
+    derived = _derived_tables(planned, workdir)
+    # The run's own tables travel too, so a review compares its rebuilt values
+    # with them, not only their checksums.
+    contents = {path: (workdir / path).read_bytes() for path in sorted(chosen)}
+    contents |= {f"{EXPECTED}/{path}": (workdir / path).read_bytes() for path in derived}
+    rules = dict(chosen) | {f"{EXPECTED}/{path}": "expected" for path in derived}
+    files = {
+        path: {"sha256": _sha256(data), "bytes": len(data), "rule": rules[path]}
+        for path, data in contents.items()
+    }
     manifest = {
         "format": FORMAT,
         "created": provenance.now(),
@@ -189,15 +197,15 @@ def create(
         "raw_included": include_raw,
         "analysis_prefixes": list(ANALYSIS_PREFIXES),
         "files": files,
-        # What reviewers rebuild, to compare against (review_report).
-        "derived_tables": _derived_tables(planned, workdir),
+        # What reviewers rebuild, to compare against (compare_tables).
+        "derived_tables": derived,
     }
     config_text = yaml.safe_dump(config, sort_keys=False).encode()
     with atomic_path(output) as staged, tarfile.open(staged, "w:gz") as tar:
         _add(tar, MANIFEST, json.dumps(manifest, indent=1, sort_keys=True).encode())
         _add(tar, CONFIG, config_text)
-        for path in sorted(chosen):
-            _add(tar, path, (workdir / path).read_bytes())
+        for path, data in contents.items():
+            _add(tar, path, data)
         os.chmod(staged, 0o644)
     return manifest
 
@@ -212,17 +220,46 @@ def _derived_tables(planned: Iterable[PlannedFile], workdir: Path) -> dict[str, 
 
 
 def compare_tables(manifest: dict[str, Any], workdir: str | os.PathLike[str]) -> dict[str, str]:
-    """Each table of the bundled run, rebuilt in ``workdir``: identical, different or missing."""
+    """Each table of the bundled run, rebuilt in ``workdir``: ``identical`` (the
+    same bytes), ``equal to 1e-6`` (every number within a relative 1e-6 of the
+    bundled one, as floating point of another CPU gives), ``different`` or
+    ``missing``. Bundles without the tables themselves are compared by checksum."""
     workdir = Path(workdir)
     verdicts = {}
     for path, digest in sorted(manifest.get("derived_tables", {}).items()):
         rebuilt = workdir / path
+        expected = workdir / EXPECTED / path
         if not rebuilt.is_file():
             verdicts[path] = "missing"
+        elif _sha256(rebuilt.read_bytes()) == digest:
+            verdicts[path] = "identical"
+        elif expected.is_file() and _close(expected, rebuilt):
+            verdicts[path] = "equal to 1e-6"
         else:
-            same = _sha256(rebuilt.read_bytes()) == digest
-            verdicts[path] = "identical" if same else "different"
+            verdicts[path] = "different"
     return verdicts
+
+
+def _close(expected: Path, rebuilt: Path) -> bool:
+    """The same table: same columns and text cells, numbers within rtol 1e-6."""
+    import numpy as np
+    import pandas as pd
+
+    try:
+        a, b = pd.read_csv(expected), pd.read_csv(rebuilt)
+    except (ValueError, pd.errors.ParserError):
+        return False
+    if list(a.columns) != list(b.columns) or a.shape != b.shape:
+        return False
+    for column in a.columns:
+        x, y = a[column], b[column]
+        if pd.api.types.is_numeric_dtype(x) and pd.api.types.is_numeric_dtype(y):
+            if not np.allclose(x.to_numpy(float), y.to_numpy(float), rtol=1e-6, atol=1e-12,
+                               equal_nan=True):  # fmt: skip
+                return False
+        elif not x.astype(str).equals(y.astype(str)):
+            return False
+    return True
 
 
 def _add(tar: tarfile.TarFile, name: str, data: bytes) -> None:

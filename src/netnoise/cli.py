@@ -11,7 +11,7 @@ from pathlib import Path
 
 import yaml
 
-from netnoise import __version__, bundle, config, io, studies
+from netnoise import __version__, bundle, config, cpubench, io, studies
 from netnoise.platform import PlatformUnavailable
 from netnoise.platform.testbed import TestbedPlatform
 from netnoise.testbed.fabric import TestbedError
@@ -78,10 +78,14 @@ def _cmd_bundle_verify(args: argparse.Namespace) -> int:
 def _cmd_review(args: argparse.Namespace) -> int:
     out = bundle.review(args.bundle, args.workdir, cores=args.cores, report=not args.no_report)
     verdicts = bundle.compare_tables(bundle.verify(args.bundle), out)
-    same = sum(v == "identical" for v in verdicts.values())
-    print(f"{same} of {len(verdicts)} tables identical to the bundled run's")
+    identical = sum(v == "identical" for v in verdicts.values())
+    close = sum(v == "equal to 1e-6" for v in verdicts.values())
+    print(
+        f"{identical} of {len(verdicts)} tables identical to the bundled run's"
+        + (f", {close} equal to a relative 1e-6" if close else "")
+    )
     for path, verdict in verdicts.items():
-        if verdict != "identical":
+        if verdict not in ("identical", "equal to 1e-6"):
             print(f"  {verdict}: {path}")
     print(f"figures: {out}/results/*/figures, tables: {out}/results/*/tables", end="")
     print("" if args.no_report else f", report: {out}/report.html")
@@ -224,6 +228,15 @@ def build_parser() -> argparse.ArgumentParser:
     review.add_argument("--cores", type=int, default=2)
     review.add_argument("--no-report", action="store_true", help="skip the HTML report")
     review.set_defaults(func=_cmd_review)
+
+    benches = sub.add_parser(
+        "bench", help="benchmarks that print figures (need root: they use testbeds)"
+    ).add_subparsers(dest="bench_command", required=True)
+    cpu = benches.add_parser(
+        "cpu", help="CPU load and run-to-run spread of each study's heaviest co-run per wait policy"
+    )
+    cpubench.add_arguments(cpu)
+    cpu.set_defaults(func=cpubench.run)
 
     parse = sub.add_parser("parse", help="print a benchmark result file as a tidy CSV")
     parse.add_argument("file")

@@ -118,7 +118,40 @@ def test_reviewer_mode_rebuilds_every_table_of_the_shipped_bundle(tmp_path):
     review = bundle.review(bundle.SHIPPED, tmp_path / "review", cores=2)
     verdicts = bundle.compare_tables(manifest, review)
     assert len(verdicts) > 30
-    assert [p for p, v in verdicts.items() if v != "identical"] == []
+    assert [p for p, v in verdicts.items() if v not in ("identical", "equal to 1e-6")] == []
     figures = list((review / "results" / "testbed" / "figures").rglob("*.png"))
     assert len(figures) > 40
     assert (review / "report.html").stat().st_size > 100_000
+
+
+def test_rebuilt_tables_are_compared_with_the_bundled_ones(tmp_path):
+    """Bytes first; failing that, every number within a relative 1e-6 (the last
+    digits of floating point differ between CPUs), text cells exactly."""
+    table = "results/t/tables/x.csv"
+    expected = "a,b,name\n1.0,0.30000000000000004,cg\n2.5,7.3549500000000005,ft\n"
+    cases = {
+        "same.csv": expected,
+        "close.csv": "a,b,name\n1.0,0.30000000000000010,cg\n2.5,7.35495000000001,ft\n",
+        "off.csv": "a,b,name\n1.0,0.3001,cg\n2.5,7.3549500000000005,ft\n",
+        "renamed.csv": "a,b,name\n1.0,0.30000000000000004,mg\n2.5,7.3549500000000005,ft\n",
+    }
+    verdicts = {}
+    for name, text in cases.items():
+        workdir = tmp_path / name
+        for path, content in (
+            (workdir / bundle.EXPECTED / table, expected),
+            (workdir / table, text),
+        ):
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(content)
+        manifest = {"derived_tables": {table: bundle._sha256(expected.encode())}}
+        verdicts[name] = bundle.compare_tables(manifest, workdir)[table]
+    assert verdicts == {
+        "same.csv": "identical",
+        "close.csv": "equal to 1e-6",
+        "off.csv": "different",
+        "renamed.csv": "different",
+    }
+    assert bundle.compare_tables({"derived_tables": {table: "0" * 64}}, tmp_path) == {
+        table: "missing"
+    }
