@@ -1,0 +1,297 @@
+"""``netnoise bench cpu``: what the wait policy does to the CPU and to the measurements.
+
+On the testbed, every node shares this machine's cores. This benchmark runs the
+heaviest co-run of each study once per wait policy of the blocking MPI calls
+(``spin``: busy polling, as before the wait layer; ``hybrid``: spin briefly,
+then sleep) and prints, per case and policy, the CPU load of the timed region
+(mean and 95th percentile of runnable tasks, busy share, share of time some
+task waited for a core) and the measured job's runtime over its repeated
+identical runs (mean and coefficient of variation); then the idle ping-pong
+round trip of each policy (median and 99th percentile). Figures, not
+assertions: the numbers are the evidence for the policy the programs use.
+Needs root (it brings up testbeds of its own, prefix ``nncpu``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import sys
+import tempfile
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from netnoise import config as netnoise_config
+from netnoise.build import build_programs
+from netnoise.io import read_benchmark
+from netnoise.platform.testbed import TestbedPlatform
+from netnoise.provenance import read_sidecar
+from netnoise.run import CpuLimits, Job, corun
+
+REPO = Path(__file__).resolve().parents[2]
+PREFIX = "nncpu"
+
+
+def policy_environment(policy: str) -> dict[str, str]:
+    """The rank environment of a wait policy ``WAIT[/PROBE]``, each as NN_WAIT takes
+    it (``mode[:spin_us[:sleep_us[:sleep_max_us]]]``; PROBE: the timed exchanges'
+    policy, default the programs'). Plain ``spin`` is measured as ranks polled
+    before the wait layer: spinning everywhere, yielding the core when Open MPI
+    finds nothing to do."""
+    wait, _, probe = policy.partition("/")
+    for spec in filter(None, (wait, probe)):
+        if spec.split(":")[0] not in ("spin", "sleep", "hybrid"):
+            raise netnoise_config.ConfigError(
+                f"--policies: {policy!r}: {spec!r} is not "
+                "mode[:spin_us[:sleep_us[:sleep_max_us]]] with mode spin, sleep or hybrid"
+            )
+    env = {"NN_WAIT": wait}
+    if probe:
+        env["NN_PROBE_WAIT"] = probe
+    if policy == "spin":
+        env |= {"NN_PROBE_WAIT": "spin", "OMPI_MCA_mpi_yield_when_idle": "1"}
+    return env
+
+
+@dataclass
+class Case:
+    """One heavy co-run: its study, what it is, and how to build its jobs."""
+
+    study: str
+    title: str
+    two_racks: bool
+    jobs: Callable[[Path, Path, dict[str, Any], Sequence[str]], tuple[Job, list[Job]]]
+    runtime: Callable[[pd.DataFrame], pd.Series]
+
+
+def _app(bin_dir: Path, name: str, config: dict[str, Any], extra: Sequence[str] = ()) -> list[str]:
+    app = config["applications"][name]
+    return [str(bin_dir / app["program"]), *map(str, app.get("args", [])), *extra]
+
+
+def _paired_proxies(bin_dir, out, config, nodes):
+    measured = Job(
+        "fft_transpose",
+        _app(bin_dir, "fft_transpose", config, ["--iterations", "10", "--warmup", "1"]),
+        4,
+        out / "measured.csv",
+        list(nodes[:4]),
+    )
+    background = Job(
+        "halo3d",
+        _app(bin_dir, "halo3d", config, ["--iterations", "0", "--warmup", "1"]),
+        4,
+        out / "background.csv",
+        list(nodes[:4]),
+    )
+    return measured, [background]
+
+
+def _compression_beside_app(bin_dir, out, config, nodes):
+    grid = config["impact_compression"]["compression"]
+    measured = Job(
+        "cg_solver",
+        _app(bin_dir, "cg_solver", config, ["--iterations", "10", "--warmup", "1"]),
+        4,
+        out / "measured.csv",
+        list(nodes[:4]),
+    )
+    compression = [
+        str(bin_dir / "compressionb"),
+        *("--partners", str(max(grid["partners"])), "--messages", str(max(grid["messages"]))),
+        *("--sleep-cycles", str(min(grid["sleep_cycles"])), "--cycle-hz", str(grid["cycle_hz"])),
+        *("--size", str(grid["size"]), "--iterations", "0"),
+    ]
+    return measured, [Job("compressionb", compression, 4, out / "background.csv", list(nodes[:4]))]
+
+
+def _asymmetric_pattern(bin_dir, out, config, nodes):
+    # 8 links, each a node of rack 1 sending to a node of rack 2 and back:
+    # every NIC and the backbone carry traffic both ways.
+    half = len(nodes) // 2
+    pattern = out / "pattern.csv"
+    rows = [(i, half + i, 262144) for i in range(half)]
+    rows += [(half + i, (i + 1) % half, 262144) for i in range(half)]
+    pd.DataFrame(rows, columns=["src", "dst", "bytes"]).to_csv(pattern, index=False)
+    argv = [str(bin_dir / "p2p_concurrent"), "--pattern", str(pattern)]
+    argv += ["--min-iterations", "10", "--max-iterations", "10", "--warmup", "1"]
+    return Job("p2p_concurrent", argv, len(nodes), out / "measured.csv", list(nodes)), []
+
+
+def _noise_half(bin_dir, out, config, nodes):
+    bench = config["network_noise"]["benchmark"]
+    argv = [str(bin_dir / "noise"), "--ratio", "0.5", "--collective", "allreduce"]
+    argv += ["--splits", "10", "--reps", str(bench["reps"]), "--perturb-size", "1M"]
+    return Job("noise", argv, 8, out / "measured.csv", list(nodes[:8])), []
+
+
+def _variability_run(bin_dir, out, config, nodes):
+    half = len(nodes) // 2
+    job_nodes = [*nodes[:2], *nodes[half : half + 2]]
+    loaded = [n for n in nodes if n not in job_nodes]
+    measured = Job(
+        "fft_overlap",
+        _app(bin_dir, "fft_overlap", config, ["--iterations", "10", "--warmup", "1"]),
+        4,
+        out / "measured.csv",
+        job_nodes,
+    )
+    load = [str(bin_dir / "loadgen"), "--load", "0.8", "--link-mbit", "50", "--size", "64K"]
+    return measured, [Job("loadgen", load, len(loaded), out / "background.csv", loaded)]
+
+
+def _app_runtimes(data: pd.DataFrame) -> pd.Series:
+    return data["runtime_s"]
+
+
+def _link_times(data: pd.DataFrame) -> pd.Series:
+    # One iteration's time: its slowest link.
+    return data.groupby("iteration")["time_s"].max()
+
+
+def _split_times(data: pd.DataFrame) -> pd.Series:
+    return data[data["perturbed"] == 1].groupby("split")["time_us"].mean() / 1e6
+
+
+CASES = (
+    Case("impact_compression", "two network-heavy proxies paired", False, _paired_proxies,
+         _app_runtimes),
+    Case("impact_compression", "heaviest CompressionB beside cg_solver", False,
+         _compression_beside_app, _app_runtimes),
+    Case("asymmetric", "16-node pattern across two racks", True, _asymmetric_pattern,
+         _link_times),
+    Case("network_noise", "noise benchmark at ratio 0.5", False, _noise_half, _split_times),
+    Case("variability", "application beside loadgen at 80 %", True, _variability_run,
+         _app_runtimes),
+)  # fmt: skip
+
+
+def _platform(config: dict[str, Any], two_racks: bool) -> TestbedPlatform:
+    platform = copy.deepcopy(config["platform"])
+    testbed = platform["testbed"]
+    testbed["prefix"] = f"{PREFIX}{'r' if two_racks else ''}"
+    if two_racks:
+        testbed.update(nodes=16, racks=2, backbone_mbit=testbed["nic_mbit"] * 2)
+    return TestbedPlatform(platform)
+
+
+def _file_name(policy: str) -> str:
+    return policy.replace(":", "_").replace("/", "-")
+
+
+def _with_policy(job: Job, policy: str) -> Job:
+    return Job(job.name, job.program, job.ranks, job.output, job.nodes, job.external,
+               {**job.env, **policy_environment(policy)})  # fmt: skip
+
+
+def run_case(case: Case, policy: str, bin_dir: Path, config: dict[str, Any], work: Path):
+    platform = _platform(config, case.two_racks)
+    nodes = [n.name for n in platform.testbed.spec.node_list()]
+    out = work / f"{case.study}-{case.title.split()[0]}-{_file_name(policy)}"
+    out.mkdir(parents=True, exist_ok=True)
+    measured, background = case.jobs(bin_dir, out, config, nodes)
+    measured = _with_policy(measured, policy)
+    background = [_with_policy(job, policy) for job in background]
+    # Record the CPU load of every run instead of rejecting saturated ones.
+    corun(platform, measured, background, log=out / "run.log", timeout_s=600,
+          cpu=CpuLimits(max_runnable=1e9, attempts=1))  # fmt: skip
+    cpu = read_sidecar(measured.output)["cpu"]
+    times = case.runtime(read_benchmark(measured.output).data)
+    return {
+        "study": case.study,
+        "case": case.title,
+        "policy": policy,
+        "mean_runnable": cpu["mean_runnable_tasks"],
+        "p95_runnable": cpu["p95_runnable_tasks"],
+        "busy_share": cpu["busy_fraction"],
+        "stall_share": cpu["stall_fraction"],
+        "runs": len(times),
+        "runtime_mean_s": float(times.mean()),
+        "runtime_cv_pct": float(100 * times.std(ddof=1) / times.mean()),
+    }
+
+
+def pingpong_idle(policy: str, bin_dir: Path, config: dict[str, Any], work: Path) -> dict:
+    platform = _platform(config, False)
+    nodes = [n.name for n in platform.testbed.spec.node_list()][:2]
+    out = work / f"pingpong-{_file_name(policy)}.csv"
+    argv = [str(bin_dir / "pingpong"), "--size", "1K", "--warmup", "200", "--iterations", "5000"]
+    job = _with_policy(Job("pingpong", argv, 2, out, nodes), policy)
+    corun(platform, job, log=work / "pingpong.log", timeout_s=600,
+          cpu=CpuLimits(max_runnable=1e9, attempts=1))  # fmt: skip
+    rtt = read_benchmark(out).data["rtt_us"]
+    return {
+        "policy": policy,
+        "median_us": float(rtt.median()),
+        "p99_us": float(np.percentile(rtt, 99)),
+        "mean_runnable": read_sidecar(out)["cpu"]["mean_runnable_tasks"],
+    }
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="netnoise bench cpu", description=__doc__)
+    add_arguments(parser)
+    return run(parser.parse_args(argv))
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--config", default=str(REPO / "config" / "config.yaml"))
+    parser.add_argument("--bin", help="built programs (default: build them into a scratch dir)")
+    parser.add_argument(
+        "--policies",
+        default="spin,hybrid",
+        help="comma-separated wait policies as NN_WAIT takes them, e.g. spin,hybrid:20:20:1000",
+    )
+    parser.add_argument("--cases", help="comma-separated case numbers (1-based; default: all)")
+
+
+def run(args: argparse.Namespace) -> int:
+    config = netnoise_config.load(args.config)
+    policies = args.policies.split(",")
+    for policy in policies:
+        policy_environment(policy)
+    cases = list(CASES)
+    if args.cases:
+        cases = [CASES[int(i) - 1] for i in args.cases.split(",")]
+    rows, pings = [], []
+    with tempfile.TemporaryDirectory(prefix="netnoise-bench-cpu-") as scratch:
+        work = Path(scratch)
+        bin_dir = Path(args.bin) if args.bin else work / "bin"
+        if not args.bin:
+            build_programs(REPO / "csrc", bin_dir, mpicc=config["build"]["mpicc"],
+                           cflags=config["build"]["cflags"], log=work / "build.log",
+                           build_dir=work / "objects")  # fmt: skip
+        try:
+            for policy in policies:
+                pings.append(pingpong_idle(policy, bin_dir, config, work))
+                for case in cases:
+                    rows.append(run_case(case, policy, bin_dir, config, work))
+                    _print_row(rows[-1])
+        finally:
+            for two_racks in (False, True):
+                _platform(config, two_racks).testbed.down()
+    print()
+    print(pd.DataFrame(rows).to_string(index=False, float_format=lambda v: f"{v:.3g}"))
+    print()
+    print("idle 1 KiB ping-pong across two testbed nodes:")
+    print(pd.DataFrame(pings).to_string(index=False, float_format=lambda v: f"{v:.4g}"))
+    if len(pings) == 2:
+        ratio = pings[1]["median_us"] / pings[0]["median_us"]
+        print(f"median {pings[1]['policy']} / {pings[0]['policy']}: {ratio:.3f}")
+    return 0
+
+
+def _print_row(row: dict[str, Any]) -> None:
+    print(
+        f"{row['study']:<19} {row['case']:<40} {row['policy']:<7} runnable "
+        f"{row['mean_runnable']:.2f} (p95 {row['p95_runnable']}), busy {row['busy_share']:.2f}, "
+        f"runtime {row['runtime_mean_s']:.4g} s ± {row['runtime_cv_pct']:.1f} % "
+        f"over {row['runs']}",
+        file=sys.stderr,
+        flush=True,
+    )
