@@ -13,6 +13,9 @@ with logged(snakemake.log[0]) as log:
     for row in summary.itertuples():
         log.info(
             "%s: %d measured results, %d CPU-saturated, %d attempts rejected",
-            row.study, row.results, row.saturated, row.rejected_attempts,
+            row.study,
+            row.results,
+            row.saturated,
+            row.rejected_attempts,
         )
     write_csv(snakemake.output.cpu, summary)
