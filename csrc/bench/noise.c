@@ -24,7 +24,9 @@ static const nn_tool_info info = {
     "starts before the first timed execution and stops after the last one. The same executions "
     "are then timed with the perturbation processes idle. One row per execution: split, ranks "
     "of each communicator, perturbed flag, rep, time_us. Implements the benchmark of seed 001 "
-    "(Sec. 2), which Netgauge provides as its collvsnoise pattern.",
+    "(Sec. 2), which Netgauge provides as its collvsnoise pattern. With --perturbation cpu the "
+    "perturbing processes send nothing and keep --cpu-load of a core busy instead: the control "
+    "that shows how much of a slowdown the shared cores of an emulated cluster explain.",
 };
 
 enum { TAG_PERTURB = 1, TAG_DONE = 2 };
@@ -59,6 +61,21 @@ static collective_fn choose_collective(const char *name)
     return bcast;
 }
 
+/* The CPU-only perturbation: busy for load of every millisecond, asleep for the
+ * rest, until the application root says its timed executions are done. */
+static void perturb_cpu(double load, MPI_Request *done)
+{
+    const long long period_ns = 1000000;
+    volatile double sink = 1.0;
+    for (int finished = 0; !finished;) {
+        const long long begin = nn_now_ns();
+        while (nn_now_ns() - begin < (long long)(load * (double)period_ns))
+            sink = sqrt(sink + 1.0);
+        nn_sleep_ns(period_ns - (nn_now_ns() - begin));
+        MPI_CHECK(MPI_Test(done, &finished, MPI_STATUS_IGNORE));
+    }
+}
+
 /* Times reps collectives; the app root adds one row per execution. */
 static void time_collectives(collective_fn collective, double *buf, double *res, int count,
                              long reps, MPI_Comm app, nn_table *rows, double split, double n_app,
@@ -87,7 +104,8 @@ int main(int argc, char **argv)
     double ratio = 0.5;
     long splits = 128, reps = 1;
     size_t size = 8, perturb_size = 10 << 20;
-    const char *coll = "allreduce";
+    const char *coll = "allreduce", *perturbation = "network";
+    double cpu_load = 0.2;
     const nn_option opts[] = {
         {"ratio", NN_OPT_DOUBLE, &ratio, 0, 0.95, NULL,
          "perturbation ratio: share of the ranks in the perturbation communicator"},
@@ -99,6 +117,11 @@ int main(int argc, char **argv)
          "size of each perturbation message in bytes"},
         {"splits", NN_OPT_LONG, &splits, 1, 1000000, NULL, "random splits"},
         {"reps", NN_OPT_LONG, &reps, 1, 1000000, NULL, "timed collectives per split and phase"},
+        {"perturbation", NN_OPT_CHOICE, &perturbation, 0, 0, "network|cpu",
+         "what the perturbing processes do: network (exchange --perturb-size messages) or cpu "
+         "(send nothing, keep --cpu-load of a core busy: the CPU-only control)"},
+        {"cpu-load", NN_OPT_DOUBLE, &cpu_load, 0, 1, NULL,
+         "with --perturbation cpu, the share of a core each perturbing process keeps busy"},
         NN_WARMUP_OPTION(&run),
         NN_HANDSHAKE_OPTIONS(&run),
         NN_OUTPUT_OPTIONS(&run),
@@ -141,6 +164,10 @@ int main(int argc, char **argv)
     nn_meta(&out, "reps", "%ld", reps);
     nn_meta(&out, "application_ranks", "%d", n_app);
     nn_meta(&out, "perturbing_ranks", "%d", n_pert);
+    nn_meta(&out, "perturbation", "%s", perturbation);
+    if (strcmp(perturbation, "cpu") == 0)
+        nn_meta(&out, "cpu_load", "%g", cpu_load);
+    const int cpu_only = strcmp(perturbation, "cpu") == 0;
 
     nn_rng rng;
     nn_rng_seed(&rng, (uint64_t)run.seed, 0);
@@ -175,6 +202,12 @@ int main(int argc, char **argv)
             if (rank == app_root)
                 for (int i = n_app; i < nranks; i++)
                     MPI_CHECK(MPI_Send(NULL, 0, MPI_BYTE, perm[i], TAG_DONE, MPI_COMM_WORLD));
+        } else if (cpu_only) {
+            MPI_Request done;
+            MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
+            MPI_CHECK(MPI_Irecv(NULL, 0, MPI_BYTE, app_root, TAG_DONE, MPI_COMM_WORLD, &done));
+            MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
+            perturb_cpu(cpu_load, &done);
         } else {
             /* Ring over the perturbing processes' random order. */
             const int k = pos - n_app;

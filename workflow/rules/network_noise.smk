@@ -3,6 +3,7 @@
 # (points, job specs, targets) is planned in netnoise.studies.network_noise.plan.
 from snakemake.logging import logger
 
+from netnoise import config as netnoise_config
 from netnoise.studies.network_noise import plan as nn_plan
 
 NN = config["network_noise"]
@@ -12,6 +13,14 @@ NN_SIMULATIONS = f"{NN_PATHS.tidy}/simulation"
 NN_FIGURE_NAMES = nn_plan.simulation_figures(NN)
 NB = NN["benchmark"]
 NB_POINTS = nn_plan.noise_points(NB)
+# The benchmark's own layout (racks, backbone), and its allocations spread over
+# the racks in turn so that application and perturbation traffic share links.
+NB_PLATFORM = netnoise_config.study_platform(config["platform"], NB)
+NB_NODES = lambda count: (
+    netnoise_config.rack_interleaved_nodes(NB_PLATFORM["testbed"], count)
+    if config["platform"]["kind"] == "testbed"
+    else None
+)
 NB_RAW = f"{NN_PATHS.raw}/benchmark"
 NB_TIDY = f"{NN_PATHS.tidy}/benchmark.csv"
 NB_FIGURE_NAMES = nn_plan.BENCHMARK_FIGURES
@@ -47,6 +56,7 @@ wildcard_constraints:
     collective=r"allreduce|reduce|bcast",
     ratio=r"[0-9.]+",
     allocation=r"\d+",
+    perturbation="|".join(nn_plan.PERTURBATIONS),
 
 
 # Sec. 3-5: the dependency-based congestion simulator, one job per point.
@@ -121,21 +131,21 @@ rule measure_network_noise:
     input:
         program=program("noise"),
     output:
-        result=f"{NB_RAW}/{{collective}}_r{{ratio}}_n{{allocation}}.csv",
-        provenance=f"{NB_RAW}/{{collective}}_r{{ratio}}_n{{allocation}}.csv.prov.json",
+        result=f"{NB_RAW}/{{collective}}_r{{ratio}}_n{{allocation}}_{{perturbation}}.csv",
+        provenance=f"{NB_RAW}/{{collective}}_r{{ratio}}_n{{allocation}}_{{perturbation}}.csv.prov.json",
     log:
-        f"{NN_PATHS.logs}/noise_{{collective}}_r{{ratio}}_n{{allocation}}.log",
+        f"{NN_PATHS.logs}/noise_{{collective}}_r{{ratio}}_n{{allocation}}_{{perturbation}}.log",
     benchmark:
-        f"{NN_PATHS.benchmarks}/noise_{{collective}}_r{{ratio}}_n{{allocation}}.tsv"
+        f"{NN_PATHS.benchmarks}/noise_{{collective}}_r{{ratio}}_n{{allocation}}_{{perturbation}}.tsv"
     conda:
         "../../envs/build.yaml"
     resources:
         network=1,
     params:
         ranks=lambda wc: int(wc.allocation),
-        nodes=lambda wc: study_nodes(int(wc.allocation)),
-        args=lambda wc: nn_plan.noise_args(NB, wc.collective, wc.ratio),
-        platform=config["platform"],
+        nodes=lambda wc: NB_NODES(int(wc.allocation)),
+        args=lambda wc: nn_plan.noise_args(NB, wc.collective, wc.ratio, wc.perturbation),
+        platform=NB_PLATFORM,
         config={"network_noise": {"benchmark": NB}},
     script:
         "../scripts/run_benchmark.py"
@@ -143,7 +153,7 @@ rule measure_network_noise:
 
 rule tidy_network_noise_benchmark:
     input:
-        results=[f"{NB_RAW}/{c}_r{r:g}_n{n}.csv" for c, r, n in NB_POINTS],
+        results=[nn_plan.noise_result(NB_RAW, *point) for point in NB_POINTS],
     output:
         NB_TIDY,
     log:
@@ -152,9 +162,10 @@ rule tidy_network_noise_benchmark:
         "../../envs/analysis.yaml"
     params:
         identifiers={
-            "collective": [c for c, _, _ in NB_POINTS],
-            "ratio": [r for _, r, _ in NB_POINTS],
-            "allocation": [n for _, _, n in NB_POINTS],
+            "collective": [c for c, _, _, _ in NB_POINTS],
+            "ratio": [r for _, r, _, _ in NB_POINTS],
+            "allocation": [n for _, _, n, _ in NB_POINTS],
+            "perturbation": [p for _, _, _, p in NB_POINTS],
         },
     script:
         "../scripts/tidy_results.py"
@@ -233,8 +244,9 @@ use rule corun as measure_netgauge_collvsnoise with:
         f"{NN_PATHS.benchmarks}/netgauge_collvsnoise.tsv"
     params:
         measured=lambda wc, input, output: nn_plan.netgauge_job(
-            NB, input.program, output.result, study_nodes(NB["nodes"])
+            NB, input.program, output.result, NB_NODES(NB["nodes"])
         ),
+        platform=NB_PLATFORM,
         config={"network_noise": {"benchmark": NB}},
 
 

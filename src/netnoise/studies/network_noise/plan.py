@@ -58,17 +58,38 @@ def simulation_figures(nn: dict[str, Any]) -> list[str]:
     return [FABRIC_FIGURE, *SIMULATION_FIGURES] if nn["fabrics"] else list(SIMULATION_FIGURES)
 
 
-def noise_points(bench: dict[str, Any]) -> list[tuple[str, float, int]]:
-    """(collective, ratio, allocation) of every noise-benchmark run: the ratio sweep of
-    Fig. 3, 4, 6 on the full allocation and the allocation sweep of Fig. 5."""
-    points = [(c, r, bench["nodes"]) for c in bench["collectives"] for r in bench["ratios"]]
-    points += [("allreduce", SIZE_SWEEP_RATIO, n) for n in bench["allocations"]]
+#: What the perturbing processes do: exchange messages, or only keep cores busy.
+PERTURBATIONS = ("network", "cpu")
+
+
+def noise_points(bench: dict[str, Any]) -> list[tuple[str, float, int, str]]:
+    """(collective, ratio, allocation, perturbation) of every noise-benchmark run: the
+    ratio sweep of Fig. 3, 4, 6 on the full allocation, the allocation sweep of
+    Fig. 5, and (``cpu_control``) allreduce's ratio sweep with a CPU-only
+    perturbation."""
+    points = [
+        (c, r, bench["nodes"], "network") for c in bench["collectives"] for r in bench["ratios"]
+    ]
+    points += [("allreduce", SIZE_SWEEP_RATIO, n, "network") for n in bench["allocations"]]
+    if bench["cpu_control"]:
+        points += [("allreduce", r, bench["nodes"], "cpu") for r in bench["ratios"]]
     return sorted(set(points))
 
 
-def noise_args(bench: dict[str, Any], collective: str, ratio: str) -> list[object]:
+def noise_result(raw: str, collective: str, ratio: float, allocation: int, perturbation: str):
+    """The result file of one noise-benchmark point."""
+    return f"{raw}/{collective}_r{ratio:g}_n{allocation}_{perturbation}.csv"
+
+
+def noise_args(
+    bench: dict[str, Any], collective: str, ratio: str, perturbation: str = "network"
+) -> list[object]:
     """Arguments of the ``noise`` benchmark at one point (``ratio`` as its file names spell it)."""
+    cpu = ["--cpu-load", bench["cpu_load"]] if perturbation == "cpu" else []
     return [
+        "--perturbation",
+        perturbation,
+        *cpu,
         "--collective",
         collective,
         "--ratio",
