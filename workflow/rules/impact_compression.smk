@@ -12,8 +12,14 @@ IC_RAW = IC_PATHS.raw
 IC_NODES = study_nodes(IC["nodes"])
 IC_RANKS = IC["nodes"]
 IC_CORUN_CONFIG = {"impact_compression": IC}
-IC_IMPACT_FILES = ic_plan.impact_files(IC_RAW, IC)
-IC_RUNTIME_FILES = ic_plan.runtime_files(IC_RAW, IC)
+# The rate the CompressionB offered loads are shares of, where the testbed knows it.
+IC_LINK_MBIT = (
+    config["platform"]["testbed"]["nic_mbit"]
+    if config["platform"]["kind"] == "testbed"
+    else None
+)
+IC_IMPACT_FILES = ic_plan.impact_files(IC_RAW, IC, IC_LINK_MBIT)
+IC_RUNTIME_FILES = ic_plan.runtime_files(IC_RAW, IC, IC_LINK_MBIT)
 IC_TABLES = {name: f"{IC_PATHS.tables}/{name}.csv" for name in ic_plan.TABLE_NAMES}
 # Co-run job specs: ImpactB (measured: its samples; beside: until the co-run ends),
 # CompressionB in configuration {cb}, and an application measured (runs timed
@@ -26,10 +32,13 @@ IC_COMPRESSIONB = lambda wc, output: benchmark_job(
     output.compression,
     IC_RANKS,
     IC_NODES,
-    ic_plan.compressionb_args(IC, wc.cb),
+    ic_plan.compressionb_args(IC, wc.cb, IC_LINK_MBIT),
 )
 IC_MEASURED_APP = lambda wc, output: application_job(
     wc.app, output.runs, IC_RANKS, IC_NODES, IC["runs"], 1
+)
+IC_BACKGROUND_APP = lambda app, output: application_job(
+    app, output, IC_RANKS, IC_NODES, 0, 1
 )
 
 
@@ -86,8 +95,11 @@ use rule corun as measure_impact_of_application with:
     benchmark:
         f"{IC_PATHS.benchmarks}/impact_app_{{app}}.tsv"
     params:
-        measured=IC_MEASURED_APP,
-        background=lambda wc, output: [IC_IMPACTB(output.impact)],
+        # ImpactB measures (a fixed sample count) while the application loops, as
+        # for the idle switch and CompressionB: its samples all fall in the
+        # application's steady state, none in its launch or teardown.
+        measured=lambda wc, output: IC_IMPACTB(output.impact, IC["impact_samples"]),
+        background=lambda wc, output: [IC_BACKGROUND_APP(wc.app, output.runs)],
         config=IC_CORUN_CONFIG,
 
 
@@ -164,9 +176,7 @@ use rule corun as measure_pairing with:
         f"{IC_PATHS.benchmarks}/pairing_{{app}}_{{partner}}.tsv"
     params:
         measured=IC_MEASURED_APP,
-        background=lambda wc, output: [
-            application_job(wc.partner, output.partner, IC_RANKS, IC_NODES, 0, 0)
-        ],
+        background=lambda wc, output: [IC_BACKGROUND_APP(wc.partner, output.partner)],
         config=IC_CORUN_CONFIG,
 
 

@@ -35,16 +35,41 @@ FIGURE_NAMES = (
 TABLE_NAMES = ("utilization", "degradation", "slowdowns", "predictions", "error_summary", "table1")
 
 
-def compression_configs(study: dict[str, Any]) -> dict[str, tuple[int, int, float]]:
+def sleep_cycles(grid: dict[str, Any], messages: int, load: float, link_mbit: float) -> int:
+    """B (cycles) at which M messages of the grid's size per partner offer ``load`` of
+    a ``link_mbit`` link: every partner's M messages, then B cycles of sleep."""
+    seconds = messages * grid["size"] * 8 / (load * link_mbit * 1e6)
+    return round(seconds * grid["cycle_hz"])
+
+
+def compression_configs(
+    study: dict[str, Any], link_mbit: float | None = None
+) -> dict[str, tuple[int, int, float]]:
     """Configuration id -> (P partners, M messages, B sleep cycles) of every point of
-    the CompressionB grid."""
+    the CompressionB grid: the configured B values, or those that make every node
+    offer each of ``offered_loads`` (shares of ``link_mbit``, the grid's own or the
+    given one, e.g. the testbed's NIC rate)."""
     grid = study["compression"]
-    return {
-        config_id(p, m, b): (p, m, b)
-        for p in grid["partners"]
-        for m in grid["messages"]
-        for b in grid["sleep_cycles"]
-    }
+    if grid["offered_loads"] is None:
+        return {
+            config_id(p, m, b): (p, m, b)
+            for p in grid["partners"]
+            for m in grid["messages"]
+            for b in grid["sleep_cycles"]
+        }
+    rate = grid["link_mbit"] or link_mbit
+    if rate is None:
+        raise ValueError(
+            "impact_compression.compression.link_mbit: give the link rate the offered "
+            "loads are shares of (only the testbed knows its own)"
+        )
+    configs = {}
+    for p in grid["partners"]:
+        for m in grid["messages"]:
+            for load in grid["offered_loads"]:
+                b = sleep_cycles(grid, m, load, rate)
+                configs[config_id(p, m, b)] = (p, m, b)
+    return configs
 
 
 def pairings(study: dict[str, Any]) -> list[tuple[str, str]]:
@@ -59,9 +84,11 @@ def impactb_args(study: dict[str, Any], samples: int = 0) -> list[Any]:
     return [*args, "--iterations", samples, "--warmup", 2]
 
 
-def compressionb_args(study: dict[str, Any], config: str) -> list[Any]:
+def compressionb_args(
+    study: dict[str, Any], config: str, link_mbit: float | None = None
+) -> list[Any]:
     """CompressionB's arguments in configuration ``config``, looping until the co-run ends."""
-    configs = compression_configs(study)
+    configs = compression_configs(study, link_mbit)
     if config not in configs:
         raise ValueError(f"{config!r} is not in the CompressionB grid: {', '.join(configs)}")
     partners, messages, cycles = configs[config]
@@ -70,16 +97,21 @@ def compressionb_args(study: dict[str, Any], config: str) -> list[Any]:
     return [*args, "--cycle-hz", grid["cycle_hz"], "--size", grid["size"], "--iterations", 0]
 
 
-def impact_files(raw: str, study: dict[str, Any]) -> dict[str, str]:
+def impact_files(
+    raw: str, study: dict[str, Any], link_mbit: float | None = None
+) -> dict[str, str]:
     """Component -> its ImpactB result file: the idle switch, each application, each
     CompressionB configuration."""
     files = {"idle": f"{raw}/impact/idle.csv"}
     files |= {app: f"{raw}/impact/app_{app}.csv" for app in study["applications"]}
-    files |= {cb: f"{raw}/impact/compression_{cb}.csv" for cb in compression_configs(study)}
+    configs = compression_configs(study, link_mbit)
+    files |= {cb: f"{raw}/impact/compression_{cb}.csv" for cb in configs}
     return files
 
 
-def runtime_files(raw: str, study: dict[str, Any]) -> dict[tuple[str, str, str], str]:
+def runtime_files(
+    raw: str, study: dict[str, Any], link_mbit: float | None = None
+) -> dict[tuple[str, str, str], str]:
     """(application, partner kind, partner) -> result file of every measured
     application run: alone, beside each configuration, beside each application."""
     apps = study["applications"]
@@ -87,7 +119,7 @@ def runtime_files(raw: str, study: dict[str, Any]) -> dict[tuple[str, str, str],
     files |= {
         (app, COMPRESSION, cb): f"{raw}/runs/compression/{app}/{cb}.csv"
         for app in apps
-        for cb in compression_configs(study)
+        for cb in compression_configs(study, link_mbit)
     }
     files |= {
         (app, APPLICATION, partner): f"{raw}/runs/pairing/{app}/{partner}.csv"
