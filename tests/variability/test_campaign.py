@@ -54,17 +54,20 @@ def test_production_draws_are_valid_reproducible_and_cover_the_conditions():
     assert draws[17] == draw(SPEC, 4, "production", draws[17].seed)
     for d in draws:
         assert len(d.job_nodes) == 4 == len(set(d.job_nodes))
-        assert not set(d.job_nodes) & set(d.loaded_nodes)
-        assert len(d.loaded_nodes) % 2 == 0
+        assert len(d.loaded_nodes) == len(set(d.loaded_nodes)) and len(d.loaded_nodes) % 2 == 0
+        # The shared job nodes come first, each paired with a free node.
+        shared = d.loaded_nodes[: 2 * d.shared_nodes]
+        assert set(shared[0::2]) <= set(d.job_nodes) and not set(shared[1::2]) & set(d.job_nodes)
+        assert not set(d.loaded_nodes[2 * d.shared_nodes :]) & set(d.job_nodes)
         assert (d.generator == "none") == (not d.loaded_nodes)
         if d.generator == "loadgen":
             assert 0.1 <= d.parameters["load"] <= 1.0
         elif d.generator == "compressionb":
             assert 1 <= d.parameters["messages"] <= 4
             assert 2.5e6 <= d.parameters["sleep_cycles"] <= 2.5e8
-    # 0, 2 or 4 of the 4 free nodes loaded, each about a third of the time.
-    loaded = Counter(len(d.loaded_nodes) for d in draws)
-    assert set(loaded) == {0, 2, 4} and min(loaded.values()) > 150
+    # 0 to 4 of the job's nodes share their links, each about a fifth of the time.
+    shared = Counter(d.shared_nodes for d in draws)
+    assert set(shared) == {0, 1, 2, 3, 4} and min(shared.values()) > 80
     generators = Counter(d.generator for d in draws if d.loaded_nodes)
     assert abs(generators["loadgen"] - generators["compressionb"]) < 0.2 * sum(generators.values())
     # Placement: jobs in one rack and across both, loadgen pairs within and across.
@@ -87,7 +90,10 @@ def test_the_controlled_extremes():
     assert dedicated.generator == "none" and dedicated.loaded_nodes == ()
     maximal = draw(SPEC, 4, "maximal", 5)
     assert Counter(RACK[n] for n in maximal.job_nodes) == {1: 2, 2: 2}
-    assert set(maximal.loaded_nodes) == set(RACK) - set(maximal.job_nodes)
+    # Every node loaded, each job node paired with a free node of the other rack.
+    assert set(maximal.loaded_nodes) == set(RACK) and maximal.shared_nodes == 4
+    pairs = list(zip(maximal.loaded_nodes[0::2], maximal.loaded_nodes[1::2], strict=True))
+    assert all(RACK[a] != RACK[b] for a, b in pairs)
     assert maximal.generator == "loadgen" and maximal.parameters == {"load": 1.0}
     pairs = zip(maximal.loaded_nodes[::2], maximal.loaded_nodes[1::2], strict=True)
     assert all(RACK[a] != RACK[b] for a, b in pairs)  # every pair crosses the backbone

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import copy
-
 from netnoise.config import validate
 from netnoise.studies.variability import plan
 from tests.conftest import REPO
@@ -70,17 +68,6 @@ def test_measured_applications_name_their_program_and_arguments():
     assert plan.programs(measured) == ["bin/cg_solver", "bin/halo3d"]
     same = plan.measured_applications(STUDY, applications, lambda name: "bin/one")
     assert plan.programs(same) == ["bin/one"]
-
-
-def test_the_study_platform_lays_its_testbed_over_the_shared_one():
-    platform = validate({})["platform"]
-    before = copy.deepcopy(platform)
-    study = {"testbed": {"nodes": None, "racks": 3, "backbone_mbit": 40}}
-    out = plan.study_platform(platform, study)
-    assert out["testbed"]["racks"] == 3 and out["testbed"]["backbone_mbit"] == 40
-    assert out["testbed"]["nodes"] == platform["testbed"]["nodes"]  # None keeps the shared one
-    assert out["kind"] == platform["kind"]
-    assert platform == before  # the shared platform is left as it was
 
 
 def test_targets_are_every_table_figure_and_the_model_on_the_testbed_only():

@@ -2,6 +2,7 @@
 # controlled extremes, and the counter-based variability model (Sec. II-VI).
 # Its plan (jobs, programs, platform, targets): netnoise.studies.variability.plan.
 
+from netnoise import config as netnoise_config
 from netnoise.studies.variability import plan as variability_plan
 
 VB = config["variability"]
@@ -55,7 +56,7 @@ rule measure_variability_runs:
     params:
         runs=lambda wildcards: VB_BATCHES[wildcards.campaign][int(wildcards.batch)],
         applications=VB_APPLICATIONS,
-        platform=variability_plan.study_platform(config["platform"], VB),
+        platform=netnoise_config.study_platform(config["platform"], VB),
         config={"variability": VB},
     script:
         "../scripts/variability/measure.py"

@@ -8,7 +8,9 @@ with logged(snakemake.log[0]):
     study = snakemake.params.config["variability"]
     platform = from_config(snakemake.params.platform)
     applications = {
-        name: campaign.Measured(app["program"], tuple(map(str, app["args"])), study["warmup"])
+        name: campaign.Measured(
+            app["program"], tuple(map(str, app["args"])), study["warmup"], study["iterations"]
+        )
         for name, app in snakemake.params.applications.items()
     }
     out_dir = Path(snakemake.output[0])

@@ -8,8 +8,11 @@ testbed a run draws its own "production" conditions from a seed of its own:
 - placement: which nodes the measured job gets (any nodes, any racks; rank i
   on the i-th drawn node), as a scheduler scattering jobs over dragonfly
   groups;
-- which other nodes carry load: an even number of the free nodes, 0 to all,
-  drawn uniformly, then which ones;
+- which of the job's nodes also carry background traffic (0 to all, drawn
+  uniformly): each is paired with a free node, so that traffic crosses the
+  job's own NIC, its switch port and, between racks, the uplinks, as other
+  jobs' traffic crosses the Aries routers of a Theta job;
+- how many pairs of free nodes carry load besides (0 to all, uniformly);
 - the load generator: ``loadgen`` (steady leaky-bucket traffic between node
   pairs) or ``compressionb`` (bursts of messages around a ring of the loaded
   nodes, then a pause);
@@ -18,8 +21,10 @@ testbed a run draws its own "production" conditions from a seed of its own:
   ``compression_messages``, and its pause, log-uniform in
   ``compression_sleep_cycles`` (2.5e6-2.5e8 cycles at 2.6 GHz: 1-100 ms).
 
-Loadgen pairs ranks (0, 1), (2, 3)... and the loaded nodes are drawn in random
-order, so a pair crosses the backbone or not by chance. Because the draw
+Loadgen pairs ranks (0, 1), (2, 3)... and the loaded nodes are listed as those
+pairs (a job node and its free partner, then free pairs in random order), so a
+pair crosses the backbone or not by chance. Background ranks on a job node share
+its NIC, not its cores' time: waiting ranks sleep (csrc/common/nn_wait.h). Because the draw
 depends only on (seed, campaign, application, node count, run index), a run
 keeps its background whatever the batching of runs into jobs.
 
@@ -33,9 +38,10 @@ The two controlled extremes of Sec. III-F:
   copies of its most communication-intensive application on the whole
   machine).
 
-A run is one co-run: the application (``warmup`` untimed runs, then one timed
-run) is launched beside its background, and its timed run starts once the
-background is in full swing.
+A run is one co-run: the application (``warmup`` untimed runs, then
+``iterations`` timed runs, seconds in all) is launched beside its background,
+and its timed part starts once the background is in full swing; its runtime is
+that of the whole timed part, the window the counters cover.
 
 Every run is a directory that ``netnoise variability`` reads (see
 :mod:`netnoise.studies.variability.metrics`): ``counters.csv`` (the testbed counters
@@ -117,6 +123,7 @@ class Draw:
     generator: str  # "none", "loadgen" or "compressionb"
     loaded_nodes: tuple[str, ...]
     parameters: dict[str, float]
+    shared_nodes: int = 0  # job nodes that carry background traffic too
 
     def background_args(self, settings: BackgroundSettings, nic_mbit: float) -> list[str]:
         """Arguments of the background program (without the co-run's stop/ready files)."""
@@ -175,19 +182,29 @@ def draw(
         return Draw(campaign, seed, tuple(names[:node_count]), "none", (), {})
     if campaign == "maximal":
         racks = _racks(spec)
-        # Job nodes taken from the racks in turn; the rest, in turn, pair across racks.
+        # Job nodes taken from the racks in turn, each paired with a free node of
+        # the other rack; the other free nodes, in turn, pair across racks too.
         job = _interleave(racks)[:node_count]
-        free = _interleave([[n for n in rack if n not in job] for rack in racks])
-        loaded = free[: len(free) // 2 * 2]
+        # Free nodes from the racks in turn, starting one rack later than the job's.
+        free_by_rack = [[n for n in rack if n not in job] for rack in racks]
+        free = _interleave(free_by_rack[1:] + free_by_rack[:1])
+        shared = min(node_count, len(free))
+        loaded = [n for pair in zip(job[:shared], free[:shared], strict=True) for n in pair]
+        rest = free[shared:]
+        loaded += rest[: len(rest) // 2 * 2]
         generator = "loadgen" if loaded else "none"
         parameters = {"load": 1.0} if loaded else {}
-        return Draw(campaign, seed, tuple(job), generator, tuple(loaded), parameters)
+        return Draw(campaign, seed, tuple(job), generator, tuple(loaded), parameters, shared)
     if campaign != "production":
         raise ValueError(f"unknown campaign {campaign!r}; known: {', '.join(CAMPAIGNS)}")
     rng = np.random.default_rng(seed)
     order = [names[i] for i in rng.permutation(len(names))]
     job, free = order[:node_count], order[node_count:]
-    loaded = free[: 2 * int(rng.integers(0, len(free) // 2 + 1))]
+    shared = int(rng.integers(0, min(node_count, len(free)) + 1))
+    # Each shared job node with a free partner; then pairs of the other free nodes.
+    loaded = [n for pair in zip(job[:shared], free[:shared], strict=True) for n in pair]
+    rest = free[shared:]
+    loaded += rest[: 2 * int(rng.integers(0, len(rest) // 2 + 1))]
     if not loaded:
         return Draw(campaign, seed, tuple(job), "none", (), {})
     generator = str(rng.choice(list(settings.generators)))
@@ -197,7 +214,7 @@ def draw(
         low, high = settings.compression_messages
         cycles = np.exp(rng.uniform(*np.log(settings.compression_sleep_cycles)))
         parameters = {"messages": int(rng.integers(low, high + 1)), "sleep_cycles": float(cycles)}
-    return Draw(campaign, seed, tuple(job), generator, tuple(loaded), parameters)
+    return Draw(campaign, seed, tuple(job), generator, tuple(loaded), parameters, shared)
 
 
 def racks_spanned(spec: TestbedSpec, nodes: Iterable[str]) -> int:
@@ -215,6 +232,7 @@ class Measured:
     program: str
     args: tuple[str, ...] = ()
     warmup: int = 1
+    iterations: int = 1
 
 
 @dataclasses.dataclass(frozen=True, order=True)
@@ -283,7 +301,7 @@ def measure_runs(
             [
                 app.program,
                 *app.args,
-                *("--warmup", str(app.warmup), "--iterations", "1"),
+                *("--warmup", str(app.warmup), "--iterations", str(app.iterations)),
                 *("--seed", str(conditions.seed)),
             ],
             key.node_count,
@@ -318,7 +336,7 @@ def measure_runs(
                 counter_interval_s=counter_interval_s,
                 launch_together=True,
             )
-        runtime = float(read_benchmark(run / APPLICATION_FILE).data["runtime_s"].iloc[0])
+        runtime = float(read_benchmark(run / APPLICATION_FILE).data["runtime_s"].sum())
         ports = testbed_network_ports(spec, conditions.job_nodes)
         write_json(
             run / RUN_FILE,

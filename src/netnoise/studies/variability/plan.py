@@ -7,11 +7,9 @@ workflow and the tests plan the same jobs.
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from netnoise.config import study_testbed
 from netnoise.studies.variability.campaign import batches, run_keys
 
 # What the tabulate rule writes (tables/variability/<name>.csv) ...
@@ -104,17 +102,6 @@ def measured_applications(
 def programs(measured: Mapping[str, Mapping[str, Any]]) -> list[str]:
     """The executables of the measured applications (the inputs of a measurement job)."""
     return sorted({app["program"] for app in measured.values()})
-
-
-def study_platform(platform: Mapping[str, Any], study: Mapping[str, Any]) -> dict[str, Any]:
-    """The platform with the study's testbed layout (racks, backbone) over the shared one.
-
-    Measurements run one at a time (resource network), so the testbed is rebuilt
-    with this layout when the study's jobs start and back when another study's do.
-    """
-    out = copy.deepcopy(dict(platform))
-    out["testbed"].update(study_testbed(dict(study)))
-    return out
 
 
 def targets(platform_kind: str, tables: str, figures: str, model: str) -> list[str]:
