@@ -277,3 +277,22 @@ def test_fit_levels_and_distributions():
     np.testing.assert_allclose(same_mean["mean_us"], target, rtol=1e-9)
     for row in long.to_dict("records"):
         assert latency.frozen_distribution(row).mean() == pytest.approx(row["mean_us"], rel=1e-9)
+
+
+def test_the_std_grid_gives_each_level_every_spread_at_its_mean():
+    levels = pd.DataFrame(
+        [
+            {"level": 20, "shape": 0.8, "loc_us": 30.0, "scale_us": 60.0, "target_mean_us": 120.0},
+            {"level": 40, "shape": 1.1, "loc_us": 40.0, "scale_us": 90.0, "target_mean_us": 250.0},
+        ]
+    )
+    grid = latency.distributions(levels, [0, 100, 400])
+    grid = grid[grid["distribution"].str.startswith("std")]
+    assert grid["distribution"].tolist() == ["std0", "std100", "std400"] * 2
+    assert grid["mean_us"].to_numpy() == pytest.approx([120, 120, 120, 250, 250, 250])
+    assert grid["std_us"].to_numpy() == pytest.approx([0, 100, 400] * 2, abs=1e-9)
+    assert grid.iloc[0]["family"] == "constant"
+    # Across the grid, mean and spread are uncorrelated.
+    assert np.corrcoef(grid["mean_us"], grid["std_us"])[0, 1] == pytest.approx(0, abs=1e-12)
+    with pytest.raises(ValueError, match="mean 10 µs must lie above the location 30 µs"):
+        latency.with_mean_and_std(30, 10, 5)

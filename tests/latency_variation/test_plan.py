@@ -23,10 +23,11 @@ def small_section(**changes):
             "gap_us": 250,
             "warmup": 5,
         },
-        "fit": {"scale_fractions": [0.5]},
+        "fit": {"scale_fractions": [0.5], "stds_us": []},
         "injection": {
             "levels": [40],
             "applications": ["cg_solver", "lu_wavefront"],
+            "application_args": {"lu_wavefront": ["--steps", "300"]},
             "runs": 3,
             "probe_iterations": 30,
             "warmup": 2,
@@ -128,8 +129,8 @@ def test_injected_probes_pair_the_first_two_nodes_and_the_barrier_spans_all():
 def test_injected_applications_time_every_run_after_one_warmup():
     jobs = plan.injected_applications(small_section(), None, ["cg.csv", "lu.csv"], job)
     assert jobs == [
-        ("cg_solver", "cg.csv", 4, None, 3, 1),
-        ("lu_wavefront", "lu.csv", 4, None, 3, 1),
+        ("cg_solver", "cg.csv", 4, None, 3, 1, []),
+        ("lu_wavefront", "lu.csv", 4, None, 3, 1, ["--steps", "300"]),
     ]
 
 

@@ -13,6 +13,7 @@ with logged(snakemake.log[0]) as log:
         fit["probe"],
         fit["scale_fractions"],
         fit["mean_from"],
+        fit["stds_us"],
     )
     injected = dists[dists["level"].isin(snakemake.params.injected_levels)]
     directory = Path(snakemake.output.tables[0]).parent

@@ -60,11 +60,13 @@ def fit_characterization(
     probe: str,
     fractions: Sequence[float],
     mean_from: str,
+    stds_us: Sequence[float] = (),
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Sec. 5.3 on one probe's samples: (fits per level, the five distributions per level)."""
+    """Sec. 5.3 on one probe's samples: (fits per level, the distributions per level:
+    the paper's five and the grid of ``stds_us``)."""
     chosen = samples[samples["probe"] == probe]
     if chosen.empty:
         raise ValueError(f"no samples of probe {probe!r} to fit")
     fitted = fits.fit_levels(chosen[["level", "latency_us"]], fractions, mean_from=mean_from)
     fitted.insert(1, "probe", probe)
-    return fitted, fits.distributions(fitted)
+    return fitted, fits.distributions(fitted, stds_us)

@@ -42,6 +42,8 @@ import numpy as np
 import pandas as pd
 from scipy import optimize, special, stats
 
+from netnoise.studies.latency_variation.names import std_name
+
 #: The injector's table: 512 lines of 8 integers, indexed by 12 random bits.
 TABLE_SIZE = 4096
 #: The injector refuses a delay above 60 s per send (csrc/injector/nnlat.h).
@@ -529,8 +531,21 @@ def fit_levels(
     return pd.DataFrame(rows)
 
 
-def distributions(levels: pd.DataFrame) -> pd.DataFrame:
-    """The five distributions of every level, one row each (tidy).
+def with_mean_and_std(loc: float, mean: float, std: float) -> Lognormal:
+    """The log-normal with location ``loc``, ``mean`` and standard deviation ``std``
+    (``std`` 0: no spread, a constant at ``mean``)."""
+    above = mean - loc
+    if not above > 0:
+        raise ValueError(f"mean {mean} µs must lie above the location {loc} µs")
+    if std < 0 or not math.isfinite(std):
+        raise ValueError(f"standard deviation {std} µs: expected a finite value >= 0")
+    sigma2 = math.log1p((std / above) ** 2)
+    return Lognormal(math.sqrt(sigma2), loc, above * math.exp(-sigma2 / 2))
+
+
+def distributions(levels: pd.DataFrame, stds_us: Sequence[float] = ()) -> pd.DataFrame:
+    """The five distributions of every level, then (``stds_us``) the grid: one
+    log-normal per standard deviation with the level's target mean; one row each (tidy).
 
     Columns ``level, distribution, family, shape, loc_us, scale_us, mean_us,
     std_us``; ``distribution`` is ``lognorm`` (the fit), ``uniform`` (the
@@ -561,6 +576,14 @@ def distributions(levels: pd.DataFrame) -> pd.DataFrame:
         for tag in tags:
             derived = Lognormal(rec[f"shape_{tag}"], rec["loc_us"], rec[f"scale_us_{tag}"])
             rows.append(_dist_row(rec["level"], f"lognorm_{tag}", derived))
+        for std in sorted(stds_us):
+            # The grid's location: the fit's, unless it is not below the mean.
+            loc = min(rec["loc_us"], 0.5 * m)
+            grid = with_mean_and_std(loc, m, std)
+            row = _dist_row(rec["level"], std_name(std), grid)
+            if std == 0:
+                row |= {"family": "constant", "shape": 0.0, "loc_us": m, "scale_us": 0.0}
+            rows.append(row)
     return pd.DataFrame(rows)
 
 

@@ -37,7 +37,13 @@ def parse_point(point: str) -> tuple[int | None, str]:
     return int(match.group(1)), match.group(2)
 
 
-def distribution_names(fractions: Iterable[float]) -> list[str]:
-    """The five distributions of a level, in :func:`.fits.distributions`' order."""
+def std_name(std_us: float) -> str:
+    """The distribution of a level's grid with standard deviation ``std_us``."""
+    return f"std{float(std_us):g}".replace(".", "p")
+
+
+def distribution_names(fractions: Iterable[float], stds_us: Iterable[float] = ()) -> list[str]:
+    """The distributions of a level, in :func:`.fits.distributions`' order: the
+    paper's five, then the grid of standard deviations."""
     tags = [f"lognorm_scale{100 * float(f):g}" for f in sorted(fractions, reverse=True)]
-    return ["lognorm", "uniform", *tags]
+    return ["lognorm", "uniform", *tags, *(std_name(s) for s in sorted(stds_us))]

@@ -97,7 +97,7 @@ def loadgen_args(lv: dict[str, Any], level: int, platform: dict[str, Any]) -> li
 
 def distributions(lv: dict[str, Any]) -> list[str]:
     """The distributions fitted at every level (:func:`.names.distribution_names`)."""
-    return distribution_names(lv["fit"]["scale_fractions"])
+    return distribution_names(lv["fit"]["scale_fractions"], lv["fit"]["stds_us"])
 
 
 def _points(lv: dict[str, Any], names: Sequence[str]) -> list[str]:
@@ -157,10 +157,11 @@ def injected_applications(
     lv: dict[str, Any], nodes: list[str] | None, outputs: Sequence[str], job: Job
 ) -> list[dict[str, Any]]:
     """Every application of the study, ``runs`` timed runs after one warm-up, on
-    ``outputs``; ``job(name, output, ranks, nodes, iterations, warmup)`` builds each spec."""
+    ``outputs``, sized by ``application_args``; ``job(name, output, ranks, nodes,
+    iterations, warmup, extra_args)`` builds each spec."""
     inj = lv["injection"]
     return [
-        job(app, output, lv["nodes"], nodes, inj["runs"], 1)
+        job(app, output, lv["nodes"], nodes, inj["runs"], 1, inj["application_args"].get(app, []))
         for app, output in zip(inj["applications"], outputs, strict=True)
     ]
 
