@@ -180,3 +180,26 @@ def test_workflow_stops_before_any_job_on_bad_config(tmp_path):
     )
     assert "baseline.ranks: 5 is not a multiple of 2" in text
     assert "rule " not in text  # no job was scheduled
+
+
+def test_a_study_platform_lays_its_testbed_over_the_shared_one():
+    import copy
+
+    from netnoise.config import study_platform
+
+    platform = validate({})["platform"]
+    before = copy.deepcopy(platform)
+    out = study_platform(platform, {"testbed": {"nodes": None, "racks": 3, "backbone_mbit": 40}})
+    assert out["testbed"]["racks"] == 3 and out["testbed"]["backbone_mbit"] == 40
+    assert out["testbed"]["nodes"] == platform["testbed"]["nodes"]  # None keeps the shared one
+    assert out["kind"] == platform["kind"]
+    assert platform == before  # the shared platform is left as it was
+
+
+def test_an_interleaved_allocation_spans_every_rack():
+    from netnoise.config import rack_interleaved_nodes
+
+    testbed = {"prefix": "nn", "nodes": 8, "racks": 2}
+    assert rack_interleaved_nodes(testbed, 4) == ["nn-n01", "nn-n05", "nn-n02", "nn-n06"]
+    assert sorted(rack_interleaved_nodes(testbed, 8)) == [f"nn-n0{i}" for i in range(1, 9)]
+    assert rack_interleaved_nodes({**testbed, "racks": 1}, 3) == ["nn-n01", "nn-n02", "nn-n03"]

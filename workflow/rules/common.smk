@@ -84,17 +84,18 @@ def application_binary(name):
     return program(app["program"]) if "program" in app else f"{_BIN}/apps/{name}"
 
 
-def application_job(name, output, ranks, nodes, iterations, warmup):
+def application_job(name, output, ranks, nodes, iterations, warmup, extra_args=()):
     """A co-run job spec of a configured application; iterations=0 loops until stopped.
 
-    A real application is wrapped by netnoise.external, which times each launch
-    and extracts its figure of merit.
+    ``extra_args`` follow the application's own (a study sizing a proxy its way:
+    the later of two equal options wins). A real application is wrapped by
+    netnoise.external, which times each launch and extracts its figure of merit.
     """
     app = config["applications"][name]
     spec = {
         "name": name,
         "program": application_binary(name),
-        "args": list(app.get("args", [])),
+        "args": [*app.get("args", []), *map(str, extra_args)],
         "ranks": ranks,
         "nodes": nodes,
         "output": output,
