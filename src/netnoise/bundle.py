@@ -17,7 +17,9 @@ match its members name for name, byte for byte.
 Reviewer mode (:func:`review`) unpacks a verified bundle into a scratch
 working directory and runs the workflow there with only the analysis rules
 allowed: nothing is built or measured, and a bundle lacking a file the
-current analysis needs is refused before any job runs.
+current analysis needs is refused before any job runs. The run has testbed
+names of its own and keeps the testbed up at its end: it never tears down a
+testbed, least of all one of a run in progress under the bundle's names.
 """
 
 from __future__ import annotations
@@ -54,6 +56,9 @@ CONFIG = "config.yaml"
 DATA_SUFFIXES = (".csv", ".json", ".npz", ".tsv", ".txt", ".yaml")
 #: Unpacked bytes a bundle may hold (the shipped one: 7 MB).
 MAX_BYTES = 4 << 30
+#: The review's testbed names (platform.testbed.prefix, and each study's testbed prefix
+#: with a letter of its own); no workflow run uses them unless told to.
+REVIEW_PREFIX = "nnrev"
 # Where a bundle keeps the tables of its run (to compare a review with).
 EXPECTED = "expected"
 REPO = Path(__file__).resolve().parents[2]
@@ -469,16 +474,41 @@ def unpack(bundle: str | os.PathLike[str], workdir: str | os.PathLike[str]) -> d
     return manifest
 
 
-def missing_for_analysis(workdir: str | os.PathLike[str]) -> dict[str, str]:
+def review_configfiles(workdir: str | os.PathLike[str]) -> list[Path]:
+    """The bundle's config, then the review's own testbed names (:data:`REVIEW_PREFIX`)
+    and ``keep_up``, so the workflow's end never tears a testbed down."""
+    workdir = Path(workdir)
+    config = netnoise_config.read_yaml(workdir / CONFIG)
+    own: dict[str, Any] = {"platform": {"testbed": {"prefix": REVIEW_PREFIX, "keep_up": True}}}
+    # Studies with a testbed of their own (a validated config names every section).
+    studies = sorted(
+        key
+        for key, section in config.items()
+        if key not in ("platform", "applications")
+        and isinstance(section, dict)
+        and "prefix" in (section.get("testbed") or {})
+    )
+    letters = "rstuvw"
+    for letter, key in zip(letters[: len(studies)], studies, strict=True):
+        own[key] = {"testbed": {"prefix": f"{REVIEW_PREFIX}{letter}"}}
+    override = workdir / "review.yaml"
+    override.write_text(yaml.safe_dump(own, sort_keys=False))
+    return [workdir / CONFIG, override]
+
+
+def missing_for_analysis(
+    workdir: str | os.PathLike[str], configfiles: Sequence[str | os.PathLike[str]]
+) -> dict[str, str]:
     """Files this version's analysis reads that the unpacked bundle lacks."""
     workdir = Path(workdir)
-    needed = analysis_inputs(planned_files(workdir, [workdir / CONFIG]))
+    needed = analysis_inputs(planned_files(workdir, configfiles))
     return {p: r for p, r in needed.items() if not (workdir / p).is_file()}
 
 
-def analysis_rules(workdir: str | os.PathLike[str]) -> list[str]:
-    workdir = Path(workdir)
-    rules = {f.rule for f in planned_files(workdir, [workdir / CONFIG])}
+def analysis_rules(
+    workdir: str | os.PathLike[str], configfiles: Sequence[str | os.PathLike[str]]
+) -> list[str]:
+    rules = {f.rule for f in planned_files(workdir, configfiles)}
     return sorted(r for r in rules if is_analysis(r))
 
 
@@ -492,15 +522,15 @@ def review(
     """Rebuild every figure and table (and the report) of ``bundle`` in ``workdir``."""
     workdir = Path(workdir).resolve()
     unpack(bundle, workdir)
-    missing = missing_for_analysis(workdir)
+    config = review_configfiles(workdir)
+    missing = missing_for_analysis(workdir, config)
     if missing:
         listed = ", ".join(f"{p} (rule {r})" for p, r in sorted(missing.items())[:5])
         raise BundleError(
             f"{bundle} lacks what this version's figures and tables need: {listed}; "
             "make the bundle with this version (netnoise bundle create)"
         )
-    allowed = ["all", *analysis_rules(workdir)]
-    config = [workdir / CONFIG]
+    allowed = ["all", *analysis_rules(workdir, config)]
     run = _snakemake(workdir, config, "--cores", str(cores), "--allowed-rules", *allowed)
     if subprocess.run(run, check=False).returncode != 0:
         raise BundleError(f"rebuilding the figures and tables from {bundle} failed (see above)")

@@ -7,9 +7,11 @@ import tarfile
 
 import pytest
 import yaml
+from snakemake.utils import update_config
 
 from netnoise import bundle
 from netnoise.bundle import PlannedFile
+from netnoise.config import validate
 
 SUMMARY = (
     "output_file\tdate\trule\tlog-file(s)\tinput-file(s)\tshellcmd\tstatus\tplan\n"
@@ -146,3 +148,16 @@ def test_rebuilt_tables_are_compared_with_the_bundled_ones(tmp_path):
     assert bundle.compare_tables({"derived_tables": {table: "0" * 64}}, tmp_path) == {
         table: "missing"
     }
+
+
+def test_review_runs_under_names_of_its_own_and_keeps_every_testbed(tmp_path):
+    config = {"platform": {"testbed": {"prefix": "nn"}}, "asymmetric": {"testbed": {"prefix": "x"}}}
+    (tmp_path / bundle.CONFIG).write_text(yaml.safe_dump(validate(config)))
+    files = bundle.review_configfiles(tmp_path)
+    assert files[0] == tmp_path / bundle.CONFIG
+    merged = yaml.safe_load(files[0].read_text())
+    update_config(merged, yaml.safe_load(files[1].read_text()))
+    resolved = validate(merged)
+    assert resolved["platform"]["testbed"]["prefix"] == bundle.REVIEW_PREFIX
+    assert resolved["platform"]["testbed"]["keep_up"] is True
+    assert resolved["asymmetric"]["testbed"]["prefix"] == f"{bundle.REVIEW_PREFIX}r"

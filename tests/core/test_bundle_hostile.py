@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import gzip
 import io
+import os
 import pickle
+import subprocess
 import tarfile
 
 import numpy as np
@@ -17,6 +19,7 @@ import yaml
 from netnoise import __version__, bundle
 from netnoise.bundle import BundleError
 from netnoise.config import validate
+from tests.conftest import snakemake
 from tests.core.test_bundle import make_bundle
 
 TABLE = "results/testbed/tidy/a.csv"
@@ -338,3 +341,39 @@ def test_no_such_bundle_or_not_a_file(tmp_path):
         bundle._add(tar, "readme.txt", b"hello")
     with pytest.raises(BundleError, match=r"no manifest\.json: not a netnoise bundle"):
         bundle.verify(plain)
+
+
+@pytest.mark.root
+@pytest.mark.skipif(os.geteuid() != 0, reason="network namespaces need root")
+def test_the_workflows_end_under_a_reviews_config_leaves_other_testbeds_up(tmp_path):
+    """A review runs the workflow with a bundle's config, whose testbed names may be
+    those of a run in progress; the workflow's end tears down the testbed of its
+    config. Under the review's config it leaves every testbed as it is."""
+    prefix = "nnbh"
+    namespace = f"{prefix}-n01"
+    config = validate({"platform": {"testbed": {"prefix": prefix}}})
+    (tmp_path / bundle.CONFIG).write_text(yaml.safe_dump(config))
+    # A target that exists (as in a bundle): the run has nothing to do, then ends.
+    target = "results/testbed/tables/testbed_validation.csv"
+    for made in (target, f"{target}.prov.json"):
+        (tmp_path / made).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / made).write_text("made\n")
+    run = ["--cores", "1", "--allowed-rules", "validate_testbed", target]
+    subprocess.run(["ip", "netns", "add", namespace], check=True)
+    try:
+        reviewed = bundle.review_configfiles(tmp_path)
+        out = snakemake("--configfile", *map(str, reviewed), *run, cwd=tmp_path)
+        assert out.returncode == 0, out.stderr[-3000:]
+        assert "Nothing to be done" in out.stderr
+        assert namespace in _namespaces(), "the review's end removed a testbed it did not create"
+        # The bundle's config alone would have removed it: the hazard is real.
+        out = snakemake("--configfile", str(tmp_path / bundle.CONFIG), *run, cwd=tmp_path)
+        assert out.returncode == 0, out.stderr[-3000:]
+        assert namespace not in _namespaces()
+    finally:
+        subprocess.run(["ip", "netns", "delete", namespace], check=False, capture_output=True)
+
+
+def _namespaces() -> list[str]:
+    out = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True, check=True)
+    return [line.split()[0] for line in out.stdout.splitlines() if line.strip()]
