@@ -169,6 +169,7 @@ typedef struct {
     char *final_path; /* NULL when writing to stdout */
     char *tmp_path;
     int active;       /* only rank 0 writes */
+    unsigned long rows; /* data rows written, for the end-of-data line */
 } nn_writer;
 
 /* Opens path+".tmp.<pid>" (or stdout for "-") when active. */
@@ -177,7 +178,8 @@ void nn_meta(nn_writer *w, const char *key, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 void nn_columns(nn_writer *w, const char *header);
 void nn_row(nn_writer *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* success: flush, fsync and rename into place; failure: remove the temp file. */
+/* success: write the end-of-data line "#@end=<rows>", flush, fsync and rename
+ * into place; failure: remove the temp file (on stdout: no end-of-data line). */
 int nn_writer_close(nn_writer *w, int success);
 
 /* Date in ISO 8601 UTC. */

@@ -137,7 +137,7 @@ void nn_preamble(nn_writer *w, const nn_tool_info *info, int argc, char **argv, 
     char date[64];
     nn_iso_date(date, sizeof date);
 
-    nn_meta(w, "format", "netnoise-1");
+    nn_meta(w, "format", "netnoise-2");
     nn_meta(w, "tool", "%s", info->tool);
     nn_meta(w, "version", "%s", NN_VERSION);
     nn_meta(w, "git_sha", "%s", NN_GIT_SHA);

@@ -62,6 +62,7 @@ void nn_row(nn_writer *w, const char *fmt, ...)
     vfprintf(w->fp, fmt, ap);
     va_end(ap);
     fputc('\n', w->fp);
+    w->rows++;
 }
 
 int nn_writer_close(nn_writer *w, int success)
@@ -69,6 +70,10 @@ int nn_writer_close(nn_writer *w, int success)
     int rc = 0;
     if (!w->active)
         return 0;
+    /* The end-of-data line: a reader tells a complete file from one cut short
+     * (a full disk, a killed writer, a partial copy) by it and its row count. */
+    if (success)
+        fprintf(w->fp, "#@end=%lu\n", w->rows);
     if (w->final_path == NULL) {
         fflush(w->fp);
         return 0;

@@ -4,17 +4,21 @@
 # shellcheck source=lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-# check_format FILE MIN_ROWS: preamble keys, header with units, numeric rows.
+# check_format FILE MIN_ROWS: preamble keys, header with units, numeric rows,
+# and the end-of-data line with their count as the last line.
 check_format() {
   local file=$1 min_rows=$2 key
   for key in format tool version git_sha argv seed mpi_library ranks hosts date; do
     grep -q "^#@$key=" "$file" || { fail "$file lacks #@$key"; return; }
   done
+  grep -qx "#@format=netnoise-2" "$file" || { fail "$file: wrong format line"; return; }
   local header rows
   header=$(grep -v '^#@' "$file" | head -n 1)
   rows=$(grep -v '^#@' "$file" | tail -n +2 | wc -l)
   [[ "$header" == *_* ]] || { fail "$file header '$header' has no units"; return; }
   [ "$rows" -ge "$min_rows" ] || { fail "$file has $rows rows, expected >= $min_rows"; return; }
+  [ "$(tail -n 1 "$file")" = "#@end=$rows" ] ||
+    { fail "$file ends with '$(tail -n 1 "$file")', expected '#@end=$rows'"; return; }
   ok
 }
 
@@ -71,6 +75,12 @@ if mpi -n 4 "$BINDIR/pingpong" --iterations 20 --output "$tmp/pp4.csv" 2>"$tmp/e
   check_format "$tmp/pp4.csv" 40
 else
   fail "4-rank pingpong: $(head -c 400 "$tmp/err")"
+fi
+# On standard output too, a complete run ends with its end-of-data line.
+if mpi -n 2 "$BINDIR/pingpong" --iterations 3 >"$tmp/stdout.csv" 2>"$tmp/err"; then
+  check_format "$tmp/stdout.csv" 3
+else
+  fail "pingpong to standard output: $(head -c 400 "$tmp/err")"
 fi
 # A stop file ends an open-ended run cleanly on every rank.
 touch "$tmp/stop"

@@ -6,13 +6,20 @@ measurement rule makes that nothing consumes (provenance sidecars, the testbed
 validation table), found from the workflow's own job graph
 (``snakemake --detailed-summary``), so a new rule needs no bundle code. Raw
 per-sample files are left out unless asked for. ``manifest.json`` lists every
-file with its SHA-256 and size and records the software and config of the
-run; ``config.yaml`` is the run's validated config.
+other file, ``config.yaml`` (the run's validated config) included, with its
+SHA-256 and size, and records the software of the run.
+
+A bundle carries data only (:data:`DATA_SUFFIXES`: tables, JSON, YAML, numpy
+arrays): no format that runs code when read. :func:`verify` refuses anything
+else, and a bundle whose manifest is malformed, lists no files, or does not
+match its members name for name, byte for byte.
 
 Reviewer mode (:func:`review`) unpacks a verified bundle into a scratch
 working directory and runs the workflow there with only the analysis rules
 allowed: nothing is built or measured, and a bundle lacking a file the
-current analysis needs is refused before any job runs.
+current analysis needs is refused before any job runs. The run has testbed
+names of its own and keeps the testbed up at its end: it never tears down a
+testbed, least of all one of a run in progress under the bundle's names.
 """
 
 from __future__ import annotations
@@ -22,11 +29,15 @@ import hashlib
 import io
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
 import tarfile
 import time
+import zipfile
+import zlib
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -38,9 +49,16 @@ from netnoise import __version__, provenance
 from netnoise import config as netnoise_config
 from netnoise.atomic import atomic_path
 
-FORMAT = "netnoise-bundle-1"
+FORMAT = "netnoise-bundle-2"
 MANIFEST = "manifest.json"
 CONFIG = "config.yaml"
+#: What a bundle's files may be: data that no reader executes.
+DATA_SUFFIXES = (".csv", ".json", ".npz", ".tsv", ".txt", ".yaml")
+#: Unpacked bytes a bundle may hold (the shipped one: 7 MB).
+MAX_BYTES = 4 << 30
+#: The review's testbed names (platform.testbed.prefix, and each study's testbed prefix
+#: with a letter of its own); no workflow run uses them unless told to.
+REVIEW_PREFIX = "nnrev"
 # Where a bundle keeps the tables of its run (to compare a review with).
 EXPECTED = "expected"
 REPO = Path(__file__).resolve().parents[2]
@@ -147,8 +165,7 @@ def run_config(configfiles: Sequence[str | os.PathLike[str]]) -> dict[str, Any]:
 
     merged: dict[str, Any] = {}
     for path in configfiles:
-        with open(path) as fh:
-            update_config(merged, yaml.safe_load(fh) or {})
+        update_config(merged, netnoise_config.read_yaml(path))
     return netnoise_config.validate(merged, source=", ".join(map(str, configfiles)))
 
 
@@ -182,7 +199,15 @@ def create(
     # with them, not only their checksums.
     contents = {path: (workdir / path).read_bytes() for path in sorted(chosen)}
     contents |= {f"{EXPECTED}/{path}": (workdir / path).read_bytes() for path in derived}
+    contents[CONFIG] = yaml.safe_dump(config, sort_keys=False).encode()
     rules = dict(chosen) | {f"{EXPECTED}/{path}": "expected" for path in derived}
+    rules[CONFIG] = "config"
+    not_data = sorted(p for p in contents if not p.endswith(DATA_SUFFIXES))
+    if not_data:
+        raise BundleError(
+            f"{', '.join(not_data[:5])}: not a data format a bundle may carry "
+            f"({', '.join(DATA_SUFFIXES)})"
+        )
     files = {
         path: {"sha256": _sha256(data), "bytes": len(data), "rule": rules[path]}
         for path, data in contents.items()
@@ -200,10 +225,8 @@ def create(
         # What reviewers rebuild, to compare against (compare_tables).
         "derived_tables": derived,
     }
-    config_text = yaml.safe_dump(config, sort_keys=False).encode()
     with atomic_path(output) as staged, tarfile.open(staged, "w:gz") as tar:
         _add(tar, MANIFEST, json.dumps(manifest, indent=1, sort_keys=True).encode())
-        _add(tar, CONFIG, config_text)
         for path, data in contents.items():
             _add(tar, path, data)
         os.chmod(staged, 0o644)
@@ -271,34 +294,74 @@ def _add(tar: tarfile.TarFile, name: str, data: bytes) -> None:
 
 
 def _safe_name(name: str) -> bool:
+    """A relative path in normal form, without '..', that the workflow could have written."""
     path = PurePosixPath(name)
-    return not path.is_absolute() and ".." not in path.parts
+    return (
+        bool(name)
+        and name == str(path)
+        and not path.is_absolute()
+        and ".." not in path.parts
+        and "\\" not in name
+        and name.isprintable()
+    )
+
+
+_SHA256 = re.compile(r"[0-9a-f]{64}")
+
+
+def _manifest_problems(manifest: Any) -> list[str]:
+    """Why ``manifest`` is not a netnoise bundle manifest (nothing when it is one)."""
+    if not isinstance(manifest, dict):
+        return [f"{MANIFEST} is a JSON {type(manifest).__name__}, not an object"]
+    if manifest.get("format") != FORMAT:
+        return [
+            f"bundle format {manifest.get('format')!r}; this netnoise ({__version__}) reads "
+            f"{FORMAT!r}: make the bundle again with this version (netnoise bundle create)"
+        ]
+    problems = []
+    files = manifest.get("files")
+    if not isinstance(files, dict) or not files:
+        return [f"{MANIFEST}: 'files' must map every file of the bundle to its checksum"]
+    for name, entry in files.items():
+        if not (isinstance(entry, dict) and isinstance(entry.get("sha256"), str)
+                and _SHA256.fullmatch(entry["sha256"]) and type(entry.get("bytes")) is int
+                and entry["bytes"] >= 0):  # fmt: skip
+            problems.append(f"{MANIFEST}: the entry of {name!r} needs a sha256 and a size")
+    if CONFIG not in files:
+        problems.append(f"{MANIFEST} does not cover {CONFIG}")
+    derived = manifest.get("derived_tables", {})
+    if not isinstance(derived, dict) or not all(
+        _safe_name(k) and isinstance(v, str) and _SHA256.fullmatch(v) for k, v in derived.items()
+    ):
+        problems.append(f"{MANIFEST}: 'derived_tables' must map table paths to checksums")
+    git = manifest.get("git")
+    if not (isinstance(git, dict) and isinstance(git.get("sha"), str)
+            and isinstance(git.get("dirty"), bool)):  # fmt: skip
+        problems.append(f"{MANIFEST}: 'git' must give the run's sha and dirty")
+    for key in ("netnoise_version", "created", "platform"):
+        if not isinstance(manifest.get(key), str):
+            problems.append(f"{MANIFEST}: {key!r} must be text")
+    return problems
 
 
 def verify(bundle: str | os.PathLike[str]) -> dict[str, Any]:
-    """Check format, checksums and config of a bundle; return its manifest."""
+    """Check format, members, checksums and config of a bundle; return its manifest."""
     bundle = Path(bundle)
     if not bundle.is_file():
         raise BundleError(f"{bundle}: no such bundle")
     try:
         with tarfile.open(bundle, "r:gz") as tar:
-            members = {m.name: m for m in tar.getmembers()}
-            problems = [f"unsafe member name {n!r}" for n in members if not _safe_name(n)]
-            problems += [
-                f"{n!r} is not a regular file" for n, m in members.items() if not m.isfile()
-            ]
+            members = tar.getmembers()
+            _check_members(bundle, members)
+            by_name = {m.name: m for m in members}
+            if MANIFEST not in by_name:
+                raise BundleError(f"{bundle}: no {MANIFEST}: not a netnoise bundle")
+            manifest = json.loads(tar.extractfile(by_name[MANIFEST]).read())
+            problems = _manifest_problems(manifest)
             if problems:
-                raise BundleError(f"{bundle}: {'; '.join(problems)}")
-            if MANIFEST not in members or CONFIG not in members:
-                raise BundleError(f"{bundle}: no {MANIFEST} or {CONFIG}: not a netnoise bundle")
-            manifest = json.loads(tar.extractfile(MANIFEST).read())
-            if manifest.get("format") != FORMAT:
-                raise BundleError(
-                    f"{bundle}: bundle format {manifest.get('format')!r}; this netnoise "
-                    f"({__version__}) reads {FORMAT!r}"
-                )
+                raise BundleError(f"{bundle}: {'; '.join(problems[:5])}")
             listed = set(manifest["files"])
-            present = set(members) - {MANIFEST, CONFIG}
+            present = set(by_name) - {MANIFEST}
             if listed - present:
                 raise BundleError(
                     f"{bundle}: files in the manifest are missing: {sorted(listed - present)[:5]}"
@@ -308,19 +371,95 @@ def verify(bundle: str | os.PathLike[str]) -> dict[str, Any]:
                     f"{bundle}: files not in the manifest: {sorted(present - listed)[:5]}"
                 )
             for name in sorted(listed):
-                data = tar.extractfile(members[name]).read()
-                if _sha256(data) != manifest["files"][name]["sha256"]:
+                data = tar.extractfile(by_name[name]).read()
+                entry = manifest["files"][name]
+                if len(data) != entry["bytes"] or _sha256(data) != entry["sha256"]:
                     raise BundleError(f"{bundle}: {name} does not match its checksum")
-            config = yaml.safe_load(tar.extractfile(CONFIG).read())
-    except (tarfile.TarError, OSError, json.JSONDecodeError, KeyError) as err:
-        raise BundleError(f"{bundle}: damaged or not a bundle ({err})") from err
+                problem = _data_problem(name, data)
+                if problem:
+                    raise BundleError(f"{bundle}: {name}: {problem}")
+            config = netnoise_config.read_yaml(
+                f"{bundle}:{CONFIG}", tar.extractfile(by_name[CONFIG]).read()
+            )
+    except (tarfile.TarError, OSError, EOFError, zlib.error, UnicodeDecodeError) as err:
+        raise BundleError(
+            f"{bundle}: damaged or not a bundle ({err or type(err).__name__})"
+        ) from err
+    except json.JSONDecodeError as err:
+        raise BundleError(f"{bundle}: {MANIFEST} is not JSON ({err})") from err
+    except RecursionError:
+        raise BundleError(f"{bundle}: {MANIFEST} is nested too deeply") from None
+    except netnoise_config.ConfigError as err:
+        raise BundleError(f"{bundle}: its {CONFIG} cannot be read: {err}") from err
     try:
         netnoise_config.validate(config, source=f"{bundle}:{CONFIG}")
     except netnoise_config.ConfigError as err:
         raise BundleError(
             f"{bundle}: its config does not match this version's schema: {err}"
         ) from err
+    if config["platform"]["kind"] != manifest["platform"]:
+        raise BundleError(
+            f"{bundle}: its config runs on {config['platform']['kind']!r}, its manifest says "
+            f"{manifest['platform']!r}"
+        )
     return manifest
+
+
+def _data_problem(name: str, data: bytes) -> str | None:
+    """Why a file is not what its suffix says (JSON; an .npz of arrays of plain
+    numbers, which numpy reads without unpickling), or None."""
+    try:
+        if name.endswith(".json"):
+            json.loads(data)
+        elif name.endswith(".npz"):
+            return _npz_problem(data)
+    except RecursionError:
+        return "nested too deeply"
+    except ValueError as err:
+        return f"not JSON ({err})"
+    return None
+
+
+def _npz_problem(data: bytes) -> str | None:
+    """Read from the array headers alone: every member an array without objects."""
+    import numpy as np
+
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            for member in archive.namelist():
+                if not member.endswith(".npy"):
+                    return f"{member} is not an array"
+                with archive.open(member) as fh:
+                    version = np.lib.format.read_magic(fh)
+                    read_header = (
+                        np.lib.format.read_array_header_1_0
+                        if version == (1, 0)
+                        else np.lib.format.read_array_header_2_0
+                    )
+                    _, _, dtype = read_header(fh)
+                if dtype.hasobject:
+                    return f"{member} holds Python objects (a pickle), not numbers"
+    except (ValueError, OSError, EOFError, zipfile.BadZipFile) as err:
+        return f"not an archive of arrays ({err})"
+    return None
+
+
+def _check_members(bundle: Path, members: list[tarfile.TarInfo]) -> None:
+    """Regular files of data formats under safe, distinct names, of a bounded size."""
+    names = [m.name for m in members]
+    problems = [f"unsafe member name {n!r}" for n in names if not _safe_name(n)]
+    problems += [f"{m.name!r} is not a regular file" for m in members if not m.isfile()]
+    problems += [f"{n!r} appears {k} times" for n, k in Counter(names).items() if k > 1]
+    problems += [
+        f"{n!r} is not a data format a bundle may carry ({', '.join(DATA_SUFFIXES)})"
+        for n in names
+        if not n.endswith(DATA_SUFFIXES)
+    ]
+    total = sum(m.size for m in members)
+    if total > MAX_BYTES:
+        problems.append(f"its files unpack to {total} bytes, more than {MAX_BYTES}")
+    if problems:
+        raise BundleError(f"{bundle}: {'; '.join(problems[:5])}")
 
 
 def unpack(bundle: str | os.PathLike[str], workdir: str | os.PathLike[str]) -> dict[str, Any]:
@@ -335,16 +474,41 @@ def unpack(bundle: str | os.PathLike[str], workdir: str | os.PathLike[str]) -> d
     return manifest
 
 
-def missing_for_analysis(workdir: str | os.PathLike[str]) -> dict[str, str]:
+def review_configfiles(workdir: str | os.PathLike[str]) -> list[Path]:
+    """The bundle's config, then the review's own testbed names (:data:`REVIEW_PREFIX`)
+    and ``keep_up``, so the workflow's end never tears a testbed down."""
+    workdir = Path(workdir)
+    config = netnoise_config.read_yaml(workdir / CONFIG)
+    own: dict[str, Any] = {"platform": {"testbed": {"prefix": REVIEW_PREFIX, "keep_up": True}}}
+    # Studies with a testbed of their own (a validated config names every section).
+    studies = sorted(
+        key
+        for key, section in config.items()
+        if key not in ("platform", "applications")
+        and isinstance(section, dict)
+        and "prefix" in (section.get("testbed") or {})
+    )
+    letters = "rstuvw"
+    for letter, key in zip(letters[: len(studies)], studies, strict=True):
+        own[key] = {"testbed": {"prefix": f"{REVIEW_PREFIX}{letter}"}}
+    override = workdir / "review.yaml"
+    override.write_text(yaml.safe_dump(own, sort_keys=False))
+    return [workdir / CONFIG, override]
+
+
+def missing_for_analysis(
+    workdir: str | os.PathLike[str], configfiles: Sequence[str | os.PathLike[str]]
+) -> dict[str, str]:
     """Files this version's analysis reads that the unpacked bundle lacks."""
     workdir = Path(workdir)
-    needed = analysis_inputs(planned_files(workdir, [workdir / CONFIG]))
+    needed = analysis_inputs(planned_files(workdir, configfiles))
     return {p: r for p, r in needed.items() if not (workdir / p).is_file()}
 
 
-def analysis_rules(workdir: str | os.PathLike[str]) -> list[str]:
-    workdir = Path(workdir)
-    rules = {f.rule for f in planned_files(workdir, [workdir / CONFIG])}
+def analysis_rules(
+    workdir: str | os.PathLike[str], configfiles: Sequence[str | os.PathLike[str]]
+) -> list[str]:
+    rules = {f.rule for f in planned_files(workdir, configfiles)}
     return sorted(r for r in rules if is_analysis(r))
 
 
@@ -358,15 +522,15 @@ def review(
     """Rebuild every figure and table (and the report) of ``bundle`` in ``workdir``."""
     workdir = Path(workdir).resolve()
     unpack(bundle, workdir)
-    missing = missing_for_analysis(workdir)
+    config = review_configfiles(workdir)
+    missing = missing_for_analysis(workdir, config)
     if missing:
         listed = ", ".join(f"{p} (rule {r})" for p, r in sorted(missing.items())[:5])
         raise BundleError(
             f"{bundle} lacks what this version's figures and tables need: {listed}; "
             "make the bundle with this version (netnoise bundle create)"
         )
-    allowed = ["all", *analysis_rules(workdir)]
-    config = [workdir / CONFIG]
+    allowed = ["all", *analysis_rules(workdir, config)]
     run = _snakemake(workdir, config, "--cores", str(cores), "--allowed-rules", *allowed)
     if subprocess.run(run, check=False).returncode != 0:
         raise BundleError(f"rebuilding the figures and tables from {bundle} failed (see above)")

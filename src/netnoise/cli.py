@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import NoReturn
 
 import yaml
 
@@ -146,8 +147,16 @@ def _cmd_testbed_mpirun(args: argparse.Namespace) -> int:
     return subprocess.run(launch.argv, env={**os.environ, **launch.env}).returncode
 
 
+class _Parser(argparse.ArgumentParser):
+    """Usage errors end as every other error does: ``netnoise: <message>``, status 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.print_usage(sys.stderr)
+        self.exit(2, f"netnoise: {message} (see {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="netnoise", description="Reproducible experiments on network interference."
     )
     sub = parser.add_subparsers(dest="command", required=True)
@@ -253,16 +262,29 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         return args.func(args)
-    except (
-        bundle.BundleError,
-        config.ConfigError,
-        io.BenchmarkFormatError,
-        FileNotFoundError,
-        PlatformUnavailable,
-        TestbedError,
-    ) as err:
-        print(f"netnoise: {err}", file=sys.stderr)
+    except KeyboardInterrupt:
+        print("netnoise: interrupted", file=sys.stderr)
+        return 130
+    # Bad input of every kind (config, bundle, result file, topology, model) is a
+    # ValueError naming what is wrong; OSError a file that cannot be read or written.
+    except (ValueError, OSError, PlatformUnavailable, TestbedError) as err:
+        print(f"netnoise: {_message(err)}", file=sys.stderr)
         return 2
+    except Exception as err:
+        if os.environ.get("NETNOISE_TRACEBACK"):
+            raise
+        print(
+            f"netnoise: unexpected {type(err).__name__}: {_message(err)} "
+            "(NETNOISE_TRACEBACK=1 shows where)",
+            file=sys.stderr,
+        )
+        return 1
+
+
+def _message(err: BaseException) -> str:
+    if isinstance(err, OSError) and err.strerror and err.filename is not None:
+        return f"{err.filename}: {err.strerror}"
+    return str(err) or type(err).__name__
 
 
 if __name__ == "__main__":

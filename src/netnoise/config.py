@@ -1,15 +1,25 @@
-"""Load and validate the workflow configuration against its JSON schema.
+"""Read and validate the workflow configuration: the one validation layer.
 
-Validation fills in every default the schema declares, so code downstream
-reads a complete config, and turns schema violations into one paragraph
-that names each offending key, its value and what is allowed.
+:func:`read_yaml` reads a config file strictly: malformed YAML names the file
+and line, a key given twice in one mapping (YAML would keep the last
+silently) is refused. :func:`validate` checks a config against the JSON
+schema with stricter types than JSON Schema's (a number is finite, an integer
+is not a float, even a whole one, a pattern must match the whole value, so a
+trailing line break fails), then the constraints between keys that a schema
+cannot express (``netnoise.studies.<key>.config``). It fills in every
+default the schema declares, so code downstream reads a complete config, and
+turns violations into one paragraph that names the source, each offending
+key, its value and what is allowed.
 """
 
 from __future__ import annotations
 
 import copy
+import functools
+import math
 import os
 import re
+import reprlib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -21,8 +31,100 @@ from jsonschema import validators
 SCHEMA_PATH = Path(__file__).resolve().parents[2] / "workflow" / "schemas" / "config.schema.yaml"
 
 
+# Nesting a config may have, far beyond the schema's deepest (5 levels).
+MAX_DEPTH = 64
+_NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
+
+
 class ConfigError(ValueError):
     """The configuration violates the schema."""
+
+
+class _StrictLoader(yaml.SafeLoader):
+    """YAML's safe loader, refusing a key given twice in one mapping."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        first_line: dict[Any, int] = {}
+        for key_node, _ in node.value:
+            if key_node.tag == "tag:yaml.org,2002:merge":
+                continue  # keys merged in by "<<" may be overridden
+            key = self.construct_object(key_node, deep=True)
+            line = key_node.start_mark.line + 1
+            try:
+                seen = first_line.get(key)
+            except TypeError:
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"a mapping key must be a plain value, got {_SHOWN.repr(key)}",
+                    key_node.start_mark,
+                ) from None  # fmt: skip
+            if seen is not None:
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"key {key!r} is given twice (first on line {seen}); a config "
+                    "gives every key once", key_node.start_mark,
+                )  # fmt: skip
+            first_line[key] = line
+        return super().construct_mapping(node, deep)
+
+
+def _bracket_depth(text: bytes) -> int:
+    """The deepest nesting of flow brackets ([ and {), strings not told apart."""
+    depth = deepest = 0
+    for byte in text.translate(None, _NOT_BRACKETS):
+        depth += 1 if byte in b"[{" else -1
+        deepest = max(deepest, depth)
+    return deepest
+
+
+def read_yaml(path: str | os.PathLike[str], text: str | bytes | None = None) -> dict[str, Any]:
+    """The config mapping of YAML file ``path`` (or of ``text``, named ``path``).
+
+    Malformed YAML, a key given twice, a document nested too deeply and a top
+    level that is not a mapping are ConfigErrors naming the file (and line)."""
+    try:
+        if text is None:
+            with open(path, "rb") as fh:
+                text = fh.read()
+        if _bracket_depth(text.encode() if isinstance(text, str) else text) > MAX_DEPTH:
+            raise RecursionError  # YAML's parser takes quadratic time on deep nesting
+        data = yaml.load(text, Loader=_StrictLoader)  # a safe loader
+    except yaml.MarkedYAMLError as err:
+        mark = err.problem_mark or err.context_mark
+        where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark else str(path)
+        problem = " ".join(str(p) for p in (err.context, err.problem) if p)
+        if not isinstance(err, yaml.constructor.ConstructorError):
+            problem = f"malformed YAML: {problem}"
+        raise ConfigError(f"invalid configuration ({where}): {problem}") from None
+    except yaml.YAMLError as err:
+        problem = " ".join(str(err).split())
+        raise ConfigError(f"invalid configuration ({path}): malformed YAML: {problem}") from None
+    except RecursionError:
+        raise ConfigError(f"invalid configuration ({path}): nested too deeply") from None
+    except OSError as err:
+        raise ConfigError(f"{path}: cannot read the config: {err.strerror or err}") from None
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise ConfigError(
+            f"invalid configuration ({path}): the top level must be a mapping of sections, "
+            f"got {type(data).__name__}"
+        )
+    return data
+
+
+def _is_integer(_: Any, instance: Any) -> bool:
+    return isinstance(instance, int) and not isinstance(instance, bool)
+
+
+def _is_number(_: Any, instance: Any) -> bool:
+    if isinstance(instance, bool) or not isinstance(instance, int | float):
+        return False
+    return math.isfinite(instance)
+
+
+def _full_match(validator, pattern: str, instance: Any, schema: dict[str, Any]) -> Iterator[Any]:
+    # JSON Schema searches; "^...$" then accepts a trailing line break ("nn\n").
+    if validator.is_type(instance, "string") and not re.fullmatch(pattern, instance):
+        yield jsonschema.ValidationError(f"{instance!r} does not match {pattern!r}")
 
 
 def _with_defaults(validator_class: type) -> type:
@@ -35,10 +137,23 @@ def _with_defaults(validator_class: type) -> type:
                     instance[name] = copy.deepcopy(subschema["default"])
         yield from check_properties(validator, properties, instance, schema)
 
-    return validators.extend(validator_class, {"properties": fill_defaults})
+    strict_types = validator_class.TYPE_CHECKER.redefine_many(
+        {"integer": _is_integer, "number": _is_number}
+    )
+    return validators.extend(
+        validator_class,
+        {"properties": fill_defaults, "pattern": _full_match},
+        type_checker=strict_types,
+    )
 
 
 _FillingValidator = _with_defaults(jsonschema.Draft202012Validator)
+# Values in messages: a huge or deeply nested value is shown cut short.
+_SHOWN = reprlib.Repr()
+_SHOWN.maxlevel, _SHOWN.maxstring, _SHOWN.maxother = 2, 60, 60
+_SHOWN.maxlist = _SHOWN.maxdict = _SHOWN.maxtuple = _SHOWN.maxset = 4
+# Problems one message lists at most.
+_SHOWN_PROBLEMS = 12
 
 
 def _inline(node: Any, directory: Path, main: str) -> Any:
@@ -63,7 +178,12 @@ def _inline(node: Any, directory: Path, main: str) -> Any:
 def load_schema(path: str | os.PathLike[str] = SCHEMA_PATH) -> dict[str, Any]:
     """The config schema as one document: the per-study files it references
     (``workflow/schemas/<key>.schema.yaml``) are inlined."""
-    path = Path(path)
+    return copy.deepcopy(_schema(Path(path).resolve()))
+
+
+@functools.lru_cache(maxsize=4)
+def _schema(path: Path) -> dict[str, Any]:
+    # Parsed once per process: reading the YAML takes longer than a validation.
     with open(path) as fh:
         return _inline(yaml.safe_load(fh), path.parent, path.name)
 
@@ -72,29 +192,46 @@ def _key(error: jsonschema.ValidationError) -> str:
     return ".".join(str(p) for p in error.absolute_path) or "(top level)"
 
 
+def _type_problem(value: Any, expected: str | list[str]) -> str:
+    types = " or ".join(expected) if isinstance(expected, list) else expected
+    if isinstance(value, float) and not math.isfinite(value):
+        return f"{value!r} is not a finite number; expected a finite {types}"
+    if isinstance(value, float) and value.is_integer() and "integer" in types:
+        return f"{value!r} is not an integer; expected {types} (write {int(value)})"
+    return f"{_SHOWN.repr(value)} has the wrong type; expected {types}"
+
+
+def _cut(message: str, limit: int = 200) -> str:
+    return message if len(message) <= limit else f"{message[:limit]}..."
+
+
 def _describe(error: jsonschema.ValidationError) -> str:
     key = _key(error)
     value = error.instance
+    shown = _SHOWN.repr(value)
     schema = error.schema
     kind = error.validator
     if kind == "enum":
         allowed = ", ".join(repr(v) for v in schema["enum"])
-        problem = f"{value!r} is not allowed; allowed values: {allowed}"
+        problem = f"{shown} is not allowed; allowed values: {allowed}"
     elif kind == "type":
-        problem = f"{value!r} has the wrong type; expected {schema['type']}"
+        problem = _type_problem(value, schema["type"])
     elif kind == "pattern":
-        problem = f"{value!r} does not match {schema['pattern']}"
+        whole = " as a whole" if re.search(schema["pattern"], value) else ""
+        problem = f"{shown} does not match {schema['pattern']}{whole}"
     elif kind in ("minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum"):
         op = {"minimum": ">=", "exclusiveMinimum": ">", "maximum": "<=", "exclusiveMaximum": "<"}
-        problem = f"{value!r} is out of range; must be {op[kind]} {schema[kind]}"
+        problem = f"{shown} is out of range; must be {op[kind]} {schema[kind]}"
     elif kind == "additionalProperties":
-        extra = sorted(set(value) - set(schema.get("properties", {})))
+        extra = sorted(map(str, set(value) - set(schema.get("properties", {}))))
         allowed = ", ".join(sorted(schema.get("properties", {})))
         problem = f"unknown key(s) {', '.join(extra)}; allowed keys: {allowed}"
-    elif kind in ("minItems", "maxItems", "uniqueItems", "minLength"):
-        problem = f"{value!r}: {error.message}"
+    elif kind == "multipleOf":
+        problem = f"{shown} is not a multiple of {schema['multipleOf']}"
+    elif kind in ("minItems", "maxItems", "uniqueItems", "minLength", "required"):
+        problem = f"{shown}: {_cut(error.message)}"
     else:
-        problem = error.message
+        problem = _cut(error.message)
     description = schema.get("description")
     hint = (
         f" ({description.strip().rstrip('.')})"
@@ -211,13 +348,15 @@ def validate(
     config: dict[str, Any], schema: dict[str, Any] | None = None, *, source: str = "config"
 ) -> dict[str, Any]:
     """Validate ``config`` in place, filling defaults; raise ConfigError on violations."""
-    schema = schema if schema is not None else load_schema()
+    schema = schema if schema is not None else _schema(SCHEMA_PATH)
     errors = sorted(
         _FillingValidator(schema).iter_errors(config), key=lambda e: list(e.absolute_path)
     )
     problems = [_describe(e) for e in errors] or _cross_checks(config)
     if problems:
-        details = "; ".join(problems)
+        details = "; ".join(problems[:_SHOWN_PROBLEMS])
+        if len(problems) > _SHOWN_PROBLEMS:
+            details += f"; and {len(problems) - _SHOWN_PROBLEMS} more"
         raise ConfigError(
             f"invalid configuration ({source}): {details}. "
             "See config/README.md for every key and its allowed values."
@@ -226,9 +365,5 @@ def validate(
 
 
 def load(path: str | os.PathLike[str], schema: dict[str, Any] | None = None) -> dict[str, Any]:
-    """Read a YAML config file and validate it."""
-    with open(path) as fh:
-        config = yaml.safe_load(fh) or {}
-    if not isinstance(config, dict):
-        raise ConfigError(f"invalid configuration ({path}): the top level must be a mapping")
-    return validate(config, schema, source=str(path))
+    """Read a YAML config file (:func:`read_yaml`) and validate it."""
+    return validate(read_yaml(path), schema, source=str(path))

@@ -5,7 +5,7 @@ or the URL of one) and a build command; :func:`build_external` builds a fresh
 copy and installs the binary. At run time :func:`main` wraps the MPI launch of
 such a program so that it behaves like a netnoise benchmark: warm-up and timed
 runs, a ready file after warm-up, a stop file for background use, and one
-result file in the ``netnoise-1`` format (wall-clock runtime of every launch,
+result file in the benchmark format (wall-clock runtime of every launch,
 plus the figure of merit the program prints, or the rows of a known output
 format such as Netgauge's).
 
@@ -34,8 +34,8 @@ from typing import Any
 import pandas as pd
 
 from netnoise import __version__, provenance
-from netnoise.atomic import atomic_open, atomic_path
-from netnoise.io import FORMAT
+from netnoise.atomic import atomic_path
+from netnoise.io import write_benchmark
 from netnoise.studies.network_noise.netgauge import parse_collvsnoise
 
 URL_SCHEMES = ("http", "https", "ftp", "file")
@@ -253,7 +253,6 @@ def _rows(args: argparse.Namespace, run: int, text: str, elapsed: float) -> pd.D
 
 def _write(args: argparse.Namespace, launch: list[str], rows: list[pd.DataFrame]) -> None:
     meta = {
-        "format": FORMAT,
         "tool": args.tool,
         "version": args.version,
         "git_sha": provenance.git_state()["sha"][:12],
@@ -269,12 +268,9 @@ def _write(args: argparse.Namespace, launch: list[str], rows: list[pd.DataFrame]
     if args.fom:
         meta["fom_pattern"] = args.fom
         meta["fom_unit"] = args.fom_unit
-    with atomic_open(args.output) as fh:
-        for key, value in meta.items():
-            fh.write(f"#@{key}={value}\n")
-        columns = ["run", "runtime_s", *(["figure_of_merit"] if args.fom else [])]
-        table = pd.concat(rows, ignore_index=True) if rows else pd.DataFrame(columns=columns)
-        table.to_csv(fh, index=False)
+    columns = ["run", "runtime_s", *(["figure_of_merit"] if args.fom else [])]
+    table = pd.concat(rows, ignore_index=True) if rows else pd.DataFrame(columns=columns)
+    write_benchmark(args.output, meta, table)
 
 
 def parse_args(argv: Sequence[str]) -> tuple[argparse.Namespace, list[str]]:

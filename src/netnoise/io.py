@@ -1,25 +1,35 @@
-"""Read the benchmarks' output format into tidy pandas frames.
+"""Read and write the benchmarks' output format; read it into tidy pandas frames.
 
 A result file is a ``#@key=value`` preamble, then one CSV header line whose
 column names carry their unit as a suffix (``rtt_us``, ``size_bytes``), then
-one row per sample. Other lines starting with ``#`` are comments.
+one row per sample, then the end-of-data line ``#@end=<rows>``. Other lines
+starting with ``#`` are comments. A file without the end-of-data line, or
+whose row count differs from it, was cut short and is refused; so is a sample
+of a unit column (a time, a size, a rate, a count) that is empty, not a finite
+number, or negative.
 """
 
 from __future__ import annotations
 
+import contextlib
 import csv
+import math
 import os
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import pandas as pd
 
+from netnoise.atomic import atomic_open
 from netnoise.provenance import cpu_columns
 
-FORMAT = "netnoise-1"
+FORMAT = "netnoise-2"
+END = "end"
 REQUIRED_META = ("format", "tool", "version", "git_sha", "argv", "seed", "ranks", "hosts", "date")
 # Preamble keys copied into every tidy row: enough to tell runs apart.
 TIDY_META = ("tool", "version", "git_sha", "seed", "ranks", "hosts", "mpi_library", "date")
+# Every unit is a magnitude: no column carrying one can hold a negative sample.
 UNITS = {
     "ns": "ns",
     "us": "µs",
@@ -32,7 +42,8 @@ UNITS = {
     "pct": "%",
     "count": "count",
 }
-_COLUMN = re.compile(r"^[a-z][a-z0-9_]*$")
+_COLUMN = re.compile(r"[a-z][a-z0-9_]*")
+_END = re.compile(rf"#@{END}=(\d+)")
 
 
 class BenchmarkFormatError(ValueError):
@@ -52,67 +63,160 @@ class BenchmarkResult:
     data: pd.DataFrame = field(repr=False)
 
 
+def _lines(path: str | os.PathLike[str]) -> list[str]:
+    try:
+        with open(path, newline="", encoding="utf-8") as fh:
+            return fh.read().splitlines(keepends=True)
+    except UnicodeDecodeError as err:
+        raise BenchmarkFormatError(
+            path, None, f"not a text file (byte {err.start} is not UTF-8)"
+        ) from None
+    except IsADirectoryError:
+        raise BenchmarkFormatError(path, None, "is a directory, not a result file") from None
+    except OSError as err:
+        raise BenchmarkFormatError(path, None, f"cannot read: {err.strerror or err}") from None
+
+
+def _fields(path: str | os.PathLike[str], lineno: int, line: str) -> list[str]:
+    try:
+        return next(csv.reader([line]))
+    except csv.Error as err:
+        raise BenchmarkFormatError(path, lineno, f"not a CSV line: {err}") from None
+
+
 def read_benchmark(path: str | os.PathLike[str]) -> BenchmarkResult:
     """Parse one result file; every defect is a BenchmarkFormatError."""
     meta: dict[str, str] = {}
     header: list[str] | None = None
-    header_line = 0
     rows: list[list[str]] = []
-    with open(path, newline="") as fh:
-        for lineno, raw in enumerate(fh, start=1):
-            line = raw.rstrip("\r\n")
-            if line.startswith("#@"):
-                if header is not None:
-                    raise BenchmarkFormatError(path, lineno, "preamble line after the header")
-                key, sep, value = line[2:].partition("=")
-                if not sep or not key:
-                    raise BenchmarkFormatError(path, lineno, f"preamble line '{line}' has no key=")
-                meta[key] = value
-            elif line.startswith("#") or not line.strip():
+    row_lines: list[int] = []
+    end: int | None = None
+    lines = _lines(path)
+    for lineno, raw in enumerate(lines, start=1):
+        line = raw.rstrip("\r\n")
+        if end is not None:
+            if line.strip():
+                raise BenchmarkFormatError(path, lineno, "data after the end-of-data line")
+            continue
+        if line.startswith("#@"):
+            if header is not None:
+                end = _end_of_data(path, lineno, raw, len(rows))
                 continue
-            elif header is None:
-                header = next(csv.reader([line]))
-                header_line = lineno
-                bad = [c for c in header if not _COLUMN.match(c)]
-                if bad:
-                    raise BenchmarkFormatError(
-                        path, lineno, f"bad column name(s) {bad}: expected lower_case_unit"
-                    )
-            else:
-                fields = next(csv.reader([line]))
-                if len(fields) != len(header):
-                    raise BenchmarkFormatError(
-                        path, lineno, f"{len(fields)} fields, the header has {len(header)}"
-                    )
-                rows.append(fields)
+            key, sep, value = line[2:].partition("=")
+            if not sep or not key:
+                raise BenchmarkFormatError(path, lineno, f"preamble line '{line}' has no key=")
+            meta[key] = value
+        elif line.startswith("#") or not line.strip():
+            continue
+        elif header is None:
+            header = _header(path, lineno, _fields(path, lineno, line))
+        else:
+            fields = _fields(path, lineno, line)
+            if len(fields) != len(header):
+                raise BenchmarkFormatError(
+                    path, lineno, f"{len(fields)} fields, the header has {len(header)}"
+                )
+            empty = [c for c, v in zip(header, fields, strict=True) if not v.strip()]
+            if empty:
+                raise BenchmarkFormatError(
+                    path, lineno, f"empty field in column {', '.join(empty)}: a cut row?"
+                )
+            rows.append(fields)
+            row_lines.append(lineno)
     missing = [k for k in REQUIRED_META if k not in meta]
     if missing:
         raise BenchmarkFormatError(path, None, f"preamble lacks {', '.join(missing)}")
     if meta["format"] != FORMAT:
-        raise BenchmarkFormatError(path, None, f"format '{meta['format']}', expected '{FORMAT}'")
+        earlier = meta["format"] == "netnoise-1"
+        hint = " (results of an earlier netnoise: measure them again)" if earlier else ""
+        raise BenchmarkFormatError(
+            path, None, f"format '{meta['format']}', expected '{FORMAT}'{hint}"
+        )
     if header is None:
         raise BenchmarkFormatError(path, None, "no header line: the run wrote no samples")
+    if end is None:
+        raise BenchmarkFormatError(
+            path,
+            len(lines),
+            f"no end-of-data line '#@{END}=<rows>' after {len(rows)} rows: the file was cut short",
+        )
     data = pd.DataFrame(rows, columns=header)
     for column in header:
-        try:
+        if _is_measurement(column):
+            _check_samples(path, column, data[column].tolist(), row_lines)
             data[column] = pd.to_numeric(data[column])
-        except (ValueError, TypeError):
-            bad_row = next(i for i, v in enumerate(data[column]) if not _is_number(v))
-            if _is_measurement(column):
-                raise BenchmarkFormatError(
-                    path,
-                    header_line + 1 + bad_row,
-                    f"column {column} expects a number, got '{data[column][bad_row]}'",
-                ) from None
+        else:
+            # Identifiers (pair, rank, link, checksum) are numbers where they can be.
+            with contextlib.suppress(ValueError, TypeError):
+                data[column] = pd.to_numeric(data[column])
     return BenchmarkResult(path=str(path), meta=meta, data=data)
 
 
-def _is_number(value: str) -> bool:
-    try:
-        float(value)
-    except ValueError:
-        return False
-    return True
+def _header(path: str | os.PathLike[str], lineno: int, header: list[str]) -> list[str]:
+    bad = [c for c in header if not _COLUMN.fullmatch(c)]
+    if bad:
+        raise BenchmarkFormatError(
+            path, lineno, f"bad column name(s) {bad}: expected lower_case_unit"
+        )
+    repeated = sorted({c for c in header if header.count(c) > 1})
+    if repeated:
+        raise BenchmarkFormatError(path, lineno, f"column(s) {', '.join(repeated)} repeated")
+    return header
+
+
+def _end_of_data(path: str | os.PathLike[str], lineno: int, raw: str, rows: int) -> int:
+    """The row count of an end-of-data line, checked against the rows read."""
+    match = _END.fullmatch(raw.rstrip("\r\n"))
+    if match is None:
+        raise BenchmarkFormatError(
+            path, lineno, f"preamble line after the header (the only one allowed: '#@{END}=<rows>')"
+        )
+    if not raw.endswith("\n"):
+        raise BenchmarkFormatError(path, lineno, "the end-of-data line is cut short")
+    count = int(match.group(1))
+    if count != rows:
+        raise BenchmarkFormatError(
+            path, lineno, f"the end-of-data line counts {count} rows, the file has {rows}"
+        )
+    return count
+
+
+def _check_samples(
+    path: str | os.PathLike[str], column: str, values: list[str], row_lines: list[int]
+) -> None:
+    """Every sample of a unit column is a finite number >= 0."""
+    for value, lineno in zip(values, row_lines, strict=True):
+        try:
+            sample = float(value)
+        except ValueError:
+            raise BenchmarkFormatError(
+                path, lineno, f"column {column} expects a number, got '{value}'"
+            ) from None
+        if not math.isfinite(sample) or sample < 0:
+            raise BenchmarkFormatError(
+                path,
+                lineno,
+                f"column {column} holds {value.strip()}: a sample in {column_unit(column)} "
+                "must be a finite number >= 0",
+            )
+
+
+def write_benchmark(
+    path: str | os.PathLike[str], meta: Mapping[str, object], table: pd.DataFrame
+) -> None:
+    """Write ``table`` in the benchmark format, atomically: the ``format`` line, the
+    preamble ``meta`` (every key of :data:`REQUIRED_META` but ``format``), the rows
+    and the end-of-data line."""
+    missing = [k for k in REQUIRED_META if k != "format" and k not in meta]
+    if missing:
+        raise ValueError(f"the preamble needs {', '.join(missing)}")
+    with atomic_open(path) as fh:
+        fh.write(f"#@format={FORMAT}\n")
+        for key, value in meta.items():
+            if key != "format":
+                fh.write(f"#@{key}={' '.join(str(value).splitlines())}\n")
+        table.to_csv(fh, index=False, lineterminator="\n")
+        fh.write(f"#@{END}={len(table)}\n")
 
 
 def _is_measurement(column: str) -> bool:

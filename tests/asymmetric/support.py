@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 
 from netnoise.config import validate
+from netnoise.io import write_benchmark
 from netnoise.studies.asymmetric import model as am
 from netnoise.studies.asymmetric.tidy import tidy_mpi
 from tests.conftest import REPO
@@ -22,22 +23,23 @@ def resolved(**asymmetric) -> dict:
 
 def write_p2p_result(path: Path, links: pd.DataFrame, times: np.ndarray) -> None:
     """A p2p_concurrent result file: times[iteration, link]."""
-    lines = [
-        "#@format=netnoise-1",
-        "#@tool=p2p_concurrent",
-        "#@version=test",
-        "#@git_sha=test",
-        "#@argv=p2p_concurrent",
-        "#@seed=1",
-        f"#@ranks={2 * len(links)}",
-        "#@hosts=test",
-        "#@date=today",
-        "link,src,dst,size_bytes,iteration,time_s",
+    meta = {
+        "tool": "p2p_concurrent",
+        "version": "test",
+        "git_sha": "test",
+        "argv": "p2p_concurrent",
+        "seed": 1,
+        "ranks": 2 * len(links),
+        "hosts": "test",
+        "date": "today",
+    }
+    rows = [
+        [link, 2 * link, 2 * link + 1, size, it, f"{times[it, link]:.9f}"]
+        for link, size in enumerate(links["bytes"])
+        for it in range(times.shape[0])
     ]
-    for link, size in enumerate(links["bytes"]):
-        for it in range(times.shape[0]):
-            lines.append(f"{link},{2 * link},{2 * link + 1},{size},{it},{times[it, link]:.9f}")
-    path.write_text("\n".join(lines) + "\n")
+    columns = ["link", "src", "dst", "size_bytes", "iteration", "time_s"]
+    write_benchmark(path, meta, pd.DataFrame(rows, columns=columns))
 
 
 def synthetic_runs(tmp_path, trials, platform, model, family, congestion):

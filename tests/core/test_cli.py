@@ -33,7 +33,7 @@ def test_parse_prints_tidy_csv(tmp_path, capsys):
     from tests.core.test_io import PREAMBLE
 
     path = tmp_path / "r.csv"
-    path.write_text(PREAMBLE + "pair,rtt_us\n0,1.5\n")
+    path.write_text(PREAMBLE + "pair,rtt_us\n0,1.5\n#@end=1\n")
     assert main(["parse", str(path)]) == 0
     out = capsys.readouterr().out
     assert out.startswith("pair,rtt_us,tool")

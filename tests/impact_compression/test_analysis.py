@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from netnoise.io import write_benchmark
 from netnoise.studies.impact_compression import analysis as ic
 
 IDLE = [1.0, 1.0, 2.0, 2.0]
@@ -62,9 +63,8 @@ RUNTIMES = runtime_table(
 
 
 def write_result(path, columns: list[str], rows: list[list[object]]) -> str:
-    """A result file in the benchmarks' format (#@ preamble, header, rows)."""
-    preamble = {
-        "format": "netnoise-1",
+    """A result file in the benchmarks' format."""
+    meta = {
         "tool": path.stem,
         "version": "0",
         "git_sha": "0",
@@ -74,9 +74,7 @@ def write_result(path, columns: list[str], rows: list[list[object]]) -> str:
         "hosts": "n1,n2,n3,n4",
         "date": "2026-01-01T00:00:00Z",
     }
-    lines = [f"#@{key}={value}" for key, value in preamble.items()]
-    lines += [",".join(columns), *(",".join(map(str, row)) for row in rows)]
-    path.write_text("\n".join(lines) + "\n")
+    write_benchmark(path, meta, pd.DataFrame(rows, columns=columns))
     return str(path)
 
 

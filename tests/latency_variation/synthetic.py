@@ -5,6 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from netnoise.io import write_benchmark
+
 #: The paper's Table 4 (resources/reference/latency_variation/table4.csv, shortened).
 PUBLISHED = pd.DataFrame(
     {
@@ -17,9 +19,8 @@ PUBLISHED = pd.DataFrame(
 
 
 def write_result(path, columns: str, rows: list[str], tool: str = "pingpong") -> str:
-    """A result file in the benchmarks' #@ format."""
+    """A result file in the benchmarks' format, its rows as written."""
     meta = {
-        "format": "netnoise-1",
         "tool": tool,
         "version": "0",
         "git_sha": "x",
@@ -29,8 +30,8 @@ def write_result(path, columns: str, rows: list[str], tool: str = "pingpong") ->
         "hosts": "a,b",
         "date": "2026-01-01T00:00:00Z",
     }
-    text = "".join(f"#@{k}={v}\n" for k, v in meta.items()) + columns + "\n"
-    path.write_text(text + "".join(r + "\n" for r in rows))
+    table = pd.DataFrame([r.split(",") for r in rows], columns=columns.split(","))
+    write_benchmark(path, meta, table)
     return str(path)
 
 

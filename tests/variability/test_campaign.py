@@ -200,7 +200,7 @@ def test_campaign_runs_feed_the_variability_cli(built_programs, tmp_path, capsys
     quiet = table[table["campaign"] == "production"]["network_bytes_mean"].median()
     assert table.loc[table["campaign"] == "maximal", "network_bytes_mean"].iloc[0] > quiet
 
-    model = tmp_path / "model.joblib"
+    model = tmp_path / "model.npz"
     assert (
         cli_main(["variability", "train", *map(str, runs), "--model", str(model), "--cv", "3"]) == 0
     )

@@ -62,7 +62,7 @@ def cli_model(tmp_path_factory):
             dirs.append(
                 write_run(root / f"{app}{k}", app=app, volume=volume, sens=sens, c=c, b=b, seed=k)
             )
-    model = root / "model.joblib"
+    model = root / "model.npz"
     assert cli("variability", "train", *map(str, dirs), "--model", str(model), "--cv", "5") == 0
     return root, model
 
@@ -92,10 +92,10 @@ def test_cli_says_when_no_prediction_can_be_given(cli_model, tmp_path, capsys):
     _, model = cli_model
     # A zero bound: no SVR prediction can fall inside the forest's interval.
     strict = dataclasses.replace(v.load_model(model), bound_scale=0.0)
-    v.save_model(tmp_path / "strict.joblib", strict)
+    v.save_model(tmp_path / "strict.npz", strict)
     run = write_run(tmp_path / "run", app="milc", volume=4e8, sens=0.15, c=1.0, b=0.5, seed=5)
     capsys.readouterr()
-    assert cli("variability", "estimate", str(run), "--model", str(tmp_path / "strict.joblib")) == 0
+    assert cli("variability", "estimate", str(run), "--model", str(tmp_path / "strict.npz")) == 0
     assert "no prediction can be given: SVR prediction" in capsys.readouterr().out
 
 
@@ -109,9 +109,9 @@ def test_cli_bad_input_gives_a_message_and_exit_code_2(cli_model, tmp_path, caps
         assert match in capsys.readouterr().err
 
     fails("estimate", str(tmp_path / "nowhere"), "--model", str(model), match="not a directory")
-    fails("estimate", str(run), "--model", str(tmp_path / "none.joblib"), match="none.joblib")
-    (tmp_path / "junk.joblib").write_text("x")
-    fails("estimate", str(run), "--model", str(tmp_path / "junk.joblib"), match="not a")
+    fails("estimate", str(run), "--model", str(tmp_path / "none.npz"), match="none.npz")
+    (tmp_path / "junk.npz").write_text("x")
+    fails("estimate", str(run), "--model", str(tmp_path / "junk.npz"), match="not a")
     info = json.loads((run / "run.json").read_text())
     (run / "run.json").write_text(json.dumps(info | {"runtime_s": -1}))
     fails("estimate", str(run), "--model", str(model), match="'runtime_s' must be")
@@ -125,4 +125,4 @@ def test_cli_bad_input_gives_a_message_and_exit_code_2(cli_model, tmp_path, caps
     (run / "counters.csv").unlink()
     fails("metrics", str(run), match="counters.csv: missing")
     no_app = write_run(tmp_path / "noapp", app="", volume=1e8, sens=0.1, c=1.0, b=0.5, seed=1)
-    fails("train", str(no_app), "--model", str(tmp_path / "m.joblib"), match="'application'")
+    fails("train", str(no_app), "--model", str(tmp_path / "m.npz"), match="'application'")

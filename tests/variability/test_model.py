@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import math
-import sys
+import pickle
 import tarfile
 
 import numpy as np
 import pandas as pd
 import pytest
+from sklearn.ensemble import RandomForestRegressor
 
 from netnoise.bundle import SHIPPED
 from netnoise.studies.variability import model as v
@@ -77,18 +78,77 @@ def test_training_is_deterministic(mixed):
     assert synthetic_table(seed=3).equals(synthetic_table(seed=3))
 
 
+def test_the_stored_estimators_predict_as_scikit_learns(model, mixed, fresh):
+    X, y = dataset(mixed)
+    pipe = v.svr_pipeline(model.params).fit(X, y.to_numpy())
+    forest = RandomForestRegressor(n_estimators=50, random_state=0).fit(X.to_numpy(float), y)
+    new = dataset(fresh)[0]
+    assert np.allclose(model.svr.predict(new.to_numpy(float)), pipe.predict(new), rtol=0, atol=1e-9)
+    per_tree = np.stack([t.predict(new.to_numpy(np.float32)) for t in forest.estimators_])
+    assert np.array_equal(model.forest.predict_trees(new.to_numpy(float)), per_tree)
+
+
 def test_save_and_load_round_trip(model, fresh, tmp_path):
-    path = tmp_path / "models" / "variability.joblib"
+    path = tmp_path / "models" / "variability.npz"
     v.save_model(path, model)
-    assert [p.name for p in path.parent.iterdir()] == ["variability.joblib"]
+    assert [p.name for p in path.parent.iterdir()] == ["variability.npz"]
     loaded = v.load_model(path)
     X, _ = dataset(fresh)
     pd.testing.assert_frame_equal(loaded.predict(X), model.predict(X))
+    pd.testing.assert_frame_equal(loaded.evaluation, model.evaluation)
     assert loaded.params == model.params and loaded.applications == model.applications
-    junk = tmp_path / "junk.joblib"
+    assert (loaded.cv_r2, loaded.coverage, loaded.seed) == (model.cv_r2, model.coverage, model.seed)
+    junk = tmp_path / "junk.npz"
     junk.write_text("not a model")
-    with pytest.raises(ValueError, match="not a"):
+    with pytest.raises(ValueError, match="not a variability model"):
         v.load_model(junk)
+
+
+class _Payload:
+    """Unpickling it would create ``marker``."""
+
+    def __init__(self, marker):
+        self.marker = marker
+
+    def __reduce__(self):
+        return (open, (str(self.marker), "w"))
+
+
+def _tampered(model, path, **arrays):
+    """``model`` saved to ``path`` with some arrays replaced."""
+    v.save_model(path, model)
+    with np.load(path) as data:
+        stored = {name: data[name] for name in data.files}
+    np.savez(path, **(stored | arrays))
+    return path
+
+
+def test_load_refuses_pickles_and_malformed_arrays_without_running_them(model, tmp_path):
+    marker = tmp_path / "ran"
+    pickled = tmp_path / "pickled.npz"
+    pickled.write_bytes(pickle.dumps({"format": v.MODEL_FORMAT, "model": _Payload(marker)}))
+    objects = _tampered(model, tmp_path / "objects.npz", forest_value=np.array([_Payload(marker)]))
+    left = model.forest.left.copy()
+    left[0] = 0  # the root is its own child: a descent would never end
+    cases = {
+        pickled: "not a variability model",
+        objects: "Object arrays cannot be loaded",
+        _tampered(model, tmp_path / "cycle.npz", forest_left=left): "child lies outside its tree",
+        _tampered(
+            model, tmp_path / "feature.npz", forest_feature=model.forest.feature + 7
+        ): "a split names a feature beyond the 7 features",
+        _tampered(
+            model, tmp_path / "nan.npz", svr_dual_coef=model.svr.dual_coef * np.nan
+        ): "dual_coef: not finite",
+        _tampered(
+            model, tmp_path / "short.npz", svr_center=model.svr.center[:3]
+        ): "the scaler does not match the features",
+        _tampered(model, tmp_path / "format.npz", record=np.array('{"format": "x"}')): "not a ",
+    }
+    for path, message in cases.items():
+        with pytest.raises(ValueError, match=message):
+            v.load_model(path)
+    assert not marker.exists()
 
 
 def test_estimate_gives_z_and_bound_or_refuses_with_a_reason(model, fresh):
@@ -111,14 +171,12 @@ def test_estimate_gives_z_and_bound_or_refuses_with_a_reason(model, fresh):
 
 
 def test_the_shipped_bundles_model_loads_and_judges_its_runs(tmp_path):
-    """The bundle's model was written when this module had another name."""
     results = "results/testbed"
     with tarfile.open(SHIPPED) as bundle:
-        bundle.extract(f"{results}/models/variability.joblib", tmp_path, filter="data")
+        bundle.extract(f"{results}/models/variability.npz", tmp_path, filter="data")
         runs = pd.read_csv(bundle.extractfile(f"{results}/tidy/variability/runs.csv"))
-    model = v.load_model(tmp_path / results / "models" / "variability.joblib")
+    model = v.load_model(tmp_path / results / "models" / "variability.npz")
     assert isinstance(model, v.VariabilityModel)
-    assert not any(name in sys.modules for name in v.FORMER_MODULES)
     production = runs[runs["campaign"] == "production"].reset_index(drop=True)
     X, y = dataset(production)
     assert model.evaluation.index.equals(X.index) and np.allclose(model.evaluation["z_true"], y)

@@ -7,6 +7,9 @@ from netnoise import studies as netnoise_studies
 from netnoise.build import list_programs
 from netnoise.jobs import expose_package
 
+# Snakemake's YAML reader keeps the last of a key given twice; netnoise's refuses it.
+for _configfile in workflow.configfiles:
+    netnoise_config.read_yaml(_configfile)
 netnoise_config.validate(
     config, source=", ".join(map(str, workflow.configfiles)) or "config"
 )

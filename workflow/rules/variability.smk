@@ -9,7 +9,7 @@ VB = config["variability"]
 VB_PATHS = study_paths("variability")
 VB_TIDY = f"{VB_PATHS.tidy}/runs.csv"
 # One model file beside the models folders of the other studies.
-VB_MODEL = f"{VB_PATHS.models}.joblib"
+VB_MODEL = f"{VB_PATHS.models}.npz"
 VB_BATCHES = variability_plan.measurement_batches(VB)
 VB_APPLICATIONS = variability_plan.measured_applications(
     VB, config["applications"], application_binary

@@ -16,7 +16,8 @@ check_run() {
              compute compute_us; do
     grep -q "^#@$key=." "$file" || { fail "$file ($tool) lacks #@$key"; return; }
   done
-  grep -qx "#@format=netnoise-1" "$file" || { fail "$tool: wrong format line"; return; }
+  grep -qx "#@format=netnoise-2" "$file" || { fail "$tool: wrong format line"; return; }
+  [ "$(tail -n 1 "$file")" = "#@end=$rows" ] || { fail "$tool: no '#@end=$rows' at the end"; return; }
   grep -qx "#@tool=$tool" "$file" || { fail "$tool: wrong #@tool"; return; }
   grep -qx "#@ranks=$ranks" "$file" || { fail "$tool: #@ranks is not $ranks"; return; }
   local header

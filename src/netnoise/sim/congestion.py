@@ -39,8 +39,9 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import nullcontext
 from dataclasses import dataclass
 
 import numpy as np
@@ -55,6 +56,9 @@ _BATCH_SLOTS = 2_000_000
 _BATCH_IDS = 4_000_000
 # Levels with fewer path ids than this fraction of the batch's slots are counted by sorting.
 _SORT_FRACTION = 0.01
+#: Runs of one simulation at most: 1000 times the paper's; their results alone take 16 MB
+#: per million runs, and the largest topologies need hours for that many.
+MAX_RUNS = 1_000_000
 
 
 @dataclass(frozen=True)
@@ -223,19 +227,20 @@ def simulate_levels(
     seed: int,
     batch_runs: int | None = None,
     workers: int | None = None,
+    progress: Callable[[int], None] | None = None,
 ) -> dict[str, np.ndarray]:
     """``runs`` random runs of a collective; per-run times as arrays.
 
     Run ``i`` draws its mapping and perturbation from its own generator,
     ``SeedSequence(seed).spawn(runs)[i]``, so a run's result does not depend on how many
     runs there are, how they are batched or how many threads share the batches (numpy
-    releases the GIL in the heavy array operations).
+    releases the GIL in the heavy array operations). ``progress`` is called with the
+    number of runs done after every batch.
     """
-    if runs < 1:
-        raise ValueError(f"runs must be >= 1, got {runs}")
+    if not 1 <= runs <= MAX_RUNS:
+        raise ValueError(f"runs must be in [1, {MAX_RUNS}], got {runs}")
     if plan.endpoints != topo.n_endpoints:
         raise ValueError("the layout was made for another topology")
-    children = np.random.SeedSequence(seed).spawn(runs)
     batch = batch_runs or _batch_size(topo, plan, levels)
     endpoint_links = not patterns.one_message_per_endpoint(list(levels))
     route_columns(topo, np.zeros(0, np.int64), np.zeros(0, np.int64))  # fill the route cache
@@ -250,21 +255,24 @@ def simulate_levels(
         maps = np.empty((B, P), dtype=np.int64)
         ps = np.empty((B, q), dtype=np.int64)
         pd_ = np.empty((B, q), dtype=np.int64)
-        for j, child in enumerate(children[start:stop]):
+        for j, run in enumerate(range(start, stop)):
+            # The generator of spawn(runs)[run], made when needed.
+            child = np.random.SeedSequence(seed, spawn_key=(run,))
             maps[j], pairs = patterns.draw_run(np.random.default_rng(child), plan.endpoints, P, Q)
             ps[j], pd_[j] = pairs[:, 0], pairs[:, 1]
         res = batch_times(topo, levels, maps, ps, pd_, endpoint_links)
         t_u[start:stop] = res["t_unperturbed"]
         t_p[start:stop] = res["t_perturbed"]
+        return B
 
     starts = range(0, runs, batch)
     threads = min(workers or _workers(), len(starts))
-    if threads <= 1:
-        for start in starts:
-            one_batch(start)
-    else:
-        with ThreadPoolExecutor(max_workers=threads) as pool:
-            list(pool.map(one_batch, starts))
+    done = 0
+    with ThreadPoolExecutor(max_workers=threads) if threads > 1 else nullcontext() as pool:
+        for finished in (pool.map if pool else map)(one_batch, starts):
+            done += finished
+            if progress is not None:
+                progress(done)
     return {"t_unperturbed": t_u, "t_perturbed": t_p}
 
 
@@ -275,6 +283,7 @@ def simulate(
     runs: int,
     seed: int,
     processes: int | None = None,
+    progress: Callable[[int], None] | None = None,
 ) -> pd.DataFrame:
     """Per-run rows of the network-noise simulation (what the workflow calls).
 
@@ -286,7 +295,7 @@ def simulate(
     topo = parse_spec(topology) if isinstance(topology, str) else topology
     plan = layout(topo.n_endpoints, ratio, processes)
     levels = patterns.collective_levels(collective, plan.processes)
-    res = simulate_levels(topo, levels, plan, runs, seed)
+    res = simulate_levels(topo, levels, plan, runs, seed, progress=progress)
     t_u, t_p = res["t_unperturbed"], res["t_perturbed"]
     return pd.DataFrame(
         {

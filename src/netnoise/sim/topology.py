@@ -15,7 +15,8 @@ Three kinds:
 * :class:`Torus` -- k-ary n-cubes and tori with per-dimension sizes ``K1 x K2 x ...``.
 * :class:`Fabric` -- a real InfiniBand fabric read from ``ibnetdiscover`` output.
 
-:func:`parse_spec` turns the command line's SPEC strings into one of them.
+:func:`parse_spec` turns the command line's SPEC strings into one of them;
+:func:`check_spec` checks a generated one's SPEC and size without building it.
 """
 
 from __future__ import annotations
@@ -34,6 +35,13 @@ SPEC_FORMS = (
     "torus:K1xK2[xK3...] (e.g. torus:16x16, each K >= 2); "
     "fabric:PATH (an ibnetdiscover topology file)"
 )
+
+
+#: The largest generated topology the simulator builds, 50 times the endpoints of the
+#: paper's largest (XGFT(4; 12,12,12,12; 1,12,12,6): 20736): its arrays and routing
+#: tables then take a few GB; beyond, memory grows past what a machine has.
+MAX_ENDPOINTS = 2**20
+MAX_LINKS = 2**22
 
 
 class SpecError(ValueError):
@@ -83,6 +91,21 @@ class Topology:
 
 def _prod(values: Any) -> int:
     return int(math.prod(int(v) for v in values))
+
+
+def _xgft_levels(
+    m: tuple[int, ...], w: tuple[int, ...], p: tuple[int, ...]
+) -> tuple[list[int], list[int]]:
+    """Nodes of every level 0..h and cables between level l and l+1 of an XGFT."""
+    nodes = [_prod(w[:lv]) * _prod(m[lv:]) for lv in range(len(m) + 1)]
+    return nodes, [nodes[lv] * w[lv] * p[lv] for lv in range(len(m))]
+
+
+def _torus_counts(dims: tuple[int, ...]) -> dict[str, int]:
+    """A ring of K >= 3 vertices has K cables, a ring of 2 has one."""
+    n = _prod(dims)
+    ring_cables = sum(n if k >= 3 else n // 2 for k in dims)
+    return {"endpoints": n, "switches": n, "links": n + ring_cables}
 
 
 class XGFT(Topology):
@@ -148,12 +171,10 @@ class XGFT(Topology):
         self.M = [_prod(m[:lv]) for lv in range(h + 1)]
         self.W = [_prod(w[:lv]) for lv in range(h + 1)]
         self.WP = [_prod(w[j] * p[j] for j in range(lv)) for lv in range(h + 1)]
-        self.level_nodes = [self.W[lv] * _prod(m[lv:]) for lv in range(h + 1)]
+        self.level_nodes, self.level_edges = _xgft_levels(m, w, p)
         self.n_endpoints = self.level_nodes[0]
         self.n_switches = sum(self.level_nodes[1:])
         self.node_offset = [sum(self.level_nodes[:lv]) for lv in range(h + 1)]
-        # cables between level l and l+1
-        self.level_edges = [self.level_nodes[lv] * w[lv] * p[lv] for lv in range(h)]
         self.n_links = sum(self.level_edges)
         self.up_offset = [2 * sum(self.level_edges[:lv]) for lv in range(h)]
         self.down_offset = [self.up_offset[lv] + self.level_edges[lv] for lv in range(h)]
@@ -212,12 +233,12 @@ class Torus(Topology):
         self.dims = dims
         self.n = n = len(dims)
         self.spec = spec or "torus:" + "x".join(map(str, dims))
-        N = _prod(dims)
+        counts = _torus_counts(dims)
+        N = counts["endpoints"]
         self.n_endpoints = N
         self.n_switches = N
         self.strides = [_prod(dims[:i]) for i in range(n)]
-        ring_cables = sum(N if k >= 3 else N // 2 for k in dims)
-        self.n_links = N + ring_cables
+        self.n_links = counts["links"]
         v = np.arange(N, dtype=np.int64)
         src = [v, N + v]
         dst = [N + v, v]
@@ -356,7 +377,7 @@ def read_ibnetdiscover(path: str | os.PathLike[str], spec: str | None = None) ->
 
 # --------------------------------------------------------------------------- SPEC
 
-_INT_LIST = re.compile(r"^\d+(,\d+)*$")
+_INT_LIST = re.compile(r"\d{1,18}(,\d{1,18})*")
 
 
 def _bad(spec: object, problem: str) -> SpecError:
@@ -365,13 +386,13 @@ def _bad(spec: object, problem: str) -> SpecError:
 
 def _ints(text: str, what: str, spec: str) -> list[int]:
     text = text.strip()
-    if not _INT_LIST.match(text):
+    if not _INT_LIST.fullmatch(text):
         raise _bad(spec, f"{what} must be comma-separated positive integers, got {text!r}")
     return [int(x) for x in text.split(",")]
 
 
-def parse_spec(spec: str) -> Topology:
-    """Build the topology a SPEC names: ``xgft:...``, ``torus:...`` or ``fabric:PATH``."""
+def _parse(spec: str) -> tuple[str, tuple[Any, ...]]:
+    """The kind of a SPEC and its parameters: (m, w, p), (dims,) or (path,)."""
     if not isinstance(spec, str) or ":" not in spec:
         raise _bad(spec, "missing 'kind:'")
     kind, _, rest = spec.partition(":")
@@ -382,27 +403,58 @@ def parse_spec(spec: str) -> Topology:
             raise _bad(spec, "xgft needs M1,...,Mh/W1,...,Wh")
         m = _ints(parts[0], "M1,...,Mh", spec)
         w = _ints(parts[1], "W1,...,Wh", spec)
-        p = _ints(parts[2], "P1,...,Ph", spec) if len(parts) == 3 else None
-        if len(w) != len(m) or (p is not None and len(p) != len(m)):
+        p = _ints(parts[2], "P1,...,Ph", spec) if len(parts) == 3 else [1] * len(m)
+        if len(w) != len(m) or len(p) != len(m):
             raise _bad(spec, f"xgft needs as many W (and P) values as M values (h = {len(m)})")
-        if 0 in m or 0 in w or (p is not None and 0 in p):
+        if 0 in m or 0 in w or 0 in p:
             raise _bad(spec, "xgft parameters must be >= 1")
-        return XGFT(m, w, p, spec=spec)
+        return kind, (tuple(m), tuple(w), tuple(p))
     if kind == "torus":
-        if not re.match(r"^\d+(x\d+)*$", rest.strip()):
+        if not re.fullmatch(r"\d{1,18}(x\d{1,18})*", rest.strip()):
             raise _bad(spec, "torus needs K1xK2[xK3...]")
-        dims = [int(k) for k in rest.strip().split("x")]
+        dims = tuple(int(k) for k in rest.strip().split("x"))
         if min(dims) < 2:
             raise _bad(spec, "every torus dimension must be >= 2")
-        return Torus(dims, spec=spec)
+        return kind, (dims,)
     if kind == "fabric":
         path = Path(rest.strip())
         if not rest.strip():
             raise _bad(spec, "fabric needs a PATH")
         if not path.is_file():
             raise _bad(spec, f"no such file {str(path)!r}")
-        return read_ibnetdiscover(path, spec=spec)
+        return kind, (path,)
     raise _bad(spec, f"unknown kind {kind!r}")
+
+
+def check_spec(spec: str) -> dict[str, int]:
+    """Endpoints, switches and links of a generated topology's SPEC (``xgft:``,
+    ``torus:``), computed without building it; a SpecError when the SPEC is
+    malformed, impossible or beyond :data:`MAX_ENDPOINTS` / :data:`MAX_LINKS`."""
+    kind, params = _parse(spec)
+    if kind == "xgft":
+        nodes, edges = _xgft_levels(*params)
+        counts = {"endpoints": nodes[0], "switches": sum(nodes[1:]), "links": sum(edges)}
+    elif kind == "torus":
+        counts = _torus_counts(*params)
+    else:
+        raise _bad(spec, "the size of a fabric is known only from its file")
+    if counts["endpoints"] > MAX_ENDPOINTS or counts["links"] > MAX_LINKS:
+        raise SpecError(
+            f"topology SPEC {spec!r} has {counts['endpoints']} endpoints and "
+            f"{counts['links']} links; the simulator builds at most {MAX_ENDPOINTS} endpoints "
+            f"and {MAX_LINKS} links"
+        )
+    return counts
+
+
+def parse_spec(spec: str) -> Topology:
+    """Build the topology a SPEC names: ``xgft:...``, ``torus:...`` or ``fabric:PATH``
+    (generated ones checked by :func:`check_spec` first)."""
+    kind, params = _parse(spec)
+    if kind == "fabric":
+        return read_ibnetdiscover(*params, spec=spec)
+    check_spec(spec)
+    return XGFT(*params, spec=spec) if kind == "xgft" else Torus(*params, spec=spec)
 
 
 def describe(spec_or_topology: str | Topology) -> dict[str, int]:

@@ -10,9 +10,10 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
 
 from netnoise.atomic import write_csv
-from netnoise.sim.congestion import layout, simulate, summarize
+from netnoise.sim.congestion import MAX_RUNS, layout, simulate, summarize
 from netnoise.sim.patterns import COLLECTIVES
 from netnoise.sim.routing import RoutingError
 from netnoise.sim.topology import SPEC_FORMS, SpecError, parse_spec
@@ -20,7 +21,7 @@ from netnoise.sim.topology import SPEC_FORMS, SpecError, parse_spec
 SPEC_HELP = f"topology: {SPEC_FORMS}"
 
 
-def _fail(err: Exception) -> int:
+def _fail(err: Exception | str) -> int:
     print(f"netnoise: {err}", file=sys.stderr)
     return 2
 
@@ -28,7 +29,7 @@ def _fail(err: Exception) -> int:
 def _cmd_describe(args: argparse.Namespace) -> int:
     try:
         topo = parse_spec(args.spec)
-    except SpecError as err:
+    except (SpecError, OSError) as err:
         return _fail(err)
     info = topo.describe()
     if args.json:
@@ -39,6 +40,26 @@ def _cmd_describe(args: argparse.Namespace) -> int:
             f"{info['links']} links"
         )
     return 0
+
+
+class _Progress:
+    """Runs done, on stderr, every ``every_s`` seconds of a long simulation."""
+
+    def __init__(self, total: int, every_s: float = 2.0) -> None:
+        self.total, self.every_s = total, every_s
+        self.start = self.shown = time.monotonic()
+
+    def __call__(self, done: int) -> None:
+        now = time.monotonic()
+        if now - self.shown >= self.every_s and done < self.total:
+            self.shown = now
+            rate = done / (now - self.start)
+            print(
+                f"netnoise: {done} of {self.total} runs simulated, about "
+                f"{(self.total - done) / rate:.0f} s left",
+                file=sys.stderr,
+                flush=True,
+            )
 
 
 def _fmt(stats: dict[str, float], digits: int = 3) -> str:
@@ -53,8 +74,16 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
     try:
         topo = parse_spec(args.topology)
         plan = layout(topo.n_endpoints, args.ratio, args.processes)
-        frame = simulate(topo, args.collective, args.ratio, args.runs, args.seed, args.processes)
-    except (SpecError, RoutingError, ValueError) as err:
+        frame = simulate(
+            topo,
+            args.collective,
+            args.ratio,
+            args.runs,
+            args.seed,
+            args.processes,
+            progress=_Progress(args.runs),
+        )
+    except (SpecError, RoutingError, ValueError, OSError) as err:
         return _fail(err)
     info = topo.describe()
     print(
@@ -77,7 +106,10 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
     )
     print(f"unperturbed time: {_fmt(summarize(frame['t_unperturbed']), 2)}")
     if args.out:
-        write_csv(args.out, frame)
+        try:
+            write_csv(args.out, frame)
+        except OSError as err:
+            return _fail(f"{args.out}: cannot write ({err})")
         print(f"wrote {len(frame)} rows to {args.out}")
     return 0
 
@@ -92,13 +124,28 @@ def _ratio(text: str) -> float:
     return value
 
 
-def _positive(text: str) -> int:
+def _positive(text: str, most: int | None = None) -> int:
     try:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be >= 1, got {text}")
+    if value < 1 or (most is not None and value > most):
+        bound = f"in [1, {most}]" if most is not None else ">= 1"
+        raise argparse.ArgumentTypeError(f"must be {bound}, got {text}")
+    return value
+
+
+def _runs(text: str) -> int:
+    return _positive(text, MAX_RUNS)
+
+
+def _seed(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be >= 0, got {text}")
     return value
 
 
@@ -138,8 +185,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         type=_ratio,
         help="perturbation ratio: fraction of all endpoints that perturb, round(R*N)",
     )
-    sim.add_argument("--runs", type=_positive, default=1000, help="random runs (default: 1000)")
-    sim.add_argument("--seed", type=int, default=1, help="seed of the runs (default: 1)")
+    sim.add_argument(
+        "--runs",
+        type=_runs,
+        default=1000,
+        help=f"random runs, at most {MAX_RUNS} (default: 1000); progress on stderr when long",
+    )
+    sim.add_argument("--seed", type=_seed, default=1, help="seed of the runs (default: 1)")
     sim.add_argument(
         "--processes",
         type=_positive,

@@ -37,7 +37,7 @@ VERDICTS = {
 
 
 def _fail(err: Exception) -> int:
-    print(f"netnoise variability: {err}", file=sys.stderr)
+    print(f"netnoise: {err}", file=sys.stderr)
     return 2
 
 
@@ -51,7 +51,7 @@ def _cmd_estimate(args: argparse.Namespace) -> int:
     try:
         metrics = metrics_of(args.run_dir)
         model = load_model(args.model)
-    except (ValueError, FileNotFoundError) as err:
+    except (ValueError, OSError) as err:
         return _fail(err)
     result = estimate(model, metrics)
     if args.json:
@@ -75,7 +75,7 @@ def _cmd_estimate(args: argparse.Namespace) -> int:
 def _cmd_metrics(args: argparse.Namespace) -> int:
     try:
         metrics = metrics_of(args.run_dir)
-    except (RunDirError, FileNotFoundError) as err:
+    except (RunDirError, OSError) as err:
         return _fail(err)
     print(json.dumps({k: _jsonable(v) for k, v in metrics.items()}, indent=2, sort_keys=True))
     return 0
@@ -85,9 +85,9 @@ def _cmd_train(args: argparse.Namespace) -> int:
     try:
         table = training_table(args.run_dirs)
         model = train(table, cv=args.cv, seed=args.seed)
-    except (ValueError, FileNotFoundError) as err:
+        save_model(args.model, model)
+    except (ValueError, OSError) as err:
         return _fail(err)
-    save_model(args.model, model)
     print(
         f"{args.model}: trained on {sum(model.applications.values())} runs of "
         f"{len(model.applications)} application(s); {args.cv}-fold R² {model.cv_r2:.2f}, "

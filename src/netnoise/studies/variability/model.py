@@ -21,19 +21,29 @@ printed order 1-7. The percentage "90% of the predicted SVR values fall within
 the RF estimation intervals" and "9.8% ... not within" are the coverage this
 module reports (``coverage``), and "96.1%" is ``containment``: the share of
 covered runs whose true z lies within SVR ± bound.
+
+Stored as data
+--------------
+
+A trained model keeps its estimators as numbers (:class:`RbfSvr`: the scaler's
+medians and IQRs, the support vectors, their coefficients, the intercept and
+γ; :class:`Forest`: every tree's nodes as arrays) and predicts from them as
+scikit-learn does. :func:`save_model` writes them to an ``.npz`` archive of
+plain arrays and one JSON record; :func:`load_model` reads it without
+unpickling anything and checks every array, so a model file, e.g. in a
+results bundle, cannot run code.
 """
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
+import json
 import math
 import os
-import sys
-from collections.abc import Iterator, Mapping, Sequence
+import zipfile
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-import joblib
 import numpy as np
 import pandas as pd
 import sklearn
@@ -55,10 +65,9 @@ DEFAULT_GRID: dict[str, list[float]] = {
     "gamma": [0.03, 0.3],
     "epsilon": [0.1],
 }
-MODEL_FORMAT = "netnoise-variability/1"
-# Where this module lived when model files were written that name its classes so
-# (e.g. the model of the shipped results bundle).
-FORMER_MODULES = ("netnoise.models.variability",)
+MODEL_FORMAT = "netnoise-variability/2"
+# A model file's arrays, unpacked, at most: 200 times a model of 100 trees on 5000 runs.
+MAX_MODEL_BYTES = 1 << 30
 
 
 def svr_pipeline(params: Mapping[str, float] | None = None) -> Pipeline:
@@ -103,16 +112,101 @@ def fit_forest(
     n_estimators: int = 100,
     seed: int = 0,
     n_jobs: int = 1,
-) -> RandomForestRegressor:
+) -> Forest:
     forest = RandomForestRegressor(n_estimators=n_estimators, random_state=seed, n_jobs=n_jobs)
-    return forest.fit(X.to_numpy(float), np.asarray(y, float))
+    return Forest.from_estimator(forest.fit(X.to_numpy(float), np.asarray(y, float)))
 
 
-def forest_interval(forest: RandomForestRegressor, X: pd.DataFrame) -> tuple[np.ndarray, ...]:
-    """Forest prediction and the spread (std) of its trees' predictions."""
-    data = X.to_numpy(np.float32)
-    per_tree = np.stack([tree.predict(data) for tree in forest.estimators_])
-    return per_tree.mean(axis=0), per_tree.std(axis=0)
+def fit_svr(X: pd.DataFrame, y: Sequence[float], params: Mapping[str, float]) -> RbfSvr:
+    return RbfSvr.from_pipeline(svr_pipeline(params).fit(X, np.asarray(y, float)))
+
+
+@dataclasses.dataclass(frozen=True)
+class RbfSvr:
+    """A fitted RobustScaler + RBF SVR pipeline as its numbers; predicts as the
+    pipeline does (to floating-point rounding)."""
+
+    center: np.ndarray  # the scaler's medians, one per feature
+    scale: np.ndarray  # ... and IQRs
+    support_vectors: np.ndarray  # (vectors, features), scaled
+    dual_coef: np.ndarray  # one per support vector
+    intercept: float
+    gamma: float
+
+    @classmethod
+    def from_pipeline(cls, pipe: Pipeline) -> RbfSvr:
+        scaler, svr = pipe.named_steps["scale"], pipe.named_steps["svr"]
+        return cls(
+            center=np.asarray(scaler.center_, float),
+            scale=np.asarray(scaler.scale_, float),
+            support_vectors=np.asarray(svr.support_vectors_, float),
+            dual_coef=np.asarray(svr.dual_coef_, float).ravel(),
+            intercept=float(svr.intercept_[0]),
+            gamma=float(svr._gamma),  # the γ it was fitted with ("scale" resolved)
+        )
+
+    def predict(self, X: np.ndarray) -> np.ndarray:
+        scaled = (np.asarray(X, float) - self.center) / self.scale
+        out = np.empty(len(scaled))
+        for start in range(0, len(scaled), 1024):  # bounds the distance matrix
+            part = scaled[start : start + 1024]
+            squared = ((part[:, None, :] - self.support_vectors[None, :, :]) ** 2).sum(axis=2)
+            out[start : start + len(part)] = np.exp(-self.gamma * squared) @ self.dual_coef
+        return out + self.intercept
+
+
+@dataclasses.dataclass(frozen=True)
+class Forest:
+    """A fitted random forest's trees as arrays. The nodes of every tree are one
+    block of ``left``, ``right`` (node numbers, -1 at a leaf), ``feature``,
+    ``threshold`` and ``value``; ``roots`` holds each tree's first node."""
+
+    roots: np.ndarray
+    left: np.ndarray
+    right: np.ndarray
+    feature: np.ndarray
+    threshold: np.ndarray
+    value: np.ndarray
+
+    @classmethod
+    def from_estimator(cls, forest: RandomForestRegressor) -> Forest:
+        trees = [estimator.tree_ for estimator in forest.estimators_]
+        offsets = np.cumsum([0] + [t.node_count for t in trees[:-1]])
+
+        def joined(attribute: str, shift: bool = False) -> np.ndarray:
+            parts = []
+            for tree, offset in zip(trees, offsets, strict=True):
+                part = np.asarray(getattr(tree, attribute)).astype(np.int64 if shift else None)
+                parts.append(np.where(part >= 0, part + offset, -1) if shift else part)
+            return np.concatenate(parts)
+
+        leaf = joined("children_left") < 0
+        return cls(
+            roots=offsets.astype(np.int64),
+            left=joined("children_left", shift=True),
+            right=joined("children_right", shift=True),
+            feature=np.where(leaf, 0, joined("feature")).astype(np.int64),
+            threshold=np.where(leaf, 0.0, joined("threshold")).astype(float),
+            value=np.concatenate([np.asarray(t.value, float).reshape(-1) for t in trees]),
+        )
+
+    def predict_trees(self, X: np.ndarray) -> np.ndarray:
+        """Every tree's prediction of every row: (trees, rows)."""
+        # The trees split float32 features, as scikit-learn's do.
+        data = np.asarray(X, np.float32)
+        node = np.repeat(self.roots[:, None], len(data), axis=1)
+        rows = np.arange(len(data))[None, :]
+        inner = self.left[node] >= 0
+        while inner.any():
+            below = data[rows, self.feature[node]] <= self.threshold[node]
+            node = np.where(inner, np.where(below, self.left[node], self.right[node]), node)
+            inner = self.left[node] >= 0
+        return self.value[node]
+
+    def interval(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Forest prediction and the spread (std) of its trees' predictions."""
+        per_tree = self.predict_trees(X)
+        return per_tree.mean(axis=0), per_tree.std(axis=0)
 
 
 def combine(
@@ -151,12 +245,13 @@ def combined_evaluation(
     y = np.asarray(y, float)
     parts = []
     for train, test in folds(cv, seed).split(X):
-        svr = svr_pipeline(params).fit(X.iloc[train], y[train])
+        svr = fit_svr(X.iloc[train], y[train], params)
         forest = fit_forest(
             X.iloc[train], y[train], n_estimators=n_estimators, seed=seed, n_jobs=n_jobs
         )
-        rf, spread = forest_interval(forest, X.iloc[test])
-        part = combine(svr.predict(X.iloc[test]), rf, spread, bound_scale)
+        held_out = X.iloc[test].to_numpy(float)
+        rf, spread = forest.interval(held_out)
+        part = combine(svr.predict(held_out), rf, spread, bound_scale)
         part.index = X.index[test]
         part["z_true"] = y[test]
         parts.append(part)
@@ -181,8 +276,8 @@ def rates(table: pd.DataFrame) -> dict[str, float]:
 class VariabilityModel:
     """SVR + random forest trained on all runs, with the rates measured out of fold."""
 
-    svr: Pipeline
-    forest: RandomForestRegressor
+    svr: RbfSvr
+    forest: Forest
     params: dict[str, float]
     bound_scale: float
     cv_r2: float  # mean k-fold R² of the SVR with ``params`` (the grid's best score)
@@ -196,9 +291,11 @@ class VariabilityModel:
     sklearn_version: str = sklearn.__version__
 
     def predict(self, X: pd.DataFrame) -> pd.DataFrame:
-        svr = self.svr.predict(X.loc[:, list(self.features)])
-        rf, spread = forest_interval(self.forest, X.loc[:, list(self.features)])
-        out = combine(svr, rf, spread, self.bound_scale)
+        data = X.loc[:, list(self.features)].to_numpy(float)
+        if not np.isfinite(data).all():
+            raise ValueError("the model predicts from finite features only")
+        rf, spread = self.forest.interval(data)
+        out = combine(self.svr.predict(data), rf, spread, self.bound_scale)
         out.index = X.index
         return out
 
@@ -236,7 +333,7 @@ def train(
     )
     apps = table.loc[X.index, "application"].value_counts().sort_index()
     return VariabilityModel(
-        svr=svr_pipeline(params).fit(X, y.to_numpy()),
+        svr=fit_svr(X, y.to_numpy(), params),
         forest=fit_forest(X, y, n_estimators=n_estimators, seed=seed, n_jobs=n_jobs),
         params=params,
         bound_scale=bound_scale,
@@ -289,34 +386,134 @@ def estimate(model: VariabilityModel, run_metrics: Mapping[str, Any]) -> dict[st
     return out
 
 
+_SVR_ARRAYS = ("center", "scale", "support_vectors", "dual_coef")
+_FOREST_ARRAYS = ("roots", "left", "right", "feature", "threshold", "value")
+_FOREST_FLOATS = ("threshold", "value")
+_EVALUATION = {"svr": "f", "rf": "f", "bound": "f", "accepted": "b", "z": "f", "z_true": "f"}
+
+
 def save_model(path: str | os.PathLike[str], model: VariabilityModel) -> None:
-    """Write the model atomically (joblib). Load only models you trust: it is a pickle."""
-    with atomic_path(path) as tmp:
-        joblib.dump({"format": MODEL_FORMAT, "model": model}, tmp)
+    """Write the model atomically as data: an ``.npz`` archive of plain arrays."""
+    record = {
+        "format": MODEL_FORMAT,
+        "params": model.params,
+        "bound_scale": model.bound_scale,
+        "cv_r2": model.cv_r2,
+        "coverage": model.coverage,
+        "containment": model.containment,
+        "features": list(model.features),
+        "applications": model.applications,
+        "seed": model.seed,
+        "sklearn_version": model.sklearn_version,
+        "svr_intercept": model.svr.intercept,
+        "svr_gamma": model.svr.gamma,
+    }
+    arrays = {f"svr_{k}": getattr(model.svr, k) for k in _SVR_ARRAYS}
+    arrays |= {f"forest_{k}": getattr(model.forest, k) for k in _FOREST_ARRAYS}
+    evaluation = model.evaluation
+    arrays["evaluation_index"] = evaluation.index.to_numpy(np.int64)
+    arrays |= {f"evaluation_{k}": evaluation[k].to_numpy() for k in _EVALUATION}
+    with atomic_path(path) as tmp, open(tmp, "wb") as fh:
+        np.savez_compressed(fh, record=np.array(json.dumps(record)), **arrays)
 
 
-@contextlib.contextmanager
-def _former_module_names() -> Iterator[None]:
-    """Let the unpickler find this module's classes under their former module names."""
-    added = [name for name in FORMER_MODULES if name not in sys.modules]
-    for name in added:
-        sys.modules[name] = sys.modules[__name__]
-    try:
-        yield
-    finally:
-        for name in added:
-            del sys.modules[name]
+def _checked(
+    name: str, array: np.ndarray, kind: str, ndim: int, *, missing: bool = False
+) -> np.ndarray:
+    """``array`` if it has the dtype kind and dimensions, and finite numbers (or NaN
+    where values may be ``missing``)."""
+    if array.dtype.kind != kind or array.ndim != ndim:
+        raise ValueError(f"{name}: {array.dtype} array of {array.ndim} dimension(s)")
+    if kind == "f" and not (np.isfinite(array) | (missing & np.isnan(array))).all():
+        raise ValueError(f"{name}: not finite")
+    return array
+
+
+def _forest_problem(forest: Forest, features: int) -> str | None:
+    """Why ``forest`` is not a forest of well-formed trees over ``features`` features."""
+    n = len(forest.left)
+    if any(len(getattr(forest, k)) != n for k in _FOREST_ARRAYS[1:]):
+        return "its node arrays differ in length"
+    ends = np.append(forest.roots[1:], n)
+    if len(forest.roots) == 0 or forest.roots[0] != 0 or (ends <= forest.roots).any():
+        return "its trees are not consecutive blocks of nodes"
+    tree_end = np.repeat(ends, ends - forest.roots)
+    node = np.arange(n)
+    inner = forest.left >= 0
+    if ((forest.right >= 0) != inner).any():
+        return "a node has one child"
+    # Children follow their parent inside its tree: every descent ends at a leaf.
+    for child in (forest.left, forest.right):
+        if ((child[inner] <= node[inner]) | (child[inner] >= tree_end[inner])).any():
+            return "a node's child lies outside its tree or before it"
+    if ((forest.feature[inner] < 0) | (forest.feature[inner] >= features)).any():
+        return f"a split names a feature beyond the {features} features"
+    return None
 
 
 def load_model(path: str | os.PathLike[str]) -> VariabilityModel:
-    """Read a model written by :func:`save_model`, by this or an earlier layout of netnoise."""
+    """Read a model written by :func:`save_model`, checking every array; a file that
+    is not one is a ValueError. Nothing in the file is executed."""
     try:
-        with _former_module_names():
-            data = joblib.load(path)
+        with zipfile.ZipFile(path) as archive:
+            unpacked = sum(info.file_size for info in archive.infolist())
+        if unpacked > MAX_MODEL_BYTES:
+            raise ValueError(f"{unpacked} bytes unpacked, more than {MAX_MODEL_BYTES}")
+        with np.load(path, allow_pickle=False) as data:
+            arrays = {name: data[name] for name in data.files}
+        record = json.loads(str(arrays.pop("record")))
+        if not isinstance(record, dict) or record.get("format") != MODEL_FORMAT:
+            raise ValueError(f"not a {MODEL_FORMAT} model")
+        features = tuple(record["features"])
+        if not set(features) <= set(FEATURES) or len(set(features)) != len(features):
+            raise ValueError(f"features {features} are not among {FEATURES}")
+        svr_arrays = {
+            k: _checked(k, arrays[f"svr_{k}"], "f", 2 if k == "support_vectors" else 1)
+            for k in _SVR_ARRAYS
+        }
+        svr = RbfSvr(
+            **svr_arrays,
+            intercept=float(record["svr_intercept"]),
+            gamma=float(record["svr_gamma"]),
+        )
+        width = len(features)
+        vectors = len(svr.dual_coef)
+        if svr.center.shape != (width,) or svr.scale.shape != (width,) or (svr.scale <= 0).any():
+            raise ValueError("the scaler does not match the features")
+        if svr.support_vectors.shape != (vectors, width) or not math.isfinite(svr.gamma):
+            raise ValueError("the support vectors do not match their coefficients")
+        forest = Forest(
+            **{
+                k: _checked(k, arrays[f"forest_{k}"], "f" if k in _FOREST_FLOATS else "i", 1)
+                for k in _FOREST_ARRAYS
+            }
+        )
+        problem = _forest_problem(forest, width)
+        if problem:
+            raise ValueError(f"the forest is malformed: {problem}")
+        index = _checked("evaluation_index", arrays["evaluation_index"], "i", 1)
+        evaluation = pd.DataFrame(
+            {
+                k: _checked(k, arrays[f"evaluation_{k}"], kind, 1, missing=k == "z")
+                for k, kind in _EVALUATION.items()
+            },
+            index=pd.Index(index),
+        )
+        return VariabilityModel(
+            svr=svr,
+            forest=forest,
+            params={str(k): float(v) for k, v in record["params"].items()},
+            bound_scale=float(record["bound_scale"]),
+            cv_r2=float(record["cv_r2"]),
+            coverage=float(record["coverage"]),
+            containment=float(record["containment"]),
+            evaluation=evaluation,
+            features=features,
+            applications={str(k): int(v) for k, v in record["applications"].items()},
+            seed=int(record["seed"]),
+            sklearn_version=str(record["sklearn_version"]),
+        )
     except FileNotFoundError:
         raise
-    except Exception as err:
-        raise ValueError(f"{path}: not a variability model ({err})") from err
-    if not isinstance(data, dict) or data.get("format") != MODEL_FORMAT:
-        raise ValueError(f"{path}: not a {MODEL_FORMAT} model file")
-    return data["model"]
+    except (ValueError, KeyError, TypeError, OSError, zipfile.BadZipFile, EOFError) as err:
+        raise ValueError(f"{path}: not a variability model ({err})") from None

@@ -1,0 +1,379 @@
+"""Hostile and damaged bundles: whoever edits a bundle can recompute its manifest's
+checksums, so a bundle is trusted for nothing but data. Each one below is refused by
+``bundle verify`` (and so by ``review`` and ``open_results``) with a clear error,
+never a traceback, never run, never accepted silently."""
+
+from __future__ import annotations
+
+import gzip
+import io
+import os
+import pickle
+import subprocess
+import tarfile
+
+import numpy as np
+import pytest
+import yaml
+
+from netnoise import __version__, bundle
+from netnoise.bundle import BundleError
+from netnoise.config import validate
+from tests.conftest import snakemake
+from tests.core.test_bundle import make_bundle
+
+TABLE = "results/testbed/tidy/a.csv"
+
+
+class Payload:
+    """Unpickling it would create the file ``marker``."""
+
+    def __init__(self, marker):
+        self.marker = str(marker)
+
+    def __reduce__(self):
+        return (open, (self.marker, "w"))
+
+
+def _npz(**arrays) -> bytes:
+    out = io.BytesIO()
+    np.savez(out, **arrays)
+    return out.getvalue()
+
+
+def _nested(depth: int) -> str:
+    return "[" * depth + "]" * depth
+
+
+def _symlink(info):
+    info.type, info.linkname = tarfile.SYMTYPE, "/etc/passwd"
+
+
+def _hardlink(info):
+    info.type, info.linkname = tarfile.LNKTYPE, bundle.CONFIG
+
+
+def _device(info):
+    info.type, info.devmajor, info.devminor = tarfile.CHRTYPE, 1, 3
+
+
+def _truncated(path):
+    data = path.read_bytes()
+    path.write_bytes(data[: len(data) // 2])
+
+
+def _uncompressed(path):
+    with gzip.open(path) as fh:
+        path.write_bytes(fh.read())
+
+
+def _tampered_config(path):
+    """Edit config.yaml after packing, leaving the manifest as it was."""
+    with tarfile.open(path) as tar:
+        members = {m.name: tar.extractfile(m).read() for m in tar.getmembers()}
+    config = yaml.safe_load(members[bundle.CONFIG])
+    config["network_noise"]["seed"] = 99
+    members[bundle.CONFIG] = yaml.safe_dump(config).encode()
+    with tarfile.open(path, "w:gz") as tar:
+        for name, data in members.items():
+            bundle._add(tar, name, data)
+
+
+def _doubled(path):
+    """A second member of an existing name, after the first."""
+    with tarfile.open(path) as tar:
+        members = [(m.name, tar.extractfile(m).read()) for m in tar.getmembers()]
+    with tarfile.open(path, "w:gz") as tar:
+        for name, data in [*members, (TABLE, b"a\n666\n")]:
+            bundle._add(tar, name, data)
+
+
+GOOD = {TABLE: b"a\n1\n"}
+CONFIG = validate({})
+MODEL = "results/testbed/models/variability"
+
+
+def _entries(files, how):
+    """Manifest entries of the config and ``files``, changed as ``how`` says."""
+    contents = {bundle.CONFIG: yaml.safe_dump(CONFIG).encode(), **files}
+    entries = {n: {"sha256": bundle._sha256(d), "bytes": len(d)} for n, d in contents.items()}
+    if how == "wrong checksum":
+        entries[TABLE]["sha256"] = bundle._sha256(b"another table\n")
+    elif how == "unlisted":
+        del entries[TABLE]
+    elif how == "extra":
+        entries["results/testbed/tidy/gone.csv"] = {"sha256": "0" * 64, "bytes": 1}
+    elif how == "no config":
+        del entries[bundle.CONFIG]
+    elif how == "no checksum":
+        del entries[TABLE]["sha256"]
+    return entries
+
+
+# case -> (files, given the marker a payload would create; make_bundle keywords;
+#          damage done to the packed file; what the error says)
+HOSTILE = {
+    "pickle payload": (
+        lambda marker: {f"{MODEL}.joblib": pickle.dumps(Payload(marker))},
+        {},
+        None,
+        f"'{MODEL}.joblib' is not a data format a bundle may carry",
+    ),
+    "pickle inside an npz": (
+        lambda marker: {f"{MODEL}.npz": _npz(model=np.array([Payload(marker)]))},
+        {},
+        None,
+        "variability.npz: model.npy holds Python objects (a pickle), not numbers",
+    ),
+    "pickle named npz": (
+        lambda marker: {f"{MODEL}.npz": pickle.dumps(Payload(marker))},
+        {},
+        None,
+        "variability.npz: not an archive of arrays (File is not a zip file)",
+    ),
+    "shell script": (
+        lambda marker: {"results/testbed/run.sh": f"#!/bin/sh\ntouch {marker}\n".encode()},
+        {},
+        None,
+        "'results/testbed/run.sh' is not a data format",
+    ),
+    "path traversal": (
+        lambda _: {"../escape.csv": b"x\n"},
+        {},
+        None,
+        "unsafe member name '../escape.csv'",
+    ),
+    "absolute path": (
+        lambda _: {"/tmp/abs.csv": b"x\n"},
+        {},
+        None,
+        "unsafe member name '/tmp/abs.csv'",
+    ),
+    "path not in normal form": (
+        lambda _: {"results//testbed/./a.csv": b"x\n"},
+        {},
+        None,
+        "unsafe member name 'results//testbed/./a.csv'",
+    ),
+    "symbolic link": (
+        lambda _: GOOD,
+        {"members": {"results/testbed/link.csv": _symlink}},
+        None,
+        "'results/testbed/link.csv' is not a regular file",
+    ),
+    "hard link": (
+        lambda _: GOOD,
+        {"members": {"results/testbed/hard.csv": _hardlink}},
+        None,
+        "'results/testbed/hard.csv' is not a regular file",
+    ),
+    "device": (
+        lambda _: GOOD,
+        {"members": {"results/testbed/null.csv": _device}},
+        None,
+        "'results/testbed/null.csv' is not a regular file",
+    ),
+    "member given twice": (lambda _: GOOD, {}, _doubled, f"'{TABLE}' appears 2 times"),
+    "tampered config": (
+        lambda _: GOOD,
+        {},
+        _tampered_config,
+        "config.yaml does not match its checksum",
+    ),
+    "config not in the manifest": (
+        lambda _: GOOD,
+        {"listed": "no config"},
+        None,
+        "manifest.json does not cover config.yaml",
+    ),
+    "empty manifest": (
+        lambda _: GOOD,
+        {"listed": {}},
+        None,
+        "manifest.json: 'files' must map every file of the bundle to its checksum",
+    ),
+    "files as a list": (
+        lambda _: GOOD,
+        {"listed": [TABLE, bundle.CONFIG]},
+        None,
+        "'files' must map every file of the bundle",
+    ),
+    "manifest a list": (
+        lambda _: GOOD,
+        {"manifest": [1, 2]},
+        None,
+        "manifest.json is a JSON list, not an object",
+    ),
+    "manifest not JSON": (
+        lambda _: GOOD,
+        {"manifest": b"{oops"},
+        None,
+        "manifest.json is not JSON (Expecting property name",
+    ),
+    "deeply nested manifest": (
+        lambda _: GOOD,
+        {"manifest": _nested(100_000).encode()},
+        None,
+        "manifest.json is nested too deeply",
+    ),
+    "manifest entry without checksum": (
+        lambda _: GOOD,
+        {"listed": "no checksum"},
+        None,
+        f"the entry of '{TABLE}' needs a sha256 and a size",
+    ),
+    "manifest without its run's record": (
+        lambda _: GOOD,
+        {"manifest": {"git": "HEAD", "created": 0}},
+        None,
+        "'git' must give the run's sha and dirty; manifest.json: 'created' must be text",
+    ),
+    "older format": (
+        lambda _: GOOD,
+        {"manifest": {"format": "netnoise-bundle-1"}},
+        None,
+        f"bundle format 'netnoise-bundle-1'; this netnoise ({__version__}) reads "
+        "'netnoise-bundle-2': make the bundle again",
+    ),
+    "checksum of another file": (
+        lambda _: GOOD,
+        {"listed": "wrong checksum"},
+        None,
+        f"{TABLE} does not match its checksum",
+    ),
+    "unlisted file": (
+        lambda _: GOOD,
+        {"listed": "unlisted"},
+        None,
+        f"files not in the manifest: ['{TABLE}']",
+    ),
+    "listed file missing": (
+        lambda _: GOOD,
+        {"listed": "extra"},
+        None,
+        "files in the manifest are missing: ['results/testbed/tidy/gone.csv']",
+    ),
+    "malformed config": (
+        lambda _: GOOD,
+        {"config": "platform: [testbed\n"},
+        None,
+        ":config.yaml:2:1): malformed YAML: while parsing a flow sequence",
+    ),
+    "config with a key twice": (
+        lambda _: GOOD,
+        {"config": "platform: {}\nplatform: {kind: localhost}\n"},
+        None,
+        ":config.yaml:2:1): key 'platform' is given twice",
+    ),
+    "deeply nested config": (
+        lambda _: GOOD,
+        {"config": f"platform: {_nested(5000)}\n"},
+        None,
+        ":config.yaml): nested too deeply",
+    ),
+    "config of another schema": (
+        lambda _: GOOD,
+        {"config": {"platform": {"kind": "cloud"}}},
+        None,
+        "its config does not match this version's schema: invalid configuration",
+    ),
+    "config with a NaN": (
+        lambda _: GOOD,
+        {"config": {"platform": {"timeout_s": float("nan")}}},
+        None,
+        "platform.timeout_s: nan is not a finite number",
+    ),
+    "platform other than the manifest's": (
+        lambda _: GOOD,
+        {"config": {"platform": {"kind": "slurm"}, "latency_variation": {"enabled": False}}},
+        None,
+        "its config runs on 'slurm', its manifest says 'testbed'",
+    ),
+    "json sidecar that is not JSON": (
+        lambda _: {f"{TABLE}.prov.json": b"{not json"},
+        {},
+        None,
+        "a.csv.prov.json: not JSON (Expecting property name",
+    ),
+    "truncated archive": (lambda _: GOOD, {}, _truncated, "damaged or not a bundle"),
+    "plain tar": (lambda _: GOOD, {}, _uncompressed, "damaged or not a bundle"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(HOSTILE))
+def test_hostile_bundles_are_refused_and_never_run(tmp_path, case):
+    files, options, damage, message = HOSTILE[case]
+    marker = tmp_path / "ran"
+    files = files(marker)
+    options = {"config": CONFIG, **options}
+    if isinstance(options.get("listed"), str):
+        options["listed"] = _entries(files, options["listed"])
+    path = make_bundle(tmp_path / "b.tar.gz", files, **options)
+    if damage is not None:
+        damage(path)
+    with pytest.raises(BundleError) as err:
+        bundle.verify(path)
+    assert message in str(err.value)
+    assert str(path) in str(err.value)
+    with pytest.raises(BundleError):
+        bundle.review(path, tmp_path / "review")
+    assert not (tmp_path / "review").exists()
+    assert not marker.exists()
+
+
+def test_a_bundle_too_large_to_unpack_is_refused(tmp_path, monkeypatch):
+    path = make_bundle(tmp_path / "b.tar.gz", {TABLE: b"a\n" + b"1\n" * 1000}, config=CONFIG)
+    assert bundle.verify(path)["platform"] == "testbed"
+    monkeypatch.setattr(bundle, "MAX_BYTES", 1000)
+    with pytest.raises(BundleError, match="more than 1000"):
+        bundle.verify(path)
+
+
+def test_no_such_bundle_or_not_a_file(tmp_path):
+    for path in (tmp_path / "absent.tar.gz", tmp_path):
+        with pytest.raises(BundleError, match="no such bundle"):
+            bundle.verify(path)
+    (tmp_path / "junk.tar.gz").write_bytes(b"junk")
+    with pytest.raises(BundleError, match="damaged or not a bundle"):
+        bundle.verify(tmp_path / "junk.tar.gz")
+    plain = tmp_path / "plain.tar.gz"
+    with tarfile.open(plain, "w:gz") as tar:
+        bundle._add(tar, "readme.txt", b"hello")
+    with pytest.raises(BundleError, match=r"no manifest\.json: not a netnoise bundle"):
+        bundle.verify(plain)
+
+
+@pytest.mark.root
+@pytest.mark.skipif(os.geteuid() != 0, reason="network namespaces need root")
+def test_the_workflows_end_under_a_reviews_config_leaves_other_testbeds_up(tmp_path):
+    """A review runs the workflow with a bundle's config, whose testbed names may be
+    those of a run in progress; the workflow's end tears down the testbed of its
+    config. Under the review's config it leaves every testbed as it is."""
+    prefix = "nnbh"
+    namespace = f"{prefix}-n01"
+    config = validate({"platform": {"testbed": {"prefix": prefix}}})
+    (tmp_path / bundle.CONFIG).write_text(yaml.safe_dump(config))
+    # A target that exists (as in a bundle): the run has nothing to do, then ends.
+    target = "results/testbed/tables/testbed_validation.csv"
+    for made in (target, f"{target}.prov.json"):
+        (tmp_path / made).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / made).write_text("made\n")
+    run = ["--cores", "1", "--allowed-rules", "validate_testbed", target]
+    subprocess.run(["ip", "netns", "add", namespace], check=True)
+    try:
+        reviewed = bundle.review_configfiles(tmp_path)
+        out = snakemake("--configfile", *map(str, reviewed), *run, cwd=tmp_path)
+        assert out.returncode == 0, out.stderr[-3000:]
+        assert "Nothing to be done" in out.stderr
+        assert namespace in _namespaces(), "the review's end removed a testbed it did not create"
+        # The bundle's config alone would have removed it: the hazard is real.
+        out = snakemake("--configfile", str(tmp_path / bundle.CONFIG), *run, cwd=tmp_path)
+        assert out.returncode == 0, out.stderr[-3000:]
+        assert namespace not in _namespaces()
+    finally:
+        subprocess.run(["ip", "netns", "delete", namespace], check=False, capture_output=True)
+
+
+def _namespaces() -> list[str]:
+    out = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True, check=True)
+    return [line.split()[0] for line in out.stdout.splitlines() if line.strip()]

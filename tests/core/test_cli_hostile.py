@@ -1,0 +1,244 @@
+"""Bad command-line input, as a new user or a hostile one gives it: every case ends
+in ``netnoise: <message>`` naming what is wrong, with a non-zero status, never a
+traceback and never a result."""
+
+from __future__ import annotations
+
+import gzip
+import tarfile
+
+import pytest
+
+from netnoise.cli import main
+from tests.core.test_bundle import make_bundle
+from tests.core.test_io import PREAMBLE
+
+HEADER = PREAMBLE + "pair,rtt_us\n"
+
+
+def _simulate(topology="torus:4x4", collective="allreduce", *more):
+    return ["simulate", "--topology", topology, "--collective", collective, "--ratio", "0.5", *more]
+
+
+def _text(text):
+    return lambda path: path.write_text(text) or path
+
+
+def _bytes(data):
+    return lambda path: path.write_bytes(data) or path
+
+
+def _directory(path):
+    path.mkdir()
+    return path
+
+
+def _truncated_bundle(path):
+    make_bundle(path, {"results/testbed/tidy/a.csv": b"a\n1\n"}, config={})
+    data = path.read_bytes()
+    path.write_bytes(data[: len(data) // 2])
+    return path
+
+
+def _bundle(**options):
+    return lambda path: make_bundle(path, {"results/testbed/tidy/a.csv": b"a\n1\n"}, **options)
+
+
+def _uncompressed_bundle(path):
+    _bundle(config={})(path)
+    with gzip.open(path) as fh:
+        path.write_bytes(fh.read())
+    return path
+
+
+def _tar_without_manifest(path):
+    with tarfile.open(path, "w:gz") as tar:
+        info = tarfile.TarInfo("readme.txt")
+        tar.addfile(info)
+    return path
+
+
+# case -> (argv, where FILE stands for a path that make(path) prepares; make; the
+#          message, or a part of it, the error gives)
+CASES = {
+    # parse: benchmark result files
+    "parse binary file": (["parse", "FILE"], _bytes(b"\x00\xff\xfe" * 100), "not a text file"),
+    "parse directory": (["parse", "FILE"], _directory, "is a directory"),
+    "parse missing file": (["parse", "FILE"], None, "No such file"),
+    "parse empty file": (["parse", "FILE"], _text(""), "FILE"),
+    "parse nan sample": (["parse", "FILE"], _text(HEADER + "0,nan\n#@end=1\n"), "nan"),
+    "parse infinite sample": (["parse", "FILE"], _text(HEADER + "0,inf\n#@end=1\n"), "inf"),
+    "parse negative sample": (["parse", "FILE"], _text(HEADER + "0,-1.5\n#@end=1\n"), "-1.5"),
+    "parse duplicated column": (
+        ["parse", "FILE"],
+        _text(PREAMBLE + "pair,rtt_us,rtt_us\n0,1,2\n#@end=1\n"),
+        "rtt_us",
+    ),
+    "parse row cut mid-number": (["parse", "FILE"], _text(HEADER + "0,1.5\n0,188."), "#@end"),
+    "parse row cut after a comma": (["parse", "FILE"], _text(HEADER + "0,\n#@end=1\n"), "empty"),
+    "parse wrong row count": (["parse", "FILE"], _text(HEADER + "0,1.5\n#@end=2\n"), "2"),
+    "parse no end marker": (["parse", "FILE"], _text(HEADER + "0,1.5\n"), "#@end"),
+    # config check
+    "config malformed YAML": (["config", "check", "FILE"], _text("a: [b\n"), "malformed YAML"),
+    "config key twice": (
+        ["config", "check", "FILE"],
+        _text("platform: {}\nplatform: {}\n"),
+        "'platform' is given twice",
+    ),
+    "config nan timeout": (
+        ["config", "check", "FILE"],
+        _text("platform: {timeout_s: .nan}\n"),
+        "platform.timeout_s",
+    ),
+    "config float repetitions": (
+        ["config", "check", "FILE"],
+        _text("baseline: {repetitions: 3.0}\n"),
+        "baseline.repetitions",
+    ),
+    "config float node count": (
+        ["config", "check", "FILE"],
+        _text("platform: {testbed: {nodes: 8.0}}\n"),
+        "platform.testbed.nodes",
+    ),
+    "config prefix with newline": (
+        ["config", "check", "FILE"],
+        _text('platform: {testbed: {prefix: "zq\\n"}}\n'),
+        "platform.testbed.prefix",
+    ),
+    "config iterations beyond the programs": (
+        ["config", "check", "FILE"],
+        _text("baseline: {iterations: 1.0e+20}\n"),
+        "baseline.iterations",
+    ),
+    "config empty xgft": (
+        ["config", "check", "FILE"],
+        _text("network_noise: {fat_trees: ['xgft:0,0/1']}\n"),
+        "network_noise.fat_trees",
+    ),
+    "config huge torus": (
+        ["config", "check", "FILE"],
+        _text("network_noise: {torus_2d: 'torus:100000x100000'}\n"),
+        "torus",
+    ),
+    "config deeply nested": (["config", "check", "FILE"], _text("a: " + "[" * 5000), "FILE"),
+    "config a list": (["config", "check", "FILE"], _text("- 1\n- 2\n"), "FILE"),
+    "config missing file": (["config", "check", "FILE"], None, "No such file"),
+    "config binary file": (["config", "check", "FILE"], _bytes(b"\xff\xfe\x00\x01" * 50), "FILE"),
+    # bundles
+    "bundle truncated": (["bundle", "verify", "FILE"], _truncated_bundle, "damaged"),
+    "bundle manifest a list": (
+        ["bundle", "verify", "FILE"],
+        _bundle(manifest=[1], config={}),
+        "JSON list",
+    ),
+    "bundle files a list": (
+        ["bundle", "verify", "FILE"],
+        _bundle(listed=["config.yaml"], config={}),
+        "'files' must map",
+    ),
+    "bundle malformed config": (
+        ["bundle", "verify", "FILE"],
+        _bundle(config="platform: [x\n"),
+        "malformed YAML",
+    ),
+    "bundle nested config": (
+        ["bundle", "verify", "FILE"],
+        _bundle(config="platform: " + "[" * 5000 + "]" * 5000 + "\n"),
+        "nested too deeply",
+    ),
+    "bundle not gzipped": (["bundle", "verify", "FILE"], _uncompressed_bundle, "damaged"),
+    "bundle without manifest": (
+        ["bundle", "verify", "FILE"],
+        _tar_without_manifest,
+        "not a netnoise bundle",
+    ),
+    "bundle missing": (["bundle", "verify", "FILE"], None, "no such bundle"),
+    "review of a damaged bundle": (
+        ["review", "--bundle", "FILE", "--workdir", "FILE.review"],
+        _truncated_bundle,
+        "damaged",
+    ),
+    # the congestion simulator
+    "simulate too many runs": (
+        _simulate("torus:4x4", "allreduce", "--runs", "1e12"),
+        None,
+        "--runs",
+    ),
+    "simulate runs beyond the bound": (
+        _simulate("torus:4x4", "allreduce", "--runs", "10000000"),
+        None,
+        "--runs",
+    ),
+    "simulate zero runs": (
+        _simulate("torus:4x4", "allreduce", "--runs", "0"),
+        None,
+        "--runs",
+    ),
+    "simulate negative seed": (
+        _simulate("torus:4x4", "allreduce", "--seed", "-1"),
+        None,
+        "--seed",
+    ),
+    "simulate empty torus": (
+        _simulate("torus:0x0", "allreduce", "--runs", "1"),
+        None,
+        "torus",
+    ),
+    "simulate huge torus": (
+        _simulate("torus:100000x100000", "allreduce"),
+        None,
+        "torus",
+    ),
+    "simulate unknown topology": (
+        _simulate("mesh:3", "allreduce"),
+        None,
+        "mesh:3",
+    ),
+    "simulate unknown collective": (
+        _simulate("torus:4x4", "gossip"),
+        None,
+        "--collective",
+    ),
+    "simulate ratio above one": (
+        ["simulate", "--topology", "torus:4x4", "--collective", "allreduce", "--ratio", "2"],
+        None,
+        "--ratio",
+    ),
+    "simulate output under a file": (
+        _simulate("torus:4x4", "allreduce", "--runs", "2", "--out", "FILE/runs.csv"),
+        _text("a file, not a directory\n"),
+        "cannot write",
+    ),
+    "topology describe bad spec": (["topology", "describe", "xgft:0,0/1"], None, "xgft"),
+    # variability
+    "variability metrics of a missing run": (["variability", "metrics", "FILE"], None, "FILE"),
+    "variability train on a file": (
+        ["variability", "train", "FILE", "--model", "FILE.npz"],
+        _text("not a run directory\n"),
+        "FILE",
+    ),
+    # usage errors
+    "unknown command": (["frobnicate"], None, "invalid choice"),
+    "unknown option": (["parse", "--frobnicate", "x"], None, "unrecognized arguments"),
+    "unknown study": (["studies", "--files", "nope"], None, "nope"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_bad_input_ends_in_one_clear_line(tmp_path, capsys, case):
+    argv, make, message = CASES[case]
+    path = tmp_path / "input"
+    if make is not None:
+        make(path)
+    argv = [arg.replace("FILE", str(path)) for arg in argv]
+    try:
+        status = main(argv)
+    except SystemExit as exit_:
+        status = exit_.code
+    captured = capsys.readouterr()
+    assert status not in (0, None), captured.out
+    assert "Traceback" not in captured.err
+    last = captured.err.strip().splitlines()[-1]
+    assert last.startswith("netnoise: "), captured.err
+    assert message.replace("FILE", str(path)) in last, captured.err
+    assert "unexpected" not in last, captured.err
