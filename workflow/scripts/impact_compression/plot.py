@@ -20,10 +20,15 @@ with logged(snakemake.log[0]):
         ),
         "fig8_prediction_errors": figures.prediction_errors(pd.read_csv(inputs.predictions)),
         "fig9_error_summary": figures.error_summary(
-            pd.read_csv(inputs.error_summary), pd.read_csv(inputs.published_claims)
+            pd.read_csv(inputs.error_summary),
+            ic.published_scores(
+                pd.read_csv(inputs.published_table1), pd.read_csv(inputs.published_claims)
+            ),
         ),
         "table1_slowdowns": figures.slowdown_tables(
-            pd.read_csv(inputs.table1), pd.read_csv(inputs.published_table1)
+            pd.read_csv(inputs.table1),
+            pd.read_csv(inputs.published_table1),
+            pd.read_csv(inputs.slowdowns),
         ),
     }
     save_named(drawn, [*snakemake.output.svg, *snakemake.output.png])

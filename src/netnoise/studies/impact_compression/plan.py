@@ -32,7 +32,15 @@ FIGURE_NAMES = (
     "fig9_error_summary",
     "table1_slowdowns",
 )
-TABLE_NAMES = ("utilization", "degradation", "slowdowns", "predictions", "error_summary", "table1")
+TABLE_NAMES = (
+    "utilization",
+    "degradation",
+    "slowdowns",
+    "predictions",
+    "error_summary",
+    "table1",
+    "claims",
+)
 
 
 def compression_configs(study: dict[str, Any]) -> dict[str, tuple[int, int, float]]:
