@@ -156,7 +156,7 @@ def test_topology_table_counts_beside_the_papers():
     assert pd.isna(torus["paper_endpoints"]) and pd.isna(torus["paper_switches"])
 
 
-def _tidy(collective, ratio, allocation, quiet, perturbed, control=None):
+def _tidy(collective, ratio, allocation, quiet, perturbed, perturbation=None):
     """One point: split i holds the i-th quiet and the i-th perturbed time."""
     times = [*quiet, *perturbed]
     table = pd.DataFrame(
@@ -169,7 +169,7 @@ def _tidy(collective, ratio, allocation, quiet, perturbed, control=None):
             "time_us": times,
         }
     )
-    return table if control is None else table.assign(control=control)
+    return table if perturbation is None else table.assign(perturbation=perturbation)
 
 
 def test_benchmark_slowdown_is_perturbed_over_unperturbed_mean_in_percent():
@@ -180,10 +180,10 @@ def test_benchmark_slowdown_is_perturbed_over_unperturbed_mean_in_percent():
         ]
     )
     table = benchmark_slowdown(tidy)
-    # A table from before the controls: every point is a measurement.
-    assert table[["collective", "ratio", "allocation", "control"]].values.tolist() == [
-        ["allreduce", 0.5, 8, "none"],
-        ["bcast", 0.25, 8, "none"],
+    # A table from before the CPU-only control: every point perturbs the network.
+    assert table[["collective", "ratio", "allocation", "perturbation"]].values.tolist() == [
+        ["allreduce", 0.5, 8, "network"],
+        ["bcast", 0.25, 8, "network"],
     ]
     allreduce, bcast = table.iloc[0], table.iloc[1]
     # Quiet mean 100 us, perturbed mean 150 us: 150 % of the unperturbed time.
@@ -216,7 +216,7 @@ def test_split_slowdowns_pool_each_splits_repetitions():
         }
     )
     table = split_slowdowns(tidy)
-    assert table["control"].tolist() == ["none", "none"]
+    assert table["perturbation"].tolist() == ["network", "network"]
     assert table["perturbed_count"].tolist() == [2, 1]
     assert table["slowdown_pct"].tolist() == pytest.approx([100 * 155 / 105, 80.0])
     # The point's slowdown pools the splits: 100 x mean(150, 160, 40) / mean(100, 110, 50).
@@ -230,24 +230,27 @@ def test_every_point_is_compared_with_its_controls():
     CPU-only control at the point's own ratio is as slow as the point: no evidence."""
     tidy = pd.concat(
         [
-            _tidy("allreduce", 0.5, 8, [100.0] * 3, [150.0, 160.0, 170.0], "none"),
-            _tidy("allreduce", 0.25, 8, [100.0] * 3, [110.0, 100.0, 90.0], "none"),
-            _tidy("allreduce", 0.0, 8, [100.0] * 3, [100.0, 101.0, 102.0], "ratio0"),
+            _tidy("allreduce", 0.5, 8, [100.0] * 3, [150.0, 160.0, 170.0], "network"),
+            _tidy("allreduce", 0.25, 8, [100.0] * 3, [110.0, 100.0, 90.0], "network"),
+            _tidy("allreduce", 0.0, 8, [100.0] * 3, [100.0, 101.0, 102.0], "network"),
             _tidy("allreduce", 0.5, 8, [100.0] * 3, [150.0, 160.0, 170.0], "cpu"),
+            # Another allocation's ratio-0 run is not this point's control.
+            _tidy("allreduce", 0.0, 4, [100.0] * 3, [200.0] * 3, "network"),
         ]
     )
-    table = benchmark_slowdown(tidy).set_index(["ratio", "control"])
-    point = table.loc[(0.5, "none")]
+    table = benchmark_slowdown(tidy).set_index(["allocation", "ratio", "perturbation"])
+    point = table.loc[(8, 0.5, "network")]
     assert point["ratio0_slowdown_pct"] == pytest.approx(101.0)
     assert point["p_vs_ratio0"] == pytest.approx(0.05)
     assert point["cpu_slowdown_pct"] == pytest.approx(160.0)
     assert point["p_vs_cpu"] > 0.4
     # Ratio 1/4 (110, 100, 90 %) is no slower than the ratio-0 run; no CPU control at 1/4.
-    assert table.loc[(0.25, "none"), "p_vs_ratio0"] > 0.5
-    assert pd.isna(table.loc[(0.25, "none"), "p_vs_cpu"])
+    assert table.loc[(8, 0.25, "network"), "p_vs_ratio0"] > 0.5
+    assert pd.isna(table.loc[(8, 0.25, "network"), "p_vs_cpu"])
     # Controls are not compared with controls.
-    assert table.loc[(0.5, "cpu"), ["p_vs_ratio0", "p_vs_cpu"]].isna().all()
-    with pytest.raises(ValueError, match=r"control: unknown value\(s\) \['idle'\]"):
+    for control in [(8, 0.5, "cpu"), (8, 0.0, "network")]:
+        assert table.loc[control, ["p_vs_ratio0", "p_vs_cpu"]].isna().all()
+    with pytest.raises(ValueError, match=r"perturbation: unknown value\(s\) \['idle'\]"):
         benchmark_slowdown(_tidy("allreduce", 0.5, 8, [1.0], [1.0], "idle"))
     with pytest.raises(ValueError, match="no split column"):
         benchmark_slowdown(_tidy("allreduce", 0.5, 8, [1.0], [1.0]).drop(columns="split"))
@@ -279,14 +282,21 @@ def test_slowdown_interval_covers_the_true_slowdown_at_the_nominal_rate():
 
 
 def test_correlations_of_slowdown_with_ratio_and_allocation():
-    rows = [("allreduce", r, 8, "none", s) for r, s in [(0.25, 120), (0.5, 130), (0.75, 150)]]
-    rows += [("allreduce", 0.0, 8, "ratio0", 100.0)]  # the sweep's ratio-0 point
-    rows += [("allreduce", 0.5, n, "none", s) for n, s in [(4, 140), (6, 135)]]
-    rows += [("bcast", r, 8, "none", s) for r, s in [(0.25, 110), (0.5, 105)]]  # too few
+    rows = [("allreduce", r, 8, "network", s) for r, s in [(0.25, 120), (0.5, 130), (0.75, 150)]]
+    rows += [("allreduce", 0.0, 8, "network", 100.0)]  # the sweeps' ratio-0 point
+    rows += [("allreduce", 0.5, n, "network", s) for n, s in [(4, 140), (6, 135)]]
+    rows += [("bcast", r, 8, "network", s) for r, s in [(0.25, 110), (0.5, 105)]]  # too few
+    # The CPU-only control's sweep: flat, then falling.
+    rows += [("allreduce", r, 8, "cpu", s) for r, s in [(0.25, 103), (0.5, 102), (0.75, 101)]]
     slowdown = pd.DataFrame(
-        rows, columns=["collective", "ratio", "allocation", "control", "slowdown_pct"]
+        rows, columns=["collective", "ratio", "allocation", "perturbation", "slowdown_pct"]
     )
-    table = correlations(slowdown).set_index("against")
+    table = correlations(slowdown).set_index(["perturbation", "against"])
+    cpu = table.loc[("cpu", "ratio")]
+    # 100, 103, 102, 101 % at ratios 0 to 3/4: rho = 0.2 over 4 points.
+    assert (cpu["points"], cpu["spearman"]) == (4, pytest.approx(0.2))
+    assert len(table.loc["cpu"]) == 1  # one allocation only: no trend with it
+    table = table.loc["network"]
     by_ratio = table.loc["ratio"]
     assert (by_ratio["collective"], by_ratio["allocation"], by_ratio["points"]) == (
         "allreduce",
@@ -304,14 +314,15 @@ def test_correlations_of_slowdown_with_ratio_and_allocation():
 def test_baseline_variation_across_points_of_one_allocation():
     slowdown = pd.DataFrame(
         {
-            "collective": ["allreduce"] * 4,
-            "allocation": [8, 8, 8, 4],
-            "control": ["none", "none", "ratio0", "none"],
-            "unperturbed_mean_us": [90.0, 110.0, 500.0, 70.0],
+            "collective": ["allreduce"] * 5,
+            "allocation": [8, 8, 8, 8, 4],
+            "ratio": [0.25, 0.5, 0.0, 0.5, 0.5],
+            "perturbation": ["network", "network", "network", "cpu", "network"],
+            "unperturbed_mean_us": [90.0, 110.0, 500.0, 400.0, 70.0],
         }
     )
     table = baseline_variation(slowdown)
-    # 90 and 110 us: sd sqrt(200), mean 100; the control is not a point; one point has no CV.
+    # 90 and 110 us: sd sqrt(200), mean 100; the controls are not points; one point has no CV.
     assert table.to_dict("records") == [
         {
             "collective": "allreduce",
@@ -325,13 +336,13 @@ def test_baseline_variation_across_points_of_one_allocation():
 def test_benchmark_claims_state_each_target():
     tidy = pd.concat(
         [
-            _tidy("allreduce", r, 8, [100.0 * f] * 3, [s * f - 1, s * f, s * f + 1], "none").assign(
-                cpu_saturated=False
-            )
+            _tidy(
+                "allreduce", r, 8, [100.0 * f] * 3, [s * f - 1, s * f, s * f + 1], "network"
+            ).assign(cpu_saturated=False)
             for r, s, f in [(0.25, 120.0, 1.0), (0.5, 140.0, 1.1), (0.75, 160.0, 0.9)]
         ]
         + [
-            _tidy("allreduce", 0.0, 8, [100.0] * 3, [99.0, 100.0, 101.0], "ratio0").assign(
+            _tidy("allreduce", 0.0, 8, [100.0] * 3, [99.0, 100.0, 101.0], "network").assign(
                 cpu_saturated=True
             )
         ]

@@ -86,12 +86,12 @@ def test_no_fabric_rows_draw_no_legend(summary):
     plt.close(fig)
 
 
-def _point(collective, ratio, allocation, control, slowdown, half_width=5.0):
+def _point(collective, ratio, allocation, perturbation, slowdown, half_width=5.0):
     return {
         "collective": collective,
         "ratio": ratio,
         "allocation": allocation,
-        "control": control,
+        "perturbation": perturbation,
         "slowdown_pct": slowdown,
         "slowdown_ci_low": slowdown - half_width,
         "slowdown_ci_high": slowdown + 2 * half_width,
@@ -100,10 +100,12 @@ def _point(collective, ratio, allocation, control, slowdown, half_width=5.0):
 
 @pytest.fixture
 def benchmark() -> pd.DataFrame:
-    rows = [_point("allreduce", r, 8, "none", s) for r, s in [(0.25, 120), (0.5, 130), (0.75, 150)]]
-    rows += [_point("allreduce", 0.0, 8, "ratio0", 100.0)]
+    rows = [
+        _point("allreduce", r, 8, "network", s) for r, s in [(0.25, 120), (0.5, 130), (0.75, 150)]
+    ]
+    rows += [_point("allreduce", 0.0, 8, "network", 100.0)]
     rows += [_point("allreduce", 0.5, 8, "cpu", 104.0)]
-    rows += [_point("allreduce", 0.5, n, "none", s) for n, s in [(4, 110), (6, 118)]]
+    rows += [_point("allreduce", 0.5, n, "network", s) for n, s in [(4, 110), (6, 118)]]
     rows += [_point("allreduce", 0.5, n, "cpu", 101.0) for n in (4, 6)]
     return pd.DataFrame(rows)
 
@@ -141,11 +143,11 @@ def test_slowdown_by_allocation_gives_its_rank_correlation(benchmark):
     plt.close(fig)
 
 
-def test_benchmark_figures_read_tables_from_before_the_controls(benchmark):
-    old = benchmark[benchmark["control"] == "none"].drop(columns="control")
+def test_benchmark_figures_read_tables_from_before_the_cpu_control(benchmark):
+    old = benchmark[benchmark["perturbation"] == "network"].drop(columns="perturbation")
     fig = figures.slowdown_by_ratio(old, 8)
     ((_, x, _),) = _errorbar_points(fig.axes[0])
-    assert x == [0.25, 0.5, 0.75]
+    assert x == [0.0, 0.25, 0.5, 0.75]
     assert "hollow" not in fig.axes[0].get_title()
     plt.close(fig)
     tidy = pd.DataFrame(
@@ -153,7 +155,7 @@ def test_benchmark_figures_read_tables_from_before_the_controls(benchmark):
             "collective": "allreduce",
             "ratio": [0.0, 0.0, 0.5, 0.5, 0.5, 0.5],
             "allocation": 8,
-            "control": ["ratio0", "ratio0", "none", "none", "cpu", "cpu"],
+            "perturbation": ["network", "network", "network", "network", "cpu", "cpu"],
             "perturbed": [0, 1] * 3,
             "time_us": [10.0, 11.0, 10.0, 15.0, 10.0, 10.5],
         }

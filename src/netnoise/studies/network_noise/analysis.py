@@ -68,11 +68,11 @@ def topology_table(runs: list[pd.DataFrame], published: pd.DataFrame) -> pd.Data
     return pd.DataFrame(rows)
 
 
-#: What a benchmark point is beside the collective (tidy column ``control``): the
-#: measurement itself, the benchmark at ratio 0 (no perturbing ranks, or
-#: perturbing ranks that stay silent), or perturbing ranks that only burn CPU.
-CONTROLS = ("none", "ratio0", "cpu")
-POINT_KEYS = ["collective", "ratio", "allocation", "control"]
+#: What the perturbing ranks of a benchmark point do (tidy column ``perturbation``):
+#: exchange messages, or send nothing and keep cores busy (the CPU-only control).
+#: A point at ratio 0 has no perturbing ranks: it is the no-perturbation control.
+PERTURBATIONS = ("network", "cpu")
+POINT_KEYS = ["collective", "ratio", "allocation", "perturbation"]
 #: Issue 17's bars for the benchmark.
 MIN_SPLITS, MIN_RATIOS, MIN_SPEARMAN, MAX_BASELINE_CV, MAX_P = 32, 4, 0.8, 0.20, 0.05
 #: The seed paper's numbers beside ours (001_9f0f9ede26bdffbe.txt, Sec. 2.1).
@@ -84,15 +84,30 @@ PAPER = {
 BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED = 2000, 20090001
 
 
-def with_controls(tidy: pd.DataFrame) -> pd.DataFrame:
-    """The tidy benchmark table with its ``control`` column (``none`` where a table
-    from before the controls has none); unknown values are an error."""
-    if "control" not in tidy.columns:
-        return tidy.assign(control="none")
-    unknown = sorted(set(tidy["control"]) - set(CONTROLS))
+def with_perturbation(tidy: pd.DataFrame) -> pd.DataFrame:
+    """The benchmark table with its ``perturbation`` column (``network`` where a
+    table from before the CPU-only control has none); unknown values are an error."""
+    if "perturbation" not in tidy.columns:
+        return tidy.assign(perturbation="network")
+    unknown = sorted(set(tidy["perturbation"]) - set(PERTURBATIONS))
     if unknown:
-        raise ValueError(f"control: unknown value(s) {unknown}; allowed: {', '.join(CONTROLS)}")
+        raise ValueError(
+            f"perturbation: unknown value(s) {unknown}; allowed: {', '.join(PERTURBATIONS)}"
+        )
     return tidy
+
+
+def is_measured(points: pd.DataFrame) -> pd.Series:
+    """The points a claim is about: network perturbation at a ratio above 0 (not a
+    control)."""
+    return (points["perturbation"] == "network") & (points["ratio"] > 0)
+
+
+def ratio_sweep(points: pd.DataFrame, perturbation: str = "network") -> pd.DataFrame:
+    """The points of one perturbation's ratio sweep with the ratio-0 control (of
+    either perturbation: without perturbing ranks they are the same run) as its
+    first point."""
+    return points[(points["perturbation"] == perturbation) | (points["ratio"] == 0)]
 
 
 def split_slowdowns(tidy: pd.DataFrame) -> pd.DataFrame:
@@ -100,7 +115,7 @@ def split_slowdowns(tidy: pd.DataFrame) -> pd.DataFrame:
     unperturbed times (over its repetitions) and its slowdown in %."""
     if "split" not in tidy.columns:
         raise ValueError("the benchmark table has no split column (one per random split)")
-    tidy = with_controls(tidy)
+    tidy = with_perturbation(tidy)
     means = tidy.groupby([*POINT_KEYS, "split", "perturbed"])["time_us"].agg(["sum", "count"])
     wide = means.unstack("perturbed")
     table = pd.DataFrame(
@@ -147,33 +162,41 @@ def slowdown_interval(splits: pd.DataFrame, seed: int = BOOTSTRAP_SEED) -> tuple
     return float(result.confidence_interval.low), float(result.confidence_interval.high)
 
 
+#: Each control of a measured point: what its run is, beside the point's
+#: collective and allocation. The ratio-0 run serves every ratio (network
+#: preferred, should both have run); the CPU-only one is at the point's ratio.
+CONTROL_RUNS = {
+    "ratio0": lambda points, point: points[points["ratio"] == 0].sort_values(
+        "perturbation", key=lambda p: p != "network"
+    ),
+    "cpu": lambda points, point: points[
+        (points["perturbation"] == "cpu") & (points["ratio"] == point["ratio"])
+    ],
+}
+
+
 def _control_of(points: pd.DataFrame, point: pd.Series, control: str) -> pd.Series | None:
-    """The ``control`` run of ``point``: same collective and allocation, at the
-    point's ratio, else (a benchmark run at ratio 0 serves every ratio) at 0."""
-    candidates = points[
-        (points["control"] == control)
-        & (points["collective"] == point["collective"])
+    """The ``control`` run (CONTROL_RUNS) of ``point``, or None where it did not run."""
+    same = points[
+        (points["collective"] == point["collective"])
         & (points["allocation"] == point["allocation"])
     ]
-    for ratio in (point["ratio"], 0):
-        found = candidates[candidates["ratio"] == ratio]
-        if len(found):
-            return found.iloc[0]
-    return None
+    found = CONTROL_RUNS[control](same, point)
+    return found.iloc[0] if len(found) else None
 
 
 def benchmark_slowdown(tidy: pd.DataFrame) -> pd.DataFrame:
-    """One row per point (collective, ratio, allocation, control): the mean and
-    median perturbed and unperturbed collective times, the slowdown (perturbed
+    """One row per point (collective, ratio, allocation, perturbation): the mean
+    and median perturbed and unperturbed collective times, the slowdown (perturbed
     mean / unperturbed mean in %, Fig. 4 and 5) with its 95 % interval over the
     random splits, and one-sided Mann-Whitney p-values: of the perturbed times
     being larger than the unperturbed ones (Fig. 3's notches ask the same), and,
-    for a measured point (control ``none``), of its per-split slowdowns being
-    larger than those of its ratio-0 and its CPU-only control runs
-    (``ratio0_*``, ``cpu_*``; empty without that control)."""
+    for a measured point (network perturbation, ratio above 0), of its per-split
+    slowdowns being larger than those of its ratio-0 and its CPU-only control
+    runs (``ratio0_*``, ``cpu_*``; empty without that control)."""
     from scipy.stats import mannwhitneyu
 
-    tidy = with_controls(tidy)
+    tidy = with_perturbation(tidy)
     splits = split_slowdowns(tidy)
     rows = []
     for key, group in tidy.groupby(POINT_KEYS):
@@ -201,7 +224,7 @@ def benchmark_slowdown(tidy: pd.DataFrame) -> pd.DataFrame:
     for control in ("ratio0", "cpu"):
         slowdown, p_value = [], []
         for _, point in table.iterrows():
-            found = _control_of(table, point, control) if point["control"] == "none" else None
+            found = _control_of(table, point, control) if is_measured(point) else None
             if found is None:
                 slowdown.append(np.nan)
                 p_value.append(np.nan)
@@ -237,47 +260,43 @@ def _spearman(x: pd.Series, y: pd.Series) -> tuple[float, float]:
     return rho, float(np.mean(rhos >= rho - 1e-12))
 
 
+CORRELATION_COLUMNS = [
+    "perturbation",
+    "against",
+    "collective",
+    "allocation",
+    "ratio",
+    "points",
+    "spearman",
+    "p",
+]
+
+
 def correlations(slowdown: pd.DataFrame) -> pd.DataFrame:
     """Spearman correlation of the slowdown with the perturbation ratio (per
-    collective and allocation, the ratio-0 control run at ratio 0 as the curve's
-    first point) and with the allocation (per collective and ratio), wherever
-    at least three distinct values were measured: ``against, collective,
-    allocation, ratio, points, spearman, p``."""
-    measured = slowdown[slowdown["control"] == "none"]
-    at_zero = slowdown[(slowdown["control"] == "ratio0") & (slowdown["ratio"] == 0)]
+    perturbation, collective and allocation, the ratio-0 control run as the
+    curve's first point) and with the allocation (per perturbation, collective
+    and ratio above 0), wherever at least three distinct values were measured:
+    CORRELATION_COLUMNS. The CPU-only control's curves show how much of a trend
+    the shared cores alone make."""
+    slowdown = with_perturbation(slowdown)
+
+    def trend(perturbation, against, collective, group, allocation=np.nan, ratio=np.nan):
+        rho, p = _spearman(group[against], group["slowdown_pct"])
+        points = group[against].nunique()
+        return [perturbation, against, collective, allocation, ratio, points, rho, p]
+
     rows = []
-    for (collective, allocation), group in pd.concat([measured, at_zero]).groupby(
-        ["collective", "allocation"]
-    ):
-        if group["ratio"].nunique() >= 3:
-            rho, p = _spearman(group["ratio"], group["slowdown_pct"])
-            rows.append(
-                {
-                    "against": "ratio",
-                    "collective": collective,
-                    "allocation": allocation,
-                    "ratio": np.nan,
-                    "points": group["ratio"].nunique(),
-                    "spearman": rho,
-                    "p": p,
-                }
-            )
-    for (collective, ratio), group in measured.groupby(["collective", "ratio"]):
-        if group["allocation"].nunique() >= 3:
-            rho, p = _spearman(group["allocation"], group["slowdown_pct"])
-            rows.append(
-                {
-                    "against": "allocation",
-                    "collective": collective,
-                    "allocation": np.nan,
-                    "ratio": ratio,
-                    "points": group["allocation"].nunique(),
-                    "spearman": rho,
-                    "p": p,
-                }
-            )
-    columns = ["against", "collective", "allocation", "ratio", "points", "spearman", "p"]
-    return pd.DataFrame(rows, columns=columns)
+    for perturbation in sorted(set(slowdown["perturbation"])):
+        sweep = ratio_sweep(slowdown, perturbation)
+        for (collective, allocation), group in sweep.groupby(["collective", "allocation"]):
+            if group["ratio"].nunique() >= 3:
+                rows.append(trend(perturbation, "ratio", collective, group, allocation=allocation))
+        perturbed = slowdown[(slowdown["perturbation"] == perturbation) & (slowdown["ratio"] > 0)]
+        for (collective, ratio), group in perturbed.groupby(["collective", "ratio"]):
+            if group["allocation"].nunique() >= 3:
+                rows.append(trend(perturbation, "allocation", collective, group, ratio=ratio))
+    return pd.DataFrame(rows, columns=CORRELATION_COLUMNS)
 
 
 def baseline_variation(slowdown: pd.DataFrame) -> pd.DataFrame:
@@ -285,7 +304,8 @@ def baseline_variation(slowdown: pd.DataFrame) -> pd.DataFrame:
     unperturbed mean time across the measured points of one collective and
     allocation, where there are at least two: ``collective, allocation, points,
     unperturbed_cv``."""
-    measured = slowdown[slowdown["control"] == "none"]
+    slowdown = with_perturbation(slowdown)
+    measured = slowdown[is_measured(slowdown)]
     grouped = measured.groupby(["collective", "allocation"])["unperturbed_mean_us"]
     table = grouped.agg(points="count", mean="mean", std="std").reset_index()
     table = table[table["points"] >= 2]
@@ -313,7 +333,7 @@ def saturated_share(tidy: pd.DataFrame) -> float:
     CPU-saturated (``cpu_saturated``); nan when the table does not record it."""
     if "cpu_saturated" not in tidy.columns:
         return float("nan")
-    flags = with_controls(tidy).groupby(POINT_KEYS)["cpu_saturated"].first()
+    flags = with_perturbation(tidy).groupby(POINT_KEYS)["cpu_saturated"].first()
     flags = flags.astype(str).str.lower()
     known = flags.isin(["true", "false"])
     return float(flags[known].eq("true").mean()) if known.any() else float("nan")
@@ -330,7 +350,7 @@ def benchmark_claims(tidy: pd.DataFrame, slowdown: pd.DataFrame) -> pd.DataFrame
     fewest splits (≥ 32), the share of points beating their ratio-0 and their
     CPU-only control (Mann-Whitney p < 0.05; every point), the largest slowdown;
     the share of CPU-saturated points (≤ 5 %)."""
-    measured = slowdown[slowdown["control"] == "none"]
+    measured = slowdown[is_measured(slowdown)]
     rows = [
         _claim(
             "splits_per_point",
@@ -342,7 +362,8 @@ def benchmark_claims(tidy: pd.DataFrame, slowdown: pd.DataFrame) -> pd.DataFrame
             "fewest random splits of a measured point",
         ),
     ]
-    for row in correlations(slowdown).itertuples():
+    network = correlations(slowdown).query("perturbation == 'network'")
+    for row in network.itertuples():
         if row.against == "ratio":
             scope = f"{row.collective}, {row.allocation:g} nodes"
             rows.append(_claim("ratios", scope, float(row.points), ">=", MIN_RATIOS))

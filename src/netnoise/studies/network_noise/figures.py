@@ -11,7 +11,11 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from netnoise.studies.network_noise.analysis import correlations, with_controls
+from netnoise.studies.network_noise.analysis import (
+    correlations,
+    ratio_sweep,
+    with_perturbation,
+)
 
 
 def _band(ax, rows: pd.DataFrame, x: str, label: str) -> None:
@@ -115,18 +119,10 @@ def _paired_boxes(ax, groups: list[tuple[str, pd.DataFrame]]) -> None:
     )
 
 
-def _measured(frame: pd.DataFrame) -> pd.DataFrame:
-    """The measured points of a benchmark table (control ``none``), and the ratio-0
-    control run at ratio 0 as the ratio sweep's first point."""
-    frame = with_controls(frame)
-    at_zero = (frame["control"] == "ratio0") & (frame["ratio"] == 0)
-    return frame[(frame["control"] == "none") | at_zero]
-
-
 def boxplot_by_ratio(tidy: pd.DataFrame, nodes: int) -> plt.Figure:
     """Fig. 3: allreduce times with and without perturbation for each perturbation
     ratio (ratio 0: the ratio-0 control run, where there is one)."""
-    tidy = _measured(tidy)
+    tidy = ratio_sweep(with_perturbation(tidy))
     rows = tidy[(tidy["collective"] == "allreduce") & (tidy["allocation"] == nodes)]
     fig, ax = plt.subplots()
     groups = [(f"{r:g}", g) for r, g in rows.groupby("ratio")]
@@ -174,11 +170,15 @@ def slowdown_by_ratio(slowdown: pd.DataFrame, nodes: int) -> plt.Figure:
     """Fig. 4: mean slowdown vs perturbation ratio per collective with 95 % intervals,
     least-squares lines and the Spearman correlation of each; ratio 0 is the
     ratio-0 control, hollow squares the CPU-only controls."""
-    slowdown = with_controls(slowdown)
-    rho = correlations(slowdown)
-    rows = _measured(slowdown)
+    slowdown = with_perturbation(slowdown)
+    rho = correlations(slowdown).query("perturbation == 'network'")
+    rows = ratio_sweep(slowdown)
     rows = rows[rows["allocation"] == nodes]
-    cpu = slowdown[(slowdown["control"] == "cpu") & (slowdown["allocation"] == nodes)]
+    cpu = slowdown[
+        (slowdown["perturbation"] == "cpu")
+        & (slowdown["ratio"] > 0)
+        & (slowdown["allocation"] == nodes)
+    ]
     fig, ax = plt.subplots()
     collectives = sorted(rows["collective"].unique())
     # Collectives side by side around each ratio, so that their bars do not hide each other.
@@ -214,11 +214,11 @@ def slowdown_by_ratio(slowdown: pd.DataFrame, nodes: int) -> plt.Figure:
 def slowdown_by_allocation(slowdown: pd.DataFrame) -> plt.Figure:
     """Fig. 5: allreduce slowdown vs allocation size at ratio 1/2 with 95 % intervals
     and its Spearman correlation; hollow squares the CPU-only controls."""
-    slowdown = with_controls(slowdown)
-    rho = correlations(slowdown)
+    slowdown = with_perturbation(slowdown)
+    rho = correlations(slowdown).query("perturbation == 'network'")
     at_half = (slowdown["collective"] == "allreduce") & (slowdown["ratio"] == 0.5)
-    rows = slowdown[at_half & (slowdown["control"] == "none")].sort_values("allocation")
-    cpu = slowdown[at_half & (slowdown["control"] == "cpu")].sort_values("allocation")
+    rows = slowdown[at_half & (slowdown["perturbation"] == "network")].sort_values("allocation")
+    cpu = slowdown[at_half & (slowdown["perturbation"] == "cpu")].sort_values("allocation")
     fig, ax = plt.subplots()
     label = "allreduce, ratio 1/2" + _rho(
         rho, against="allocation", collective="allreduce", ratio=0.5
@@ -245,9 +245,9 @@ def slowdown_by_allocation(slowdown: pd.DataFrame) -> plt.Figure:
 
 def boxplot_by_collective(tidy: pd.DataFrame, nodes: int) -> plt.Figure:
     """Fig. 6: every collective with and without perturbation at ratio 1/2."""
-    tidy = with_controls(tidy)
+    tidy = with_perturbation(tidy)
     rows = tidy[
-        (tidy["ratio"] == 0.5) & (tidy["allocation"] == nodes) & (tidy["control"] == "none")
+        (tidy["ratio"] == 0.5) & (tidy["allocation"] == nodes) & (tidy["perturbation"] == "network")
     ]
     fig, ax = plt.subplots()
     _paired_boxes(ax, list(rows.groupby("collective")))
