@@ -229,8 +229,9 @@ def test_utilization_table_of_each_component():
     table = ic.utilization_table(impact).set_index("component")
     assert table.columns.tolist() == [
         "samples", "mean_latency_us", "std_latency_us", "min_latency_us", "utilization",
-        "utilization_ci_low", "utilization_ci_high",
+        "utilization_ci_low", "utilization_ci_high", "offered_load",
     ]  # fmt: skip
+    assert table["offered_load"].isna().all()  # no grid swept by offered load
     assert table["samples"].to_dict() == {"idle": 4, "x": 2}
     assert table["mean_latency_us"].to_dict() == {"idle": 1.5, "x": 2.0}
     assert table.loc["idle", "std_latency_us"] == pytest.approx(math.sqrt(1 / 3))
@@ -240,6 +241,34 @@ def test_utilization_table_of_each_component():
     for component, row in table.iterrows():
         assert row["utilization_ci_low"] <= row["utilization"] <= row["utilization_ci_high"]
         assert row["utilization_ci_low"] < row["utilization_ci_high"], component
+
+
+GRID = {"size": 40960, "cycle_hz": 2.6e9, "offered_loads": [0.2, 2.0], "link_mbit": None}
+
+
+def test_offered_load_of_a_configuration_inverts_its_sleep():
+    # One 40 KiB message, then 32.768 ms of sleep (85,196,800 cycles at 2.6 GHz):
+    # 327,680 bits per 32.768 ms is 10 Mbit/s, a fifth of a 50 Mbit/s link.
+    assert ic.offered_load("p1_m1_b85196800", GRID, 50) == pytest.approx(0.2)
+    # Four messages per partner in a tenth of that sleep: 40 times the load.
+    assert ic.offered_load("p3_m4_b8519680", GRID, 50) == pytest.approx(8.0)
+    impact = impact_table({"idle": IDLE, "p1_m1_b85196800": [1.5, 2.5], "a": [2.0]})
+    table = ic.utilization_table(impact, GRID, 50).set_index("component")
+    assert table.loc["p1_m1_b85196800", "offered_load"] == pytest.approx(0.2)
+    assert table[["offered_load"]].drop("p1_m1_b85196800").isna().all().all()
+
+
+def test_the_link_rate_offered_loads_are_shares_of():
+    testbed = {"kind": "testbed", "testbed": {"nic_mbit": 50}}
+    study = {"compression": GRID}
+    assert ic.compression_link_mbit(study, testbed) == 50.0
+    assert ic.compression_link_mbit(study, {"kind": "localhost"}) is None
+    given = {"compression": GRID | {"link_mbit": 100}}
+    assert ic.compression_link_mbit(given, {"kind": "localhost"}) == 100.0
+    # A grid of B values (the paper's) has no offered load.
+    paper = {"compression": GRID | {"offered_loads": None}}
+    assert ic.compression_link_mbit(paper, testbed) is None
+    assert ic.compression_link_mbit({"compression": {"sleep_cycles": [1]}}, testbed) is None
 
 
 def test_predictions_of_every_method_beside_the_measurements():

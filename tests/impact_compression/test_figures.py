@@ -96,6 +96,33 @@ def test_table_i_gives_each_cell_its_interval_beside_the_papers_mean_and_max(stu
     plt.close(fig)
 
 
+def test_compression_utilization_against_offered_load_or_sleep():
+    utilization = pd.DataFrame(
+        {
+            "component": ["idle", "p1_m1_b200", "p1_m1_b100", "p2_m1_b100"],
+            "utilization": [0.0, 0.2, 0.35, 0.5],
+            "utilization_ci_low": [0.0, 0.15, 0.3, 0.45],
+            "utilization_ci_high": [0.0, 0.25, 0.4, 0.55],
+            "offered_load": [np.nan, 0.1, 0.2, 0.2],
+        }
+    )
+    fig = figures.compression_utilization(utilization)
+    ax = fig.axes[0]
+    series = {c.get_label(): list(c.lines[0].get_xdata()) for c in ax.containers}
+    # Sorted by offered load (%), one series per number of flows.
+    assert series == {"P=1 flows, M=1": [10.0, 20.0], "P=2 flows, M=1": [20.0]}
+    assert "utilisation = offered" in [line.get_label() for line in ax.get_lines()]
+    assert ax.get_xscale() == "linear"
+    plt.close(fig)
+    # A grid of B values: against B, on a log axis.
+    fig = figures.compression_utilization(utilization.drop(columns="offered_load"))
+    ax = fig.axes[0]
+    series = {c.get_label(): list(c.lines[0].get_xdata()) for c in ax.containers}
+    assert series == {"P=1, M=1": [100.0, 200.0], "P=2, M=1": [100.0]}
+    assert ax.get_xscale() == "log"
+    plt.close(fig)
+
+
 def test_degradation_figure_draws_the_monotone_curve_from_zero(study):
     impact, runtimes = study
     utilization = ic.utilization_table(impact)

@@ -11,7 +11,12 @@ with logged(snakemake.log[0]) as log:
     runtimes = pd.read_csv(inputs.runtimes, keep_default_na=False)
     table1 = pd.read_csv(inputs.published_table1)
     published = ic.published_scores(table1, pd.read_csv(inputs.published_claims))
-    utilization = ic.utilization_table(impact)
+    study = snakemake.config["impact_compression"]
+    utilization = ic.utilization_table(
+        impact,
+        study["compression"],
+        ic.compression_link_mbit(study, snakemake.config["platform"]),
+    )
     degradation = ic.degradation(runtimes)
     predictions = ic.predictions(impact, runtimes)
     summary = ic.error_summary(predictions, published)

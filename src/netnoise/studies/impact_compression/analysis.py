@@ -27,6 +27,7 @@ points (published_scores).
 
 from __future__ import annotations
 
+import re
 import warnings
 
 import numpy as np
@@ -175,15 +176,48 @@ def ci_half_width(table: pd.DataFrame, column: str) -> pd.Series:
     return np.maximum(value - table[f"{column}_ci_low"], table[f"{column}_ci_high"] - value)
 
 
-def utilization_table(impact: pd.DataFrame) -> pd.DataFrame:
+def offered_load(config: str, grid: dict, link_mbit: float) -> float:
+    """The share of a ``link_mbit`` link each node offers in CompressionB
+    configuration ``config``: M messages of the grid's ``size`` per partner, then
+    B sleep cycles at ``cycle_hz`` (above 1 the link saturates)."""
+    point = parse_config_id(config)
+    seconds = point["sleep_cycles"] / grid["cycle_hz"]
+    return point["messages"] * grid["size"] * 8 / (seconds * link_mbit * 1e6)
+
+
+def compression_link_mbit(study: dict, platform: dict) -> float | None:
+    """The link rate a CompressionB grid swept by offered load is a share of: the
+    grid's ``link_mbit``, else the testbed's NIC rate; None for a grid of B values
+    (``offered_loads`` unset) or a platform that does not know its rate."""
+    grid = study["compression"]
+    if grid.get("offered_loads") is None:
+        return None
+    if grid.get("link_mbit"):
+        return float(grid["link_mbit"])
+    if platform["kind"] == "testbed":
+        return float(platform["testbed"]["nic_mbit"])
+    return None
+
+
+def utilization_table(
+    impact: pd.DataFrame, grid: dict | None = None, link_mbit: float | None = None
+) -> pd.DataFrame:
     """Mean, spread and queue utilisation (with its 95 % interval) of every ImpactB
-    component (Fig. 3, 6)."""
+    component (Fig. 3, 6); with the CompressionB ``grid`` and the ``link_mbit`` its
+    offered loads are shares of, each configuration's ``offered_load`` (else nan)."""
     stats = impact.groupby("component")["latency_us"].agg(
         samples="count", mean_latency_us="mean", std_latency_us="std", min_latency_us="min"
     )
     u = queue.utilizations(impact).set_index("component")[["utilization"]]
     intervals = queue.utilization_intervals(impact).set_index("component")
-    return stats.join(u).join(intervals).reset_index()
+    table = stats.join(u).join(intervals).reset_index()
+    table["offered_load"] = [
+        offered_load(c, grid, link_mbit)
+        if link_mbit is not None and re.fullmatch(CONFIG_PATTERN, c)
+        else np.nan
+        for c in table["component"]
+    ]
+    return table
 
 
 def baseline_predictions(measured: pd.DataFrame) -> pd.DataFrame:

@@ -46,24 +46,33 @@ def impact_latency(impact: pd.DataFrame, applications: list[str]) -> plt.Figure:
 
 
 def compression_utilization(utilization: pd.DataFrame) -> plt.Figure:
-    """Fig. 6: queue utilisation of each CompressionB configuration."""
+    """Fig. 6: queue utilisation of each CompressionB configuration, against the
+    load each node offers (``offered_load``, where the grid is swept by it, with
+    the line utilisation = offered load) or else against B."""
     configs = utilization[utilization["component"].str.fullmatch(CONFIG_PATTERN)].copy()
     params = pd.DataFrame([parse_config_id(c) for c in configs["component"]], index=configs.index)
     configs = configs.join(params)
+    by_load = "offered_load" in configs and configs["offered_load"].notna().all()
     fig, ax = plt.subplots()
     for (p, m), group in configs.groupby(["partners", "messages"]):
-        group = group.sort_values("sleep_cycles")
+        x = group["offered_load"] * 100 if by_load else group["sleep_cycles"]
+        order = np.argsort(x.to_numpy())
+        group, x = group.iloc[order], x.iloc[order]
         ax.errorbar(
-            group["sleep_cycles"],
+            x,
             group["utilization"] * 100,
             yerr=_bars(group, "utilization"),
             marker="o",
             capsize=2,
-            label=f"P={p}, M={m}",
+            label=f"P={p} flows, M={m}" if by_load else f"P={p}, M={m}",
         )
-    ax.set_xscale("log")
     ax.set_ylim(0, 100)
-    ax.set_xlabel("B: sleep between partners (cycles)")
+    if by_load:
+        ax.plot([0, 100], [0, 100], color="grey", ls=":", lw=1, label="utilisation = offered")
+        ax.set_xlabel("offered load per node (% of its link)")
+    else:
+        ax.set_xscale("log")
+        ax.set_xlabel("B: sleep between partners (cycles)")
     ax.set_ylabel("switch queue utilisation (%)")
     ax.set_title(
         "Utilisation of CompressionB configurations (paper: 26 % to 92 % on Cab)\n"
