@@ -77,7 +77,7 @@ def test_error_summary_sets_the_papers_values_under_ours(study):
 
 
 def test_table_i_gives_each_cell_its_interval_beside_the_papers_mean_and_max(study):
-    _, runtimes = study
+    impact, runtimes = study
     slowdowns = ic.measured_slowdowns(runtimes)
     matrix = ic.slowdown_matrix(slowdowns).reset_index()
     fig = figures.slowdown_tables(matrix, TABLE1, slowdowns)
@@ -89,6 +89,27 @@ def test_table_i_gives_each_cell_its_interval_beside_the_papers_mean_and_max(stu
     )
     assert cell in [t.get_text() for t in ours.texts]
     assert theirs.get_title().endswith("mean 6.7, max 45")
+    plt.close(fig)
+    # With the scores: a table of every method and baseline under both matrices.
+    summary = ic.error_summary(ic.predictions(impact, runtimes), PUBLISHED)
+    fig = figures.slowdown_tables(matrix, TABLE1, slowdowns, summary, PUBLISHED)
+    ours, theirs, scores = fig.axes
+    cells = {
+        (r, c): cell.get_text().get_text() for (r, c), cell in scores.tables[0].get_celld().items()
+    }
+    headings = [cells[(0, c)] for c in range(9)]
+    assert headings[1:5] == ["MAE (points)", "within 10 (%)", "within 20 (%)", "Spearman ρ"]
+    assert headings[5] == "paper: MAE (points)"
+    labels = [cells[(r, 0)] for r in range(1, len(summary) + 1)]
+    assert labels == summary["label"].tolist()
+    zero = labels.index("Predict 0") + 1
+    mae = summary.set_index("method").loc["zero", "mean_abs_error"] * 100
+    assert cells[(zero, 1)] == f"{mae:.1f}"
+    assert cells[(zero, 4)] == "–"  # a constant prediction has no rank
+    # The paper's Table I scored as ours: predict 0 has MAE 6.72, 83 % within 10.
+    assert (cells[(zero, 5)], cells[(zero, 6)]) == ("6.72", "83.3")
+    queue = labels.index("Queue model") + 1
+    assert cells[(queue, 6)] == "> 75"
     plt.close(fig)
     # Without the intervals (a table from before they existed) the values alone.
     fig = figures.slowdown_tables(matrix, TABLE1)

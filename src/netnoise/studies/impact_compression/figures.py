@@ -222,12 +222,61 @@ def _cell_text(value: float, low: float, high: float) -> str:
     return f"{round(value)}\n[{round(low)}, {round(high)}]"
 
 
+#: Columns of Table I's scores: (error_summary column, heading, scale, format).
+_SCORE_COLUMNS = (
+    ("mean_abs_error", "MAE (points)", 100, "{:.1f}"),
+    ("within_10pct", "within 10 (%)", 100, "{:.0f}"),
+    ("within_20pct", "within 20 (%)", 100, "{:.0f}"),
+    ("spearman", "Spearman ρ", 1, "{:.2f}"),
+)
+
+
+def _score_table(ax, summary: pd.DataFrame, published: pd.DataFrame) -> None:
+    """Every method's and baseline's scores on our pairings, then the paper's
+    (published_scores: its claims, the baselines on its Table I) where it gives them."""
+    ax.axis("off")
+    rows = []
+    for row in summary.itertuples():
+        ours = [
+            "–" if np.isnan(v := getattr(row, score)) else text.format(v * scale)
+            for score, _, scale, text in _SCORE_COLUMNS
+        ]
+        paper = [
+            paper_text(published, row.method, score, scale) or "–"
+            for score, _, scale, _ in _SCORE_COLUMNS
+        ]
+        rows.append([row.label, *ours, *paper])
+    headings = [heading for _, heading, _, _ in _SCORE_COLUMNS]
+    table = ax.table(
+        cellText=rows,
+        colLabels=["", *headings, *(f"paper: {h}" for h in headings)],
+        loc="center",
+        cellLoc="center",
+    )
+    table.auto_set_font_size(False)
+    table.set_fontsize(7)
+    table.auto_set_column_width(list(range(len(rows[0]))))
+    table.scale(1, 1.3)
+    ax.set_title(
+        "How well each method predicts our pairings' slowdowns "
+        "(paper: its claims, and the baselines on its Table I)",
+        fontsize=9,
+    )
+
+
 def slowdown_tables(
-    ours: pd.DataFrame, published: pd.DataFrame, slowdowns: pd.DataFrame | None = None
+    ours: pd.DataFrame,
+    published: pd.DataFrame,
+    slowdowns: pd.DataFrame | None = None,
+    summary: pd.DataFrame | None = None,
+    published_scores: pd.DataFrame | None = None,
 ) -> plt.Figure:
     """Table I: our measured slowdown matrix beside the paper's (different
     applications), each titled with its mean and maximum; with ``slowdowns``
-    (measured_slowdowns) each of our cells also gives its 95 % interval."""
+    (measured_slowdowns) each of our cells also gives its 95 % interval; with
+    ``summary`` (error_summary) and ``published_scores`` (published_scores) a
+    table under both gives every method's and baseline's MAE, shares within 10
+    and 20 points and rank correlation, ours and the paper's."""
     theirs = published.pivot(index="application", columns="partner", values="slowdown_pct")
     order = ["FFTW", "Lulesh", "MCB", "MILC", "VPFFT", "AMG"]
     theirs = theirs.reindex(index=order, columns=order)
@@ -239,7 +288,15 @@ def slowdown_tables(
                 row.measured_ci_low * 100,
                 row.measured_ci_high * 100,
             )
-    fig, axes = plt.subplots(1, 2, figsize=(12, 5))
+    if summary is None:
+        fig, axes = plt.subplots(1, 2, figsize=(12, 5))
+    else:
+        fig = plt.figure(figsize=(12, 5 + 0.3 * (len(summary) + 3)))
+        grid = fig.add_gridspec(
+            2, 2, height_ratios=[5, 0.3 * (len(summary) + 3)], hspace=0.55, bottom=0.02
+        )
+        axes = [fig.add_subplot(grid[0, 0]), fig.add_subplot(grid[0, 1])]
+        _score_table(fig.add_subplot(grid[1, :]), summary, published_scores)
     vmax = max(np.nanmax(mine.to_numpy(float)), np.nanmax(theirs.to_numpy(float)))
     for ax, matrix, title in (
         (axes[0], mine, "netnoise (this run), % [95 % interval]"),
