@@ -489,6 +489,14 @@ def test_claims_state_each_target_and_the_papers_value():
         summary,
         scores,
         table1,
+        utilization=pd.DataFrame(
+            {
+                "component": ["idle", "p1_m1_b100", "p1_m1_b10", "p1_m1_b1", "a", "b"],
+                "utilization": [0.0, 0.2, 0.3, 0.9, 0.4, 0.5],
+                "utilization_ci_low": [0.0, 0.1, 0.2, 0.8, 0.39, 0.3],
+                "utilization_ci_high": [0.0, 0.3, 0.4, 1.0, 0.41, 0.55],
+            }
+        ),
         idle_far_out=(10, 400),
         discordant=(3, 66),
         saturated=0.0,
@@ -518,4 +526,14 @@ def test_claims_state_each_target_and_the_papers_value():
     assert beats.loc["zero", "paper"] == "queue MAE < 10; Predict 0 MAE 6.72"
     assert table.loc[("p_a_discordant_pairs", "compression"), "detail"].startswith("of 66 pairs")
     assert table.loc[("cpu_saturated_share", "runs"), "meets"]
-    assert table["meets"].isna().sum() == 7  # the rows stated without a target
+    # CompressionB at 20, 30, 90 %: the widest gap is 30 to 90; b's interval the loosest.
+    assert table.loc[("utilization_min", "compression"), ["value", "paper"]].tolist() == [
+        pytest.approx(20), "26 (Fig. 6)",
+    ]  # fmt: skip
+    assert table.loc[("utilization_max", "compression"), "value"] == pytest.approx(90)
+    gap = table.loc[("utilization_widest_gap", "compression")]
+    assert (gap["value"], gap["detail"]) == (pytest.approx(60), "between 30 and 90 %")
+    half = table.loc[("utilization_ci_half_width", "applications")]
+    assert half["value"] == pytest.approx(20)
+    assert half["detail"].startswith("largest, b;")
+    assert table["meets"].isna().sum() == 11  # the rows stated without a target

@@ -27,6 +27,7 @@ with logged(snakemake.log[0]) as log:
         summary,
         published,
         table1,
+        utilization=utilization,
         idle_far_out=(int(queue.far_out(idle).sum()), len(idle)),
         discordant=queue.discordant_pairs(
             degradation, utilization.set_index("component")["utilization"]

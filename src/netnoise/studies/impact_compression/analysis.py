@@ -393,12 +393,44 @@ def _claim(claim, scope, value, unit, relation="", target=np.nan, paper="", deta
     }
 
 
+def _utilization_claims(utilization: pd.DataFrame) -> list[dict]:
+    """How the CompressionB sweep spans utilisation (lowest, highest, the widest
+    gap between neighbouring points from 0 up) and how precisely the largest
+    application utilisation is known (its interval's half-width), in points."""
+    is_config = utilization["component"].str.fullmatch(CONFIG_PATTERN)
+    sweep = np.sort(utilization.loc[is_config, "utilization"].to_numpy(float)) * 100
+    steps = np.diff(np.concatenate([[0.0], sweep]))
+    widest = int(np.argmax(steps))
+    apps = utilization[~is_config & (utilization["component"] != "idle")]
+    half = ci_half_width(apps, "utilization") * 100
+    loosest = apps["component"].iloc[int(np.argmax(half.to_numpy()))]
+    return [
+        _claim("utilization_min", "compression", sweep[0], "%", paper="26 (Fig. 6)"),
+        _claim("utilization_max", "compression", sweep[-1], "%", paper="92 (Fig. 6)"),
+        _claim(
+            "utilization_widest_gap",
+            "compression",
+            steps[widest],
+            "points",
+            detail=f"between {(sweep[widest] - steps[widest]):.0f} and {sweep[widest]:.0f} %",
+        ),
+        _claim(
+            "utilization_ci_half_width",
+            "applications",
+            float(half.max()),
+            "points",
+            detail=f"largest, {loosest}; 95 % bootstrap interval",
+        ),
+    ]
+
+
 def claims(
     slowdowns: pd.DataFrame,
     summary: pd.DataFrame,
     published: pd.DataFrame,
     table1: pd.DataFrame,
     *,
+    utilization: pd.DataFrame,
     idle_far_out: tuple[int, int],
     discordant: tuple[int, int],
     saturated: float,
@@ -410,7 +442,9 @@ def claims(
 
     ``slowdowns``: measured_slowdowns; ``summary``: error_summary of every
     method and baseline; ``published``: published_scores; ``table1``: the
-    paper's Table I; ``idle_far_out``: (dropped, all) idle samples
+    paper's Table I; ``utilization``: utilization_table (the span of the
+    CompressionB sweep, its widest gap, the applications' interval half-widths);
+    ``idle_far_out``: (dropped, all) idle samples
     (queue.far_out); ``discordant``: queue.discordant_pairs of the p_A points;
     ``saturated``: saturated_share of the runs.
     """
@@ -495,6 +529,7 @@ def claims(
                 detail=f"queue model's MAE minus {row['label']}'s",
             )
         )
+    rows += _utilization_claims(utilization)
     dropped, idle_samples = idle_far_out
     wrong, pairs = discordant
     rows += [
