@@ -11,15 +11,19 @@ samples 1, 1, 2, 2 µs give µ = 1 and Var(S) = 1/3, for which eq. 3 reduces to
 
 from __future__ import annotations
 
+import json
 import math
 import re
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
+from netnoise import provenance
 from netnoise.io import write_benchmark
 from netnoise.studies.impact_compression import analysis as ic
+from netnoise.studies.impact_compression import lookup
 
 IDLE = [1.0, 1.0, 2.0, 2.0]
 # Two CompressionB configurations and two applications; each application's
@@ -78,6 +82,21 @@ def write_result(path, columns: list[str], rows: list[list[object]]) -> str:
     return str(path)
 
 
+def write_sidecar(result: str, command: list[str], corun: list[list[str]] | None, saturated=False):
+    """The provenance fields the tidy step reads: this job's command, the co-run's
+    jobs (background ones, then the measured one) and the CPU record."""
+    record = {
+        "schema": provenance.SCHEMA,
+        "command": command,
+        "corun": None if corun is None else [{"name": c[0], "command": c} for c in corun],
+        "cpu": {"saturated": saturated, "mean_runnable_tasks": 1.0},
+    }
+    Path(f"{result}.prov.json").write_text(json.dumps(record))
+
+
+IMPACTB, APP, COMPRESSIONB = ["impactb", "--iterations", "800"], ["halo3d"], ["compressionb"]
+
+
 def test_config_id_names_a_configuration_and_parses_back():
     assert ic.config_id(4, 10, 2.5e6) == "p4_m10_b2500000"
     assert ic.config_id(1, 1, 2499999.6) == "p1_m1_b2500000"  # B rounded to whole cycles
@@ -99,13 +118,36 @@ def test_tidy_impact_halves_the_round_trip_and_tags_the_component(tmp_path):
             tmp_path / "idle.csv", columns, [[0, 0, 0.0, 1024, 2.0], [1, 0, 0.1, 1024, 4.0]]
         ),
         "p1_m1_b25000": write_result(tmp_path / "cb.csv", columns, [[0, 0, 0.5, 1024, 10.0]]),
+        "halo3d": write_result(tmp_path / "app.csv", columns, [[0, 0, 0.2, 1024, 8.0]]),
     }
+    # Alone, and the measured (last) job of its co-run beside a loop: every sample timed.
+    write_sidecar(files["idle"], IMPACTB, None)
+    write_sidecar(files["p1_m1_b25000"], IMPACTB, [COMPRESSIONB, IMPACTB], saturated=True)
+    write_sidecar(files["halo3d"], IMPACTB, [APP, IMPACTB])
     impact = ic.tidy_impact(files)
-    assert impact.columns.tolist() == ["component", "pair", "time_s", "latency_us"]
-    assert impact["component"].tolist() == ["idle", "idle", "p1_m1_b25000"]
-    assert impact["pair"].tolist() == [0, 1, 0]
-    assert impact["time_s"].tolist() == [0.0, 0.1, 0.5]
-    assert impact["latency_us"].tolist() == [1.0, 2.0, 5.0]
+    assert impact.columns.tolist() == [
+        "component", "pair", "time_s", "latency_us", "cpu_saturated",
+    ]  # fmt: skip
+    assert impact["component"].tolist() == ["idle", "idle", "p1_m1_b25000", "halo3d"]
+    assert impact["pair"].tolist() == [0, 1, 0, 0]
+    assert impact["time_s"].tolist() == [0.0, 0.1, 0.5, 0.2]
+    assert impact["latency_us"].tolist() == [1.0, 2.0, 5.0, 4.0]
+    assert impact["cpu_saturated"].tolist() == [False, False, True, False]
+
+
+def test_tidy_impact_refuses_impactb_run_as_a_background_job(tmp_path):
+    """ImpactB looping beside a measured application also samples that application's
+    launch and teardown; its clock does not say when the timed region was."""
+    columns = ["pair", "iteration", "time_s", "size_bytes", "rtt_us"]
+    idle = write_result(tmp_path / "idle.csv", columns, [[0, 0, 0.0, 1024, 2.0]])
+    app = write_result(tmp_path / "app.csv", columns, [[0, 0, 0.0, 1024, 9.0]])
+    write_sidecar(idle, IMPACTB, None)
+    write_sidecar(app, ["impactb", "--iterations", "0"], [["impactb", "--iterations", "0"], APP])
+    with pytest.raises(ValueError, match="ImpactB ran as a background job for halo3d"):
+        ic.tidy_impact({"idle": idle, "halo3d": app})
+    Path(f"{app}.prov.json").unlink()
+    with pytest.raises(ValueError, match=r"app\.csv: no provenance sidecar app\.csv\.prov\.json"):
+        ic.tidy_impact({"idle": idle, "halo3d": app})
 
 
 def test_tidy_runtimes_tags_each_run_and_leaves_untimed_communication_empty(tmp_path):
@@ -118,7 +160,7 @@ def test_tidy_runtimes_tags_each_run_and_leaves_untimed_communication_empty(tmp_
         [("halo3d", "none", "", proxy), ("lulesh", "application", "halo3d", real)]
     )
     assert runtimes.columns.tolist() == [
-        "application", "partner_kind", "partner", "run", "runtime_s", "comm_s",
+        "application", "partner_kind", "partner", "run", "runtime_s", "comm_s", "cpu_saturated",
     ]  # fmt: skip
     assert runtimes["application"].tolist() == ["halo3d", "halo3d", "lulesh"]
     assert runtimes["partner_kind"].tolist() == ["none", "none", "application"]
@@ -134,7 +176,8 @@ def test_tidy_runtimes_tags_each_run_and_leaves_untimed_communication_empty(tmp_
 def test_degradation_is_the_mean_runtime_beside_a_configuration_over_alone():
     table = ic.degradation(RUNTIMES)
     assert table.columns.tolist() == [
-        "application", "config", "runtime_s", "runtime_alone_s", "degradation",
+        "application", "config", "runs", "runtime_s", "runtime_alone_s", "degradation",
+        "degradation_ci_low", "degradation_ci_high",
     ]  # fmt: skip
     rows = table.set_index(["application", "config"])
     assert rows["runtime_alone_s"].to_dict() == {
@@ -146,15 +189,25 @@ def test_degradation_is_the_mean_runtime_beside_a_configuration_over_alone():
     assert rows["degradation"].to_dict() == pytest.approx(
         {("a", "c1"): 0.10, ("a", "c2"): 0.30, ("b", "c1"): 0.05, ("b", "c2"): 0.20}
     )
+    # One run beside each configuration has no spread to resample: no interval.
+    assert table[["degradation_ci_low", "degradation_ci_high"]].isna().all().all()
 
 
 def test_measured_slowdowns_of_every_pairing():
     table = ic.measured_slowdowns(RUNTIMES)
     assert table.columns.tolist() == [
-        "application", "partner", "runtime_s", "runtime_alone_s", "measured",
+        "application", "partner", "runs", "runtime_s", "runtime_alone_s", "measured",
+        "measured_ci_low", "measured_ci_high",
     ]  # fmt: skip
     rows = table.set_index(["application", "partner"])
     assert rows.loc[("a", "b"), "runtime_s"] == 12.5
+    assert rows.loc[("a", "b"), "runs"] == 2
+    # a beside b: runs of 12 and 13 s, alone 9 and 11 s. Resampled means are 12, 12.5
+    # or 13 s beside and 9, 10 or 11 s alone, the extremes each with probability
+    # 1/4, so the extreme ratios (1/16 each) are the interval's ends.
+    interval = rows.loc[("a", "b"), ["measured_ci_low", "measured_ci_high"]]
+    assert interval.tolist() == pytest.approx([12 / 11 - 1, 13 / 9 - 1])
+    assert rows.loc[("a", "a"), ["measured_ci_low", "measured_ci_high"]].isna().all()
     assert rows["measured"].to_dict() == pytest.approx(
         {("a", "a"): 0.15, ("a", "b"): 0.25, ("b", "a"): 0.05, ("b", "b"): 0.25}
     )
@@ -174,33 +227,75 @@ def test_utilization_table_of_each_component():
     table = ic.utilization_table(impact).set_index("component")
     assert table.columns.tolist() == [
         "samples", "mean_latency_us", "std_latency_us", "min_latency_us", "utilization",
+        "utilization_ci_low", "utilization_ci_high", "offered_load",
     ]  # fmt: skip
+    assert table["offered_load"].isna().all()  # no grid swept by offered load
     assert table["samples"].to_dict() == {"idle": 4, "x": 2}
     assert table["mean_latency_us"].to_dict() == {"idle": 1.5, "x": 2.0}
     assert table.loc["idle", "std_latency_us"] == pytest.approx(math.sqrt(1 / 3))
     assert table.loc["x", "std_latency_us"] == pytest.approx(math.sqrt(0.5))
     assert table["min_latency_us"].to_dict() == {"idle": 1.0, "x": 1.5}
     assert table["utilization"].to_dict() == pytest.approx({"idle": 3 / 7, "x": 0.6})
+    for component, row in table.iterrows():
+        assert row["utilization_ci_low"] <= row["utilization"] <= row["utilization_ci_high"]
+        assert row["utilization_ci_low"] < row["utilization_ci_high"], component
+
+
+GRID = {"size": 40960, "cycle_hz": 2.6e9, "offered_loads": [0.2, 2.0], "link_mbit": None}
+
+
+def test_offered_load_of_a_configuration_inverts_its_sleep():
+    # One 40 KiB message, then 32.768 ms of sleep (85,196,800 cycles at 2.6 GHz):
+    # 327,680 bits per 32.768 ms is 10 Mbit/s, a fifth of a 50 Mbit/s link.
+    assert ic.offered_load("p1_m1_b85196800", GRID, 50) == pytest.approx(0.2)
+    # Four messages per partner in a tenth of that sleep: 40 times the load.
+    assert ic.offered_load("p3_m4_b8519680", GRID, 50) == pytest.approx(8.0)
+    impact = impact_table({"idle": IDLE, "p1_m1_b85196800": [1.5, 2.5], "a": [2.0]})
+    table = ic.utilization_table(impact, GRID, 50).set_index("component")
+    assert table.loc["p1_m1_b85196800", "offered_load"] == pytest.approx(0.2)
+    assert table[["offered_load"]].drop("p1_m1_b85196800").isna().all().all()
+
+
+def test_the_link_rate_offered_loads_are_shares_of():
+    testbed = {"kind": "testbed", "testbed": {"nic_mbit": 50}}
+    study = {"compression": GRID}
+    assert ic.compression_link_mbit(study, testbed) == 50.0
+    assert ic.compression_link_mbit(study, {"kind": "localhost"}) is None
+    given = {"compression": GRID | {"link_mbit": 100}}
+    assert ic.compression_link_mbit(given, {"kind": "localhost"}) == 100.0
+    # A grid of B values (the paper's) has no offered load.
+    paper = {"compression": GRID | {"offered_loads": None}}
+    assert ic.compression_link_mbit(paper, testbed) is None
+    assert ic.compression_link_mbit({"compression": {"sleep_cycles": [1]}}, testbed) is None
 
 
 def test_predictions_of_every_method_beside_the_measurements():
     table = ic.predictions(impact_table(LATENCIES), RUNTIMES)
-    assert list(table["method"].unique()) == ["average", "average_stdev", "pdf", "queue"]
+    assert list(table["method"].unique()) == [
+        "average", "average_stdev", "pdf", "queue", "zero", "partner_mean",
+    ]  # fmt: skip
     # a looks like c1 (utilisation 0.6), b like c2 (0.75): every method predicts
-    # A beside B from A's degradation beside B's look-alike configuration.
-    predicted = {("a", "a"): 0.10, ("a", "b"): 0.30, ("b", "a"): 0.05, ("b", "b"): 0.20}
+    # A beside B from A's degradation beside B's look-alike configuration (the
+    # monotone p_A through (0, 0) passes through both points of each application).
+    model = {("a", "a"): 0.10, ("a", "b"): 0.30, ("b", "a"): 0.05, ("b", "b"): 0.20}
     measured = {("a", "a"): 0.15, ("a", "b"): 0.25, ("b", "a"): 0.05, ("b", "b"): 0.25}
+    # A's mean slowdown beside its other partner, never the one it predicts.
+    partner_mean = {("a", "a"): 0.25, ("a", "b"): 0.15, ("b", "a"): 0.25, ("b", "b"): 0.05}
+    expected = {m: model for m in ("average", "average_stdev", "pdf", "queue")}
+    expected |= {"zero": dict.fromkeys(model, 0.0), "partner_mean": partner_mean}
     for method, rows in table.groupby("method"):
         rows = rows.set_index(["application", "partner"])
+        predicted = expected[method]
         assert rows["predicted"].to_dict() == pytest.approx(predicted), method
         assert rows["measured"].to_dict() == pytest.approx(measured), method
         error = {pair: measured[pair] - predicted[pair] for pair in measured}
         assert rows["error"].to_dict() == pytest.approx(error), method
+        assert rows.loc[("a", "b"), "measured_ci_low"] == pytest.approx(12 / 11 - 1)
         if method == "queue":
             assert rows["partner_utilization"].to_dict() == pytest.approx(
                 {("a", "a"): 0.6, ("a", "b"): 0.75, ("b", "a"): 0.6, ("b", "b"): 0.75}
             )
-        else:
+        elif method in lookup.METHODS:
             assert rows["config"].to_dict() == {
                 ("a", "a"): "c1",
                 ("a", "b"): "c2",
@@ -209,21 +304,78 @@ def test_predictions_of_every_method_beside_the_measurements():
             }, method
 
 
-def test_error_summary_per_method_in_slowdown_points():
-    errors = {"average": [-0.05, 0.05, 0.0, 0.05], "queue": [0.3, -0.15, 0.05, 0.0]}
-    table = pd.DataFrame([{"method": m, "error": e} for m, es in errors.items() for e in es])
-    summary = ic.error_summary(table).set_index("method")
-    assert summary["label"].to_dict() == {"average": "AverageLT", "queue": "Queue model"}
-    assert summary["pairings"].to_dict() == {"average": 4, "queue": 4}
-    assert summary["mean_abs_error"].to_dict() == pytest.approx(
-        {"average": 0.15 / 4, "queue": 0.5 / 4}
+def test_baselines_predict_zero_and_the_leave_one_out_mean():
+    measured = pd.DataFrame(
+        {
+            "application": ["a", "a", "a", "b"],
+            "partner": ["a", "b", "c", "a"],
+            "measured": [0.1, 0.2, 0.6, 0.3],
+        }
     )
-    assert summary["within_10pct"].to_dict() == {"average": 1.0, "queue": 0.5}
-    assert summary["within_20pct"].to_dict() == {"average": 1.0, "queue": 0.75}
+    table = ic.baseline_predictions(measured)
+    assert table[table["method"] == "zero"]["predicted"].tolist() == [0.0] * 4
+    means = table[table["method"] == "partner_mean"].set_index(["application", "partner"])
+    means = means["predicted"]
+    assert means[("a", "a")] == pytest.approx(0.4)  # (0.2 + 0.6) / 2
+    assert means[("a", "b")] == pytest.approx(0.35)
+    assert means[("a", "c")] == pytest.approx(0.15)
+    assert math.isnan(means[("b", "a")])  # b has no other partner to learn from
+
+
+def test_error_summary_per_method_in_slowdown_points():
+    measured = [0.1, 0.2, 0.3, 0.4]
+    errors = {
+        "average": [-0.05, 0.05, 0.0, 0.05],
+        "queue": [0.3, -0.15, 0.05, 0.0],
+        "zero": measured,
+        "partner_mean": [0.05, -0.05, 0.25, None],  # the last pairing: no other partner
+    }
+    table = pd.DataFrame(
+        [
+            {"method": m, "measured": v, "error": e, "predicted": None if e is None else v - e}
+            for m, es in errors.items()
+            for v, e in zip(measured, es, strict=True)
+        ]
+    )
+    published = pd.DataFrame(
+        [
+            {"method": "queue", "quantity": "within_10pct", "relation": ">", "value": 0.75},
+            {"method": "zero", "quantity": "within_10pct", "relation": "=", "value": 5 / 6},
+        ]
+    )
+    summary = ic.error_summary(table, published).set_index("method")
+    assert summary.index.tolist() == ["average", "queue", "zero", "partner_mean"]  # METHODS order
+    assert summary["label"].to_dict() == {
+        "average": "AverageLT",
+        "queue": "Queue model",
+        "zero": "Predict 0",
+        "partner_mean": "A's mean (leave-one-out)",
+    }
+    assert summary["kind"].tolist() == ["model", "model", "baseline", "baseline"]
+    assert summary["pairings"].to_dict() == {"average": 4, "queue": 4, "zero": 4, "partner_mean": 3}
+    assert summary["mean_abs_error"].to_dict() == pytest.approx(
+        {"average": 0.15 / 4, "queue": 0.5 / 4, "zero": 0.25, "partner_mean": 0.35 / 3}
+    )
+    assert summary["within_10pct"].tolist() == [1.0, 0.5, 0.0, 2 / 3]  # 0.1 is not < 0.1
+    assert summary["within_20pct"].tolist() == [1.0, 0.75, 0.25, 2 / 3]
+    # Predicted 0.15, 0.15, 0.3, 0.35 (ranks 1.5, 1.5, 3, 4) against ranks 1-4: 3/sqrt(10);
+    # the queue model swaps the middle two: 1 - 6 * 2 / (4 * 15) = 0.8; a constant
+    # prediction has no rank correlation.
+    assert summary.loc["average", "spearman"] == pytest.approx(3 / math.sqrt(10))
+    assert summary.loc["queue", "spearman"] == pytest.approx(0.8)
+    assert math.isnan(summary.loc["zero", "spearman"])
     # Quartiles interpolate linearly between the sorted errors -0.05, 0, 0.05, 0.05.
     quartiles = summary.loc["average", ["min", "q1", "median", "q3", "max"]]
     assert quartiles.tolist() == pytest.approx([-0.05, -0.0125, 0.025, 0.05, 0.05])
     assert summary.loc["queue", ["min", "max"]].tolist() == pytest.approx([-0.15, 0.3])
+    # The paper's values beside ours: a bound it states, a score computed on its Table I.
+    assert summary["paper_within_10pct"].to_dict() == {
+        "average": "",
+        "queue": "> 0.75",
+        "zero": "0.833",
+        "partner_mean": "",
+    }
+    assert "paper_within_10pct" not in ic.error_summary(table).columns
 
 
 def test_slowdown_matrix_in_percent_rows_and_columns_sorted():
@@ -255,3 +407,131 @@ def test_fit_lines_of_degradation_against_utilization():
     # One point fixes no slope: the line is flat at its degradation.
     assert math.isnan(lines.loc["b", "slope"])
     assert lines.loc["b", "intercept"] == pytest.approx(0.07)
+
+
+REFERENCE = Path(__file__).resolve().parents[2] / "resources" / "reference" / "impact_compression"
+
+
+def published() -> tuple[pd.DataFrame, pd.DataFrame]:
+    table1 = pd.read_csv(REFERENCE / "table1.csv")
+    return table1, ic.published_scores(table1, pd.read_csv(REFERENCE / "claims.csv"))
+
+
+def test_published_scores_hold_the_claims_and_the_baselines_on_table_i():
+    """On the paper's Table I (36 slowdowns summing to 242 %), predicting 0 errs by
+    the slowdown itself: 6.72 points on average, 30 of 36 below 10 points (all but
+    45, 11, 12, 25, 12, 14), 34 of 36 below 20."""
+    table1, scores = published()
+    computed = scores[scores["relation"] == "="].set_index(["method", "quantity"])["value"]
+    assert computed[("zero", "mean_abs_error")] == pytest.approx(2.42 / 36)
+    assert computed[("zero", "within_10pct")] == pytest.approx(30 / 36)
+    assert computed[("zero", "within_20pct")] == pytest.approx(34 / 36)
+    assert ("zero", "spearman") not in computed.index  # a constant has no rank correlation
+    # FFTW beside itself: its other partners' mean (5 + 3 + 11 + 12 + 7) / 5 = 7.6 %.
+    base = ic.baseline_predictions(table1.assign(measured=table1["slowdown_pct"] / 100))
+    fftw = base[(base["method"] == "partner_mean") & (base["application"] == "FFTW")]
+    assert fftw["predicted"].iloc[0] == pytest.approx(0.076)
+    claims = scores[scores["relation"] != "="]
+    assert len(claims) == 6 and set(claims["method"]) == {
+        "queue",
+        "average",
+        "average_stdev",
+        "pdf",
+    }
+    assert ic.paper_text(scores, "queue", "within_10pct", 100) == "> 75"
+    assert ic.paper_text(scores, "zero", "mean_abs_error", 100) == "6.72"
+
+
+def test_saturated_share_counts_result_files_and_knows_when_nothing_recorded_it():
+    impact = pd.DataFrame(
+        {"component": ["idle", "idle", "c1"], "cpu_saturated": [False] * 2 + [True]}
+    )
+    runtimes = pd.DataFrame(
+        {
+            "application": ["a", "a", "a"],
+            "partner_kind": ["none", "none", "application"],
+            "partner": ["", "", "a"],
+            # Read back with keep_default_na=False, as the analysis step reads runtimes.
+            "cpu_saturated": ["False", "False", ""],
+        }
+    )
+    # Files: idle (no), c1 (yes), a alone (no); a beside a recorded nothing.
+    assert ic.saturated_share(impact, runtimes) == pytest.approx(1 / 3)
+    old = impact.drop(columns="cpu_saturated"), runtimes.drop(columns="cpu_saturated")
+    assert math.isnan(ic.saturated_share(*old))
+
+
+def test_claims_state_each_target_and_the_papers_value():
+    table1, scores = published()
+    slowdowns = pd.DataFrame(
+        {
+            "application": ["a", "a", "b", "b"],
+            "partner": ["a", "b", "a", "b"],
+            "measured": [0.05, 0.10, 0.20, 0.40],
+            "measured_ci_low": [0.04, 0.075, 0.10, 0.372],
+            "measured_ci_high": [0.06, 0.129, 0.21, 0.428],
+        }
+    )
+    summary = pd.DataFrame(
+        {
+            "method": ["average", "queue", "zero"],
+            "label": ["AverageLT", "Queue model", "Predict 0"],
+            "mean_abs_error": [0.12, 0.05, 0.1875],
+            "within_10pct": [0.5, 0.75, 0.5],
+            "within_20pct": [0.75, 1.0, 0.5],
+            "spearman": [0.4, 0.8, np.nan],
+        }
+    )
+    table = ic.claims(
+        slowdowns,
+        summary,
+        scores,
+        table1,
+        utilization=pd.DataFrame(
+            {
+                "component": ["idle", "p1_m1_b100", "p1_m1_b10", "p1_m1_b1", "a", "b"],
+                "utilization": [0.0, 0.2, 0.3, 0.9, 0.4, 0.5],
+                "utilization_ci_low": [0.0, 0.1, 0.2, 0.8, 0.39, 0.3],
+                "utilization_ci_high": [0.0, 0.3, 0.4, 1.0, 0.41, 0.55],
+            }
+        ),
+        idle_far_out=(10, 400),
+        discordant=(3, 66),
+        saturated=0.0,
+    ).set_index(["claim", "scope"])
+    # Half-widths 1, 2.9, 10, 2.8 points: three within ±3 points (median 2.85, max 10).
+    assert table.loc[("pairings", "measured"), ["value", "meets", "paper"]].tolist() == [
+        4, False, "36",
+    ]  # fmt: skip
+    assert table.loc[("pairings_ci_within_3pts", "measured"), "value"] == 3
+    assert table.loc[("median_ci_half_width", "measured"), "value"] == pytest.approx(2.85)
+    assert table.loc[("median_ci_half_width", "measured"), "meets"]
+    assert table.loc[("max_ci_half_width", "measured"), "value"] == pytest.approx(10)
+    assert table.loc[("mean_slowdown", "measured"), ["value", "paper"]].tolist() == [
+        pytest.approx(18.75), "6.72",
+    ]  # fmt: skip
+    assert table.loc[("max_slowdown", "measured"), "paper"] == "45"
+    within = table.loc[("within_10pct", "queue")]
+    assert (within["value"], within["relation"], within["target"], within["meets"]) == (
+        0.75, ">=", 0.75, True,
+    )  # fmt: skip
+    assert within["paper"] == "> 0.75"
+    mae = table.loc[("mean_abs_error", "queue")]
+    assert (mae["value"], mae["meets"], mae["paper"]) == (pytest.approx(5), True, "< 10")
+    beats = table.xs("queue_mae_minus")
+    assert beats["value"].to_dict() == pytest.approx({"average": -7, "zero": -13.75})
+    assert beats["meets"].tolist() == [True, True]
+    assert beats.loc["zero", "paper"] == "queue MAE < 10; Predict 0 MAE 6.72"
+    assert table.loc[("p_a_discordant_pairs", "compression"), "detail"].startswith("of 66 pairs")
+    assert table.loc[("cpu_saturated_share", "runs"), "meets"]
+    # CompressionB at 20, 30, 90 %: the widest gap is 30 to 90; b's interval the loosest.
+    assert table.loc[("utilization_min", "compression"), ["value", "paper"]].tolist() == [
+        pytest.approx(20), "26 (Fig. 6)",
+    ]  # fmt: skip
+    assert table.loc[("utilization_max", "compression"), "value"] == pytest.approx(90)
+    gap = table.loc[("utilization_widest_gap", "compression")]
+    assert (gap["value"], gap["detail"]) == (pytest.approx(60), "between 30 and 90 %")
+    half = table.loc[("utilization_ci_half_width", "applications")]
+    assert half["value"] == pytest.approx(20)
+    assert half["detail"].startswith("largest, b;")
+    assert table["meets"].isna().sum() == 11  # the rows stated without a target

@@ -116,3 +116,84 @@ def test_bad_inputs_are_named():
         queue.predict(impact, degradation, pairs)
     with pytest.raises(ValueError, match="no 'idle' component"):
         queue.utilizations(impact[impact.component != "idle"])
+
+
+def test_idle_service_ignores_far_out_host_delays():
+    """Service times 20 µs + gamma(4, 2 µs): Var(S) = 4 x 2^2 = 16 µs^2, min near 20 µs.
+    Ten host delays of 0.3-2 ms (as on the testbed) would multiply the variance by
+    ~100; the fences drop them and nothing of the service time itself."""
+    rng = np.random.default_rng(3)
+    service = 20 + rng.gamma(4.0, 2.0, size=4000)
+    delays = np.array([300, 310, 450, 460, 870, 880, 2020, 2030, 290, 300.0])
+    latency = pd.Series(np.concatenate([service, delays]))
+    mu, var = queue.idle_service(latency)
+    assert var == pytest.approx(16, rel=0.08)
+    assert mu == 1 / service.min()
+    assert latency.var() > 100 * 16
+    assert queue.far_out(latency.to_numpy()).sum() == len(delays)
+
+
+def test_far_out_keeps_the_tail_of_a_skewed_service_time():
+    """10 µs + an exponential of mean 5 µs: the upper fence lies near 55 µs, beyond
+    which the exponential has e^-9 ~ 1.2e-4 of its mass."""
+    rng = np.random.default_rng(4)
+    exponential = 10 + rng.exponential(5.0, size=10_000)
+    assert queue.far_out(exponential).sum() <= 3
+    _, var = queue.idle_service(pd.Series(exponential))
+    assert var == pytest.approx(exponential.var(ddof=1), rel=0.02)
+    with pytest.raises(ValueError, match="idle latencies must be positive"):
+        queue.idle_service(pd.Series([0.0, 1.0, 2.0]))
+
+
+def test_utilization_intervals_cover_the_estimate_and_narrow_with_samples():
+    impact, _, _ = synthetic_study()
+    samples = impact.groupby("component").head(1000)
+    u = queue.utilizations(samples).set_index("component")["utilization"]
+    wide = queue.utilization_intervals(samples).set_index("component")
+    assert (wide["utilization_ci_low"] <= u).all()
+    assert (u <= wide["utilization_ci_high"]).all()
+    # A quarter of the samples: the intervals about twice as wide.
+    quarter = samples.groupby("component").head(250)
+    quartered = queue.utilization_intervals(quarter).set_index("component")
+    width = wide["utilization_ci_high"] - wide["utilization_ci_low"]
+    quarter_width = quartered["utilization_ci_high"] - quartered["utilization_ci_low"]
+    ratio = (quarter_width / width)[["c_low", "c_mid", "c_high", "appA"]]
+    assert ratio.to_numpy() == pytest.approx([2, 2, 2, 2], rel=0.3)
+    # Deterministic: the same table gives the same intervals.
+    pd.testing.assert_frame_equal(queue.utilization_intervals(samples).set_index("component"), wide)
+
+
+def test_degradation_curve_is_monotone_and_anchored_at_zero():
+    """Truth: d = 0.5 u^2. Noisy points run the wrong way in places; the isotonic
+    curve never falls, starts at (0, 0), and lies closer to the truth."""
+    rng = np.random.default_rng(5)
+    u = np.linspace(0.1, 0.95, 12)
+    truth = 0.5 * u**2
+    noisy = truth + rng.normal(0, 0.04, size=u.size)
+    configs = [f"c{i}" for i in range(u.size)]
+    degradation = pd.DataFrame({"application": "a", "config": configs, "degradation": noisy})
+    utilization = pd.Series(u, index=configs)
+    wrong, pairs = queue.discordant_pairs(degradation, utilization)
+    assert pairs == 66 and wrong > 0  # the noise makes some pairs run the wrong way
+    xs, ys = queue.degradation_curve(degradation, utilization, "a")
+    assert (xs[0], ys[0]) == (0.0, 0.0)
+    assert np.all(np.diff(ys) >= 0)
+    fitted = np.interp(u, xs, ys)
+    assert np.sqrt(np.mean((fitted - truth) ** 2)) < np.sqrt(np.mean((noisy - truth) ** 2))
+    assert queue.discordant_pairs(degradation.assign(degradation=truth), utilization) == (0, 66)
+
+
+def test_degradation_curve_pools_a_point_running_the_wrong_way():
+    utilization = pd.Series([0.2, 0.4, 0.6, 0.8], index=["c1", "c2", "c3", "c4"])
+    degradation = pd.DataFrame(
+        {
+            "application": "a",
+            "config": ["c1", "c2", "c3", "c4"],
+            # c1 below zero (noise around an unaffected application), c3 below c2.
+            "degradation": [-0.02, 0.30, 0.10, 0.50],
+        }
+    )
+    xs, ys = queue.degradation_curve(degradation, utilization, "a")
+    # (0, 0) and c1 pool to -0.01, bounded to 0; c2 and c3 pool to their mean 0.2.
+    assert np.interp([0.0, 0.2, 0.4, 0.6, 0.8], xs, ys) == pytest.approx([0, 0, 0.2, 0.2, 0.5])
+    assert queue.discordant_pairs(degradation, utilization) == (1, 6)

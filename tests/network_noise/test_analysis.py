@@ -15,14 +15,20 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pandas as pd
 import pytest
 
 from netnoise.studies.network_noise.analysis import (
+    baseline_variation,
+    benchmark_claims,
     benchmark_slowdown,
+    correlations,
     dimensions,
     point_name,
     simulation_summary,
+    slowdown_interval,
+    split_slowdowns,
     topology_table,
 )
 from netnoise.studies.network_noise.netgauge import (
@@ -150,10 +156,12 @@ def test_topology_table_counts_beside_the_papers():
     assert pd.isna(torus["paper_endpoints"]) and pd.isna(torus["paper_switches"])
 
 
-def _tidy(collective, ratio, allocation, quiet, perturbed):
+def _tidy(collective, ratio, allocation, quiet, perturbed, perturbation=None):
+    """One point: split i holds the i-th quiet and the i-th perturbed time."""
     times = [*quiet, *perturbed]
-    return pd.DataFrame(
+    table = pd.DataFrame(
         {
+            "split": [*range(len(quiet)), *range(len(perturbed))],
             "collective": collective,
             "ratio": ratio,
             "allocation": allocation,
@@ -161,6 +169,7 @@ def _tidy(collective, ratio, allocation, quiet, perturbed):
             "time_us": times,
         }
     )
+    return table if perturbation is None else table.assign(perturbation=perturbation)
 
 
 def test_benchmark_slowdown_is_perturbed_over_unperturbed_mean_in_percent():
@@ -171,24 +180,193 @@ def test_benchmark_slowdown_is_perturbed_over_unperturbed_mean_in_percent():
         ]
     )
     table = benchmark_slowdown(tidy)
-    assert table[["collective", "ratio", "allocation"]].values.tolist() == [
-        ["allreduce", 0.5, 8],
-        ["bcast", 0.25, 8],
+    # A table from before the CPU-only control: every point perturbs the network.
+    assert table[["collective", "ratio", "allocation", "perturbation"]].values.tolist() == [
+        ["allreduce", 0.5, 8, "network"],
+        ["bcast", 0.25, 8, "network"],
     ]
     allreduce, bcast = table.iloc[0], table.iloc[1]
     # Quiet mean 100 us, perturbed mean 150 us: 150 % of the unperturbed time.
-    assert allreduce["samples"] == 3
+    assert (allreduce["samples"], allreduce["splits"]) == (3, 3)
     assert allreduce["unperturbed_mean_us"] == 100.0
     assert allreduce["perturbed_mean_us"] == 150.0
     assert allreduce["unperturbed_median_us"] == 100.0
     assert allreduce["perturbed_median_us"] == 150.0
     assert allreduce["slowdown_pct"] == pytest.approx(150.0)
-    # Every perturbed time above every quiet one: the exact two-sided Mann-Whitney
-    # p-value of 3 against 3 is 2 / C(6, 3) = 0.1.
-    assert allreduce["mann_whitney_p"] == pytest.approx(0.1)
-    # Same mean, half the pairs each way: 100 %, p = 1.
+    # Every perturbed time above every quiet one: the exact one-sided Mann-Whitney
+    # p-value of 3 against 3 is 1 / C(6, 3) = 0.05.
+    assert allreduce["p_perturbed_slower"] == pytest.approx(0.05)
+    # Same mean, half the pairs each way: 100 %; U = 2 of 4, p = P(U >= 2) = 4/6.
     assert bcast["slowdown_pct"] == pytest.approx(100.0)
-    assert bcast["mann_whitney_p"] == pytest.approx(1.0)
+    assert bcast["p_perturbed_slower"] == pytest.approx(4 / 6)
+    # Splits resampled: 150/90, 150/100 ... span the interval; no control ran.
+    assert allreduce["slowdown_ci_low"] < 150 < allreduce["slowdown_ci_high"]
+    assert table[["ratio0_slowdown_pct", "p_vs_ratio0", "p_vs_cpu"]].isna().all().all()
+
+
+def test_split_slowdowns_pool_each_splits_repetitions():
+    tidy = pd.DataFrame(
+        {
+            "split": [0, 0, 0, 0, 1, 1],
+            "collective": "reduce",
+            "ratio": 0.5,
+            "allocation": 8,
+            "perturbed": [0, 0, 1, 1, 0, 1],
+            "time_us": [100.0, 110.0, 150.0, 160.0, 50.0, 40.0],
+        }
+    )
+    table = split_slowdowns(tidy)
+    assert table["perturbation"].tolist() == ["network", "network"]
+    assert table["perturbed_count"].tolist() == [2, 1]
+    assert table["slowdown_pct"].tolist() == pytest.approx([100 * 155 / 105, 80.0])
+    # The point's slowdown pools the splits: 100 x mean(150, 160, 40) / mean(100, 110, 50).
+    point = benchmark_slowdown(tidy).iloc[0]
+    assert point["slowdown_pct"] == pytest.approx(100 * (350 / 3) / (260 / 3))
+
+
+def test_every_point_is_compared_with_its_controls():
+    """Per-split slowdowns of the point (150, 160, 170 %) all above those of the
+    ratio-0 run at ratio 0 (100-102 %): exact one-sided p = 1 / C(6, 3) = 0.05. The
+    CPU-only control at the point's own ratio is as slow as the point: no evidence."""
+    tidy = pd.concat(
+        [
+            _tidy("allreduce", 0.5, 8, [100.0] * 3, [150.0, 160.0, 170.0], "network"),
+            _tidy("allreduce", 0.25, 8, [100.0] * 3, [110.0, 100.0, 90.0], "network"),
+            _tidy("allreduce", 0.0, 8, [100.0] * 3, [100.0, 101.0, 102.0], "network"),
+            _tidy("allreduce", 0.5, 8, [100.0] * 3, [150.0, 160.0, 170.0], "cpu"),
+            # Another allocation's ratio-0 run is not this point's control.
+            _tidy("allreduce", 0.0, 4, [100.0] * 3, [200.0] * 3, "network"),
+        ]
+    )
+    table = benchmark_slowdown(tidy).set_index(["allocation", "ratio", "perturbation"])
+    point = table.loc[(8, 0.5, "network")]
+    assert point["ratio0_slowdown_pct"] == pytest.approx(101.0)
+    assert point["p_vs_ratio0"] == pytest.approx(0.05)
+    assert point["cpu_slowdown_pct"] == pytest.approx(160.0)
+    assert point["p_vs_cpu"] > 0.4
+    # Ratio 1/4 (110, 100, 90 %) is no slower than the ratio-0 run; no CPU control at 1/4.
+    assert table.loc[(8, 0.25, "network"), "p_vs_ratio0"] > 0.5
+    assert pd.isna(table.loc[(8, 0.25, "network"), "p_vs_cpu"])
+    # Controls are not compared with controls.
+    for control in [(8, 0.5, "cpu"), (8, 0.0, "network")]:
+        assert table.loc[control, ["p_vs_ratio0", "p_vs_cpu"]].isna().all()
+    with pytest.raises(ValueError, match=r"perturbation: unknown value\(s\) \['idle'\]"):
+        benchmark_slowdown(_tidy("allreduce", 0.5, 8, [1.0], [1.0], "idle"))
+    with pytest.raises(ValueError, match="no split column"):
+        benchmark_slowdown(_tidy("allreduce", 0.5, 8, [1.0], [1.0]).drop(columns="split"))
+
+
+def test_slowdown_interval_covers_the_true_slowdown_at_the_nominal_rate():
+    """32 splits of 3 repetitions each; each split has its own placement factor
+    (log-normal, shared by its quiet and perturbed times) and the perturbation
+    multiplies the mean time by 1.3: the true slowdown is 130 %. The interval over
+    splits must contain it in about 95 % of 150 experiments (binomial sd 1.8 %)."""
+    data = np.random.default_rng(21)
+    noise = np.exp(0.1**2 / 2)  # mean of the per-repetition log-normal factor
+    hits = 0
+    for _ in range(150):
+        placement = data.lognormal(0, 0.3, size=(32, 1))
+        quiet = 100 * placement * data.lognormal(0, 0.1, size=(32, 3)) / noise
+        perturbed = 130 * placement * data.lognormal(0, 0.1, size=(32, 3)) / noise
+        splits = pd.DataFrame(
+            {
+                "perturbed_sum_us": perturbed.sum(axis=1),
+                "perturbed_count": 3,
+                "unperturbed_sum_us": quiet.sum(axis=1),
+                "unperturbed_count": 3,
+            }
+        )
+        low, high = slowdown_interval(splits)
+        hits += low <= 130 <= high
+    assert 0.89 <= hits / 150 <= 0.99
+
+
+def test_correlations_of_slowdown_with_ratio_and_allocation():
+    rows = [("allreduce", r, 8, "network", s) for r, s in [(0.25, 120), (0.5, 130), (0.75, 150)]]
+    rows += [("allreduce", 0.0, 8, "network", 100.0)]  # the sweeps' ratio-0 point
+    rows += [("allreduce", 0.5, n, "network", s) for n, s in [(4, 140), (6, 135)]]
+    rows += [("bcast", r, 8, "network", s) for r, s in [(0.25, 110), (0.5, 105)]]  # too few
+    # The CPU-only control's sweep: flat, then falling.
+    rows += [("allreduce", r, 8, "cpu", s) for r, s in [(0.25, 103), (0.5, 102), (0.75, 101)]]
+    slowdown = pd.DataFrame(
+        rows, columns=["collective", "ratio", "allocation", "perturbation", "slowdown_pct"]
+    )
+    table = correlations(slowdown).set_index(["perturbation", "against"])
+    cpu = table.loc[("cpu", "ratio")]
+    # 100, 103, 102, 101 % at ratios 0 to 3/4: rho = 0.2 over 4 points.
+    assert (cpu["points"], cpu["spearman"]) == (4, pytest.approx(0.2))
+    assert len(table.loc["cpu"]) == 1  # one allocation only: no trend with it
+    table = table.loc["network"]
+    by_ratio = table.loc["ratio"]
+    assert (by_ratio["collective"], by_ratio["allocation"], by_ratio["points"]) == (
+        "allreduce",
+        8,
+        4,
+    )
+    # Rising over 4 ratios: rho = 1, exact one-sided p = 1 / 4! = 1/24.
+    assert (by_ratio["spearman"], by_ratio["p"]) == (pytest.approx(1.0), pytest.approx(1 / 24))
+    # Allocations 4, 6, 8 at ratio 1/2: 140, 135, 130 %, falling: rho = -1, p = 1.
+    by_size = table.loc["allocation"]
+    assert (by_size["ratio"], by_size["points"], by_size["spearman"]) == (0.5, 3, pytest.approx(-1))
+    assert by_size["p"] == pytest.approx(1.0)
+
+
+def test_baseline_variation_across_points_of_one_allocation():
+    slowdown = pd.DataFrame(
+        {
+            "collective": ["allreduce"] * 5,
+            "allocation": [8, 8, 8, 8, 4],
+            "ratio": [0.25, 0.5, 0.0, 0.5, 0.5],
+            "perturbation": ["network", "network", "network", "cpu", "network"],
+            "unperturbed_mean_us": [90.0, 110.0, 500.0, 400.0, 70.0],
+        }
+    )
+    table = baseline_variation(slowdown)
+    # 90 and 110 us: sd sqrt(200), mean 100; the controls are not points; one point has no CV.
+    assert table.to_dict("records") == [
+        {
+            "collective": "allreduce",
+            "allocation": 8,
+            "points": 2,
+            "unperturbed_cv": pytest.approx(math.sqrt(200) / 100),
+        }
+    ]
+
+
+def test_benchmark_claims_state_each_target():
+    tidy = pd.concat(
+        [
+            _tidy(
+                "allreduce", r, 8, [100.0 * f] * 3, [s * f - 1, s * f, s * f + 1], "network"
+            ).assign(cpu_saturated=False)
+            for r, s, f in [(0.25, 120.0, 1.0), (0.5, 140.0, 1.1), (0.75, 160.0, 0.9)]
+        ]
+        + [
+            _tidy("allreduce", 0.0, 8, [100.0] * 3, [99.0, 100.0, 101.0], "network").assign(
+                cpu_saturated=True
+            )
+        ]
+    )
+    slowdown = benchmark_slowdown(tidy)
+    claims = benchmark_claims(tidy, slowdown).set_index(["claim", "scope"])
+    splits = claims.loc[("splits_per_point", "every point")]
+    assert (splits["value"], splits["meets"], splits["paper"]) == (3, False, "128 (Sec. 2.1)")
+    assert claims.loc[("ratios", "allreduce, 8 nodes"), "value"] == 4  # with the ratio-0 run
+    rho = claims.loc[("spearman_ratio", "allreduce, 8 nodes")]
+    assert (rho["value"], rho["meets"]) == (pytest.approx(1.0), True)
+    assert rho["detail"] == "over 4 ratios, p = 0.0417"
+    # Every point's three splits (119-161 %) above the ratio-0 run's (99-101 %): with
+    # three splits each the smallest one-sided p is 1 / C(6, 3) = 0.05, not below it.
+    beats = claims.loc[("beats_ratio0_control", "every point")]
+    assert (beats["value"], beats["meets"]) == (0.0, False)
+    assert beats["detail"] == "share of 3 points with Mann-Whitney p < 0.05; largest p = 0.05"
+    assert pd.isna(claims.loc[("beats_cpu_control", "every point"), "value"])
+    # Unperturbed 100, 110, 90 us: CV 0.1.
+    cv = claims.loc[("baseline_cv", "allreduce, 8 nodes")]
+    assert (cv["value"], cv["meets"]) == (pytest.approx(0.1), True)
+    assert claims.loc[("max_slowdown_pct", "every point"), "value"] == pytest.approx(160.0)
+    # One of the four result files (the control) was CPU-saturated.
+    assert claims.loc[("cpu_saturated_share", "every point"), "value"] == pytest.approx(0.25)
 
 
 def test_parse_collvsnoise_reads_exponents_and_the_papers_ratio():

@@ -7,6 +7,7 @@ import matplotlib
 matplotlib.use("Agg")
 
 import matplotlib.pyplot as plt
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -82,4 +83,84 @@ def test_torus_figures_have_one_band_per_dimension(summary):
 def test_no_fabric_rows_draw_no_legend(summary):
     fig = figures.fabric_ratio(summary[summary["figure"] != "fabric_ratio"])
     assert fig.axes[0].get_legend() is None
+    plt.close(fig)
+
+
+def _point(collective, ratio, allocation, perturbation, slowdown, half_width=5.0):
+    return {
+        "collective": collective,
+        "ratio": ratio,
+        "allocation": allocation,
+        "perturbation": perturbation,
+        "slowdown_pct": slowdown,
+        "slowdown_ci_low": slowdown - half_width,
+        "slowdown_ci_high": slowdown + 2 * half_width,
+    }
+
+
+@pytest.fixture
+def benchmark() -> pd.DataFrame:
+    rows = [
+        _point("allreduce", r, 8, "network", s) for r, s in [(0.25, 120), (0.5, 130), (0.75, 150)]
+    ]
+    rows += [_point("allreduce", 0.0, 8, "network", 100.0)]
+    rows += [_point("allreduce", 0.5, 8, "cpu", 104.0)]
+    rows += [_point("allreduce", 0.5, n, "network", s) for n, s in [(4, 110), (6, 118)]]
+    rows += [_point("allreduce", 0.5, n, "cpu", 101.0) for n in (4, 6)]
+    return pd.DataFrame(rows)
+
+
+def _errorbar_points(ax):
+    """(x, y) of each errorbar series' markers, by label ('_nolegend_' for controls)."""
+    return [
+        (c.get_label(), list(c.lines[0].get_xdata()), list(c.lines[0].get_ydata()))
+        for c in ax.containers
+    ]
+
+
+def test_slowdown_by_ratio_starts_at_the_ratio0_control_and_shows_the_cpu_control(benchmark):
+    fig = figures.slowdown_by_ratio(benchmark, 8)
+    ax = fig.axes[0]
+    (label, x, y), (cpu_label, cpu_x, cpu_y) = _errorbar_points(ax)
+    # One collective: no dodge; the ratio-0 run is the sweep's first point.
+    assert label == "allreduce (ρ 1.00)"
+    assert (x, y) == ([0.0, 0.25, 0.5, 0.75], [100.0, 120.0, 130.0, 150.0])
+    assert (cpu_label, cpu_x, cpu_y) == ("_nolegend_", [0.5], [104.0])
+    # Bars: 5 below and 10 above each point.
+    ends = np.array([seg[:, 1] for seg in ax.containers[0].lines[2][0].get_segments()])
+    assert np.array(y) - ends[:, 0] == pytest.approx([5] * 4)
+    assert ends[:, 1] - np.array(y) == pytest.approx([10] * 4)
+    assert "hollow: CPU-only control" in ax.get_title()
+    plt.close(fig)
+
+
+def test_slowdown_by_allocation_gives_its_rank_correlation(benchmark):
+    fig = figures.slowdown_by_allocation(benchmark)
+    (label, x, y), (_, cpu_x, _) = _errorbar_points(fig.axes[0])
+    assert label == "allreduce, ratio 1/2 (ρ 1.00)"  # 110, 118, 130 % at 4, 6, 8 nodes
+    assert (x, y) == ([4, 6, 8], [110.0, 118.0, 130.0])
+    assert cpu_x == [4, 6, 8]
+    plt.close(fig)
+
+
+def test_benchmark_figures_read_tables_from_before_the_cpu_control(benchmark):
+    old = benchmark[benchmark["perturbation"] == "network"].drop(columns="perturbation")
+    fig = figures.slowdown_by_ratio(old, 8)
+    ((_, x, _),) = _errorbar_points(fig.axes[0])
+    assert x == [0.0, 0.25, 0.5, 0.75]
+    assert "hollow" not in fig.axes[0].get_title()
+    plt.close(fig)
+    tidy = pd.DataFrame(
+        {
+            "collective": "allreduce",
+            "ratio": [0.0, 0.0, 0.5, 0.5, 0.5, 0.5],
+            "allocation": 8,
+            "perturbation": ["network", "network", "network", "network", "cpu", "cpu"],
+            "perturbed": [0, 1] * 3,
+            "time_us": [10.0, 11.0, 10.0, 15.0, 10.0, 10.5],
+        }
+    )
+    fig = figures.boxplot_by_ratio(tidy, 8)
+    ticks = [t.get_text() for t in fig.axes[0].get_xticklabels()]
+    assert ticks == ["0", "0.5"]  # the ratio-0 run, the measurement; not the CPU control
     plt.close(fig)

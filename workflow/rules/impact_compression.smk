@@ -203,6 +203,8 @@ rule analyse_impact_compression:
     input:
         impact=f"{IC_PATHS.tidy}/impact.csv",
         runtimes=f"{IC_PATHS.tidy}/runtimes.csv",
+        published_table1=reference("impact_compression", "table1.csv"),
+        published_claims=reference("impact_compression", "claims.csv"),
     output:
         **IC_TABLES,
     log:

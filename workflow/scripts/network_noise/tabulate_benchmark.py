@@ -2,9 +2,13 @@ import pandas as pd
 
 from netnoise.atomic import write_csv
 from netnoise.jobs import logged
-from netnoise.studies.network_noise.analysis import benchmark_slowdown
+from netnoise.studies.network_noise.analysis import benchmark_claims, benchmark_slowdown
 
 with logged(snakemake.log[0]) as log:
-    table = benchmark_slowdown(pd.read_csv(snakemake.input[0]))
+    tidy = pd.read_csv(snakemake.input[0])
+    table = benchmark_slowdown(tidy)
+    claims = benchmark_claims(tidy, table)
     log.info("noise benchmark:\n%s", table.to_string(index=False))
-    write_csv(snakemake.output[0], table)
+    log.info("claims:\n%s", claims.to_string(index=False))
+    write_csv(snakemake.output.slowdown, table)
+    write_csv(snakemake.output.claims, claims)

@@ -2,11 +2,13 @@ import pandas as pd
 
 from netnoise.atomic import write_csv
 from netnoise.jobs import logged
+from netnoise.studies.network_noise.analysis import is_measured
 from netnoise.studies.network_noise.netgauge import comparison
 
 with logged(snakemake.log[0]) as log:
+    ours = pd.read_csv(snakemake.input.netnoise)
     table = comparison(
-        pd.read_csv(snakemake.input.netnoise),
+        ours[is_measured(ours)],
         pd.read_csv(snakemake.input.netgauge),
         snakemake.params.perturb_bytes,
     )

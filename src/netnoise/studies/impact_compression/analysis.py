@@ -4,34 +4,60 @@ Tidy inputs (built by the workflow from raw benchmark files):
 
 - impact: one row per ImpactB sample: ``component`` (``idle``, an application
   name or a CompressionB configuration id), ``latency_us`` (half the round trip,
-  the paper's packet latency);
+  the paper's packet latency), every sample from the timed region of its
+  co-run (tidy_impact);
 - runtimes: one row per application run: ``application``, ``partner_kind``
   (``none``, ``compression``, ``application``), ``partner`` (empty alone, else
   a configuration id or an application name), ``run``, ``runtime_s``, ``comm_s``.
 
+Both carry ``cpu_saturated`` of the run they come from (its provenance).
+
 Performance degradation is (runtime with interference − runtime alone) /
-runtime alone (Sec. III-D), from mean runtimes.
+runtime alone (Sec. III-D), from mean runtimes, with a 95 % bootstrap interval
+(ci.interval) over the runs of both.
+
+Predictions are judged beside the paper's criterion (the share within 10
+points) by their mean absolute error, the shares within 10 and 20 points and
+the Spearman rank correlation with the measurements, and against two
+baselines that use no model: "predict 0" and "predict A's mean slowdown beside
+its other partners" (leave-one-out, so it never sees the pairing it predicts).
+On the paper's own Table I, "predict 0" already has 30 of 36 pairings within 10
+points (published_scores).
 """
 
 from __future__ import annotations
 
+import re
+import warnings
+
 import numpy as np
 import pandas as pd
+import scipy.stats
 
 from netnoise.io import read_tidy
-from netnoise.studies.impact_compression import lookup, queue
+from netnoise.provenance import read_sidecar, sidecar_path
+from netnoise.studies.impact_compression import ci, lookup, queue
 
-METHODS = {
+MODELS = {
     "average": "AverageLT",
     "average_stdev": "AverageStDevLT",
     "pdf": "PDFLT",
     "queue": "Queue model",
 }
+BASELINES = {
+    "zero": "Predict 0",
+    "partner_mean": "A's mean (leave-one-out)",
+}
+METHODS = {**MODELS, **BASELINES}
 
 # What an application ran beside (``partner_kind``).
 ALONE, COMPRESSION, APPLICATION = "none", "compression", "application"
+# What identifies one result file of application runs.
+RUN_KEYS = ["application", "partner_kind", "partner"]
 # A CompressionB configuration id (see config_id).
 CONFIG_PATTERN = r"p\d+_m\d+_b\d+"
+# The issue's bar for a pairing's precision: a 95 % interval within ±3 points.
+CI_HALF_WIDTH_TARGET = 0.03
 
 
 def config_id(partners: int, messages: int, sleep_cycles: float) -> str:
@@ -44,14 +70,43 @@ def parse_config_id(config: str) -> dict[str, float]:
     return {"partners": int(p[1:]), "messages": int(m[1:]), "sleep_cycles": float(b[1:])}
 
 
+def impactb_was_measured(path: str) -> bool:
+    """Whether the ImpactB result ``path`` was the measured job of its co-run (its
+    provenance sidecar's command is the co-run's last, measured, one) or ran alone."""
+    try:
+        record = read_sidecar(path)
+    except FileNotFoundError:
+        raise ValueError(
+            f"{path}: no provenance sidecar {sidecar_path(path).name}; it says whether "
+            "ImpactB was the measured job of its co-run"
+        ) from None
+    corun = record.get("corun")
+    return not corun or corun[-1]["command"] == record["command"]
+
+
 def tidy_impact(files: dict[str, str]) -> pd.DataFrame:
     """One row per ImpactB sample, tagged with the component running beside it.
 
-    ``files`` maps a component to its ImpactB result file.
+    ``files`` maps a component to the result file ImpactB wrote in that co-run:
+    alone on the idle switch, or the measured job beside a looping application
+    or CompressionB configuration, with a fixed sample count. The co-run
+    handshake holds its samples (taken after its warm-up) inside the timed
+    region, while the component runs in its steady state. A file of ImpactB
+    run as a background job is refused: its samples also cover the measured
+    job's launch, warm-up and teardown, and nothing places that job's timed
+    region on ImpactB's clock (diluting the load by up to a third on the
+    testbed).
     """
+    background = [c for c, path in files.items() if not impactb_was_measured(path)]
+    if background:
+        raise ValueError(
+            f"ImpactB ran as a background job for {', '.join(background)}: its samples "
+            "include the measured job's launch and teardown. Measure ImpactB (a fixed "
+            "sample count) with the component looping beside it"
+        )
     data = read_tidy(list(files.values()), component=list(files))
     data["latency_us"] = data["rtt_us"] / 2
-    return data[["component", "pair", "time_s", "latency_us"]]
+    return data[["component", "pair", "time_s", "latency_us", "cpu_saturated"]]
 
 
 def tidy_runtimes(records: list[tuple[str, str, str, str]]) -> pd.DataFrame:
@@ -65,87 +120,225 @@ def tidy_runtimes(records: list[tuple[str, str, str, str]]) -> pd.DataFrame:
     applications, kinds, partners, paths = (list(column) for column in zip(*records, strict=True))
     data = read_tidy(paths, application=applications, partner_kind=kinds, partner=partners)
     columns = ["application", "partner_kind", "partner", "run", "runtime_s", "comm_s"]
-    return data.reindex(columns=columns)
+    return data.reindex(columns=[*columns, "cpu_saturated"])
 
 
-def _alone(runtimes: pd.DataFrame) -> pd.Series:
+def _alone(runtimes: pd.DataFrame) -> dict[str, np.ndarray]:
     alone = runtimes[runtimes["partner_kind"] == ALONE]
     if alone.empty:
         raise ValueError("no runs of the applications alone: degradation needs a baseline")
-    return alone.groupby("application")["runtime_s"].mean()
+    return {app: g.to_numpy(float) for app, g in alone.groupby("application")["runtime_s"]}
 
 
-def _relative(runtimes: pd.DataFrame, kind: str) -> pd.DataFrame:
+def _relative(runtimes: pd.DataFrame, kind: str, name: str) -> pd.DataFrame:
+    """Mean runtime beside each partner of ``kind``, alone, and ``name`` = their
+    relative change with its 95 % interval (``name_ci_low``, ``name_ci_high``)."""
     base = _alone(runtimes)
     rows = runtimes[runtimes["partner_kind"] == kind]
-    mean = rows.groupby(["application", "partner"], as_index=False)["runtime_s"].mean()
-    missing = sorted(set(mean["application"]) - set(base.index))
+    missing = sorted(set(rows["application"]) - set(base))
     if missing:
         raise ValueError(f"no runs alone of {missing}")
-    mean["runtime_alone_s"] = mean["application"].map(base)
-    mean["degradation"] = mean["runtime_s"] / mean["runtime_alone_s"] - 1
-    return mean
+    out = []
+    for (app, partner), group in rows.groupby(["application", "partner"]):
+        beside, alone = group["runtime_s"].to_numpy(float), base[app]
+        low, high = ci.interval([beside, alone], ci.relative_change, f"{app} {kind} {partner}")
+        out.append(
+            {
+                "application": app,
+                "partner": partner,
+                "runs": len(beside),
+                "runtime_s": beside.mean(),
+                "runtime_alone_s": alone.mean(),
+                name: float(ci.relative_change(beside, alone)),
+                f"{name}_ci_low": low,
+                f"{name}_ci_high": high,
+            }
+        )
+    return pd.DataFrame(out)
 
 
 def degradation(runtimes: pd.DataFrame) -> pd.DataFrame:
-    """``application, config, degradation`` of every application beside every configuration."""
-    table = _relative(runtimes, COMPRESSION).rename(columns={"partner": "config"})
-    return table[["application", "config", "runtime_s", "runtime_alone_s", "degradation"]]
+    """``application, config, runs, runtime_s, runtime_alone_s, degradation`` and its
+    95 % interval, of every application beside every configuration."""
+    return _relative(runtimes, COMPRESSION, "degradation").rename(columns={"partner": "config"})
 
 
 def measured_slowdowns(runtimes: pd.DataFrame) -> pd.DataFrame:
-    """``application, partner, measured``: the slowdown of each application beside each one."""
-    table = _relative(runtimes, APPLICATION).rename(columns={"degradation": "measured"})
-    return table[["application", "partner", "runtime_s", "runtime_alone_s", "measured"]]
+    """``application, partner, runs, runtime_s, runtime_alone_s, measured`` and its 95 %
+    interval (``measured_ci_low``, ``measured_ci_high``): the slowdown of each
+    application beside each one."""
+    return _relative(runtimes, APPLICATION, "measured")
 
 
-def utilization_table(impact: pd.DataFrame) -> pd.DataFrame:
-    """Mean, spread and queue utilisation of every ImpactB component (Fig. 3, 6)."""
+def ci_half_width(table: pd.DataFrame, column: str) -> pd.Series:
+    """The larger distance from ``column`` to either end of its interval."""
+    value = table[column]
+    return np.maximum(value - table[f"{column}_ci_low"], table[f"{column}_ci_high"] - value)
+
+
+def offered_load(config: str, grid: dict, link_mbit: float) -> float:
+    """The share of a ``link_mbit`` link each node offers in CompressionB
+    configuration ``config``: M messages of the grid's ``size`` per partner, then
+    B sleep cycles at ``cycle_hz`` (above 1 the link saturates)."""
+    point = parse_config_id(config)
+    seconds = point["sleep_cycles"] / grid["cycle_hz"]
+    return point["messages"] * grid["size"] * 8 / (seconds * link_mbit * 1e6)
+
+
+def compression_link_mbit(study: dict, platform: dict) -> float | None:
+    """The link rate a CompressionB grid swept by offered load is a share of: the
+    grid's ``link_mbit``, else the testbed's NIC rate; None for a grid of B values
+    (``offered_loads`` unset) or a platform that does not know its rate."""
+    grid = study["compression"]
+    if grid.get("offered_loads") is None:
+        return None
+    if grid.get("link_mbit"):
+        return float(grid["link_mbit"])
+    if platform["kind"] == "testbed":
+        return float(platform["testbed"]["nic_mbit"])
+    return None
+
+
+def utilization_table(
+    impact: pd.DataFrame, grid: dict | None = None, link_mbit: float | None = None
+) -> pd.DataFrame:
+    """Mean, spread and queue utilisation (with its 95 % interval) of every ImpactB
+    component (Fig. 3, 6); with the CompressionB ``grid`` and the ``link_mbit`` its
+    offered loads are shares of, each configuration's ``offered_load`` (else nan)."""
     stats = impact.groupby("component")["latency_us"].agg(
         samples="count", mean_latency_us="mean", std_latency_us="std", min_latency_us="min"
     )
-    u = queue.utilizations(impact).set_index("component")["utilization"]
-    return stats.join(u).reset_index()
+    u = queue.utilizations(impact).set_index("component")[["utilization"]]
+    intervals = queue.utilization_intervals(impact).set_index("component")
+    table = stats.join(u).join(intervals).reset_index()
+    table["offered_load"] = [
+        offered_load(c, grid, link_mbit)
+        if link_mbit is not None and re.fullmatch(CONFIG_PATTERN, c)
+        else np.nan
+        for c in table["component"]
+    ]
+    return table
+
+
+def baseline_predictions(measured: pd.DataFrame) -> pd.DataFrame:
+    """The baselines' predictions of every pairing of ``measured`` (``application,
+    partner, measured``): 0, and A's mean slowdown beside its other partners
+    (empty when A has no other partner)."""
+    rows = []
+    for app, group in measured.groupby("application", sort=False):
+        values = group.set_index("partner")["measured"]
+        for partner in values.index:
+            others = values.drop(partner)
+            rows.append(
+                {"application": app, "partner": partner, "method": "zero", "predicted": 0.0}
+            )
+            rows.append(
+                {
+                    "application": app,
+                    "partner": partner,
+                    "method": "partner_mean",
+                    "predicted": others.mean() if len(others) else np.nan,
+                }
+            )
+    return pd.DataFrame(rows)
 
 
 def predictions(impact: pd.DataFrame, runtimes: pd.DataFrame) -> pd.DataFrame:
-    """Every method's prediction of every measured pairing, next to the measurement."""
+    """Every method's and baseline's prediction of every measured pairing, next to
+    the measurement and its interval; ``error`` is measured − predicted."""
     measured = measured_slowdowns(runtimes)
     compression = degradation(runtimes)[["application", "config", "degradation"]]
     pairs = measured[["application", "partner"]]
     frames = [lookup.predict(impact, compression, pairs, m) for m in lookup.METHODS]
     frames.append(queue.predict(impact, compression, pairs))
+    frames.append(baseline_predictions(measured))
     predicted = pd.concat(frames, ignore_index=True)
-    table = predicted.merge(measured[["application", "partner", "measured"]], how="left")
+    columns = ["application", "partner", "measured", "measured_ci_low", "measured_ci_high"]
+    table = predicted.merge(measured[columns], how="left")
     table["error"] = table["measured"] - table["predicted"]
     return table
 
 
-def error_summary(table: pd.DataFrame) -> pd.DataFrame:
-    """Per method: mean absolute error, quartiles of the error and the paper's claims.
+def _spearman(predicted: np.ndarray, measured: np.ndarray) -> float:
+    """Rank correlation; undefined (nan) when either side is constant, e.g. "predict 0"."""
+    if len(predicted) < 2 or np.ptp(predicted) == 0 or np.ptp(measured) == 0:
+        return float("nan")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", scipy.stats.ConstantInputWarning)
+        return float(scipy.stats.spearmanr(predicted, measured).statistic)
 
-    Errors are in slowdown points (0.10 = 10 percentage points), as Fig. 8-9.
+
+def scores(predicted: np.ndarray, measured: np.ndarray) -> dict[str, float]:
+    """mean_abs_error, within_10pct, within_20pct (shares of |error| < 0.10, 0.20)
+    and spearman of predictions against measurements (fractions, 0.10 = 10 points)."""
+    absolute = np.abs(np.asarray(measured, float) - np.asarray(predicted, float))
+    return {
+        "mean_abs_error": absolute.mean(),
+        "within_10pct": float(np.mean(absolute < 0.10)),
+        "within_20pct": float(np.mean(absolute < 0.20)),
+        "spearman": _spearman(np.asarray(predicted, float), np.asarray(measured, float)),
+    }
+
+
+SCORE_NAMES = ("mean_abs_error", "within_10pct", "within_20pct", "spearman")
+
+
+def published_scores(table1: pd.DataFrame, claims: pd.DataFrame) -> pd.DataFrame:
+    """What the paper gives for each method: ``method, quantity, relation, value, source``.
+
+    ``claims`` (resources/reference/impact_compression/claims.csv) holds its
+    statements about the four methods (bounds such as "> 0.75"); the baselines'
+    scores are computed on its Table I (``application, partner, slowdown_pct``),
+    as ours are on our measurements.
+    """
+    measured = table1.assign(measured=table1["slowdown_pct"] / 100)
+    base = baseline_predictions(measured).merge(measured[["application", "partner", "measured"]])
+    source = "computed from Table I (" + table1["source"].iloc[0] + ")"
+    rows = [
+        {"method": method, "quantity": q, "relation": "=", "value": v, "source": source}
+        for method, group in base.groupby("method", sort=False)
+        for q, v in scores(group["predicted"], group["measured"]).items()
+        if not np.isnan(v)
+    ]
+    return pd.concat([claims, pd.DataFrame(rows)], ignore_index=True)
+
+
+def paper_text(published: pd.DataFrame, method: str, quantity: str, scale: float = 1) -> str:
+    """The paper's value of one score as text ("> 0.75", "0.833"), values times ``scale``."""
+    rows = published[(published["method"] == method) & (published["quantity"] == quantity)]
+    return "; ".join(
+        f"{r.value * scale:.3g}" if r.relation == "=" else f"{r.relation} {r.value * scale:.3g}"
+        for r in rows.itertuples()
+    )
+
+
+def error_summary(table: pd.DataFrame, published: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Per method and baseline: scores, quartiles of the error and, with
+    ``published`` (published_scores), the paper's value of each score as text.
+
+    Errors are in slowdown points (0.10 = 10 percentage points), as Fig. 8-9;
+    a pairing a baseline cannot predict (no other partner) is left out.
     """
     rows = []
-    for method, group in table.groupby("method", sort=False):
+    for method in [m for m in METHODS if m in set(table["method"])]:
+        group = table[(table["method"] == method) & table["predicted"].notna()]
         err = group["error"].to_numpy(float)
-        absolute = np.abs(err)
         q = np.quantile(err, [0, 0.25, 0.5, 0.75, 1])
-        rows.append(
-            {
-                "method": method,
-                "label": METHODS[method],
-                "pairings": len(err),
-                "mean_abs_error": absolute.mean(),
-                "within_10pct": float(np.mean(absolute < 0.10)),
-                "within_20pct": float(np.mean(absolute < 0.20)),
-                "min": q[0],
-                "q1": q[1],
-                "median": q[2],
-                "q3": q[3],
-                "max": q[4],
-            }
-        )
+        row = {
+            "method": method,
+            "label": METHODS[method],
+            "kind": "model" if method in MODELS else "baseline",
+            "pairings": len(err),
+            **scores(group["predicted"], group["measured"]),
+            "min": q[0],
+            "q1": q[1],
+            "median": q[2],
+            "q3": q[3],
+            "max": q[4],
+        }
+        if published is not None:
+            row |= {f"paper_{s}": paper_text(published, method, s) for s in SCORE_NAMES}
+        rows.append(row)
     return pd.DataFrame(rows)
 
 
@@ -165,4 +358,195 @@ def fit_lines(degr: pd.DataFrame, utilization: pd.DataFrame) -> pd.DataFrame:
         y = group["degradation"].to_numpy(float)
         slope, intercept = np.polyfit(x, y, 1) if len(x) > 1 else (np.nan, y.mean())
         rows.append({"application": app, "slope": slope, "intercept": intercept})
+    return pd.DataFrame(rows)
+
+
+def saturated_share(impact: pd.DataFrame, runtimes: pd.DataFrame) -> float:
+    """Share of the result files (one per impact component, one per application and
+    partner) whose co-run's timed region was CPU-saturated (``cpu_saturated`` of
+    their provenance); nan when none records it (tables tidied before they did)."""
+    per_file = [
+        table.groupby(keys)["cpu_saturated"].first()
+        for table, keys in ((impact, ["component"]), (runtimes, RUN_KEYS))
+        if "cpu_saturated" in table.columns
+    ]
+    flags = pd.concat(per_file).astype(str).str.lower() if per_file else pd.Series()
+    known = flags.isin(["true", "false"])
+    if not known.any():
+        return float("nan")
+    return float(flags[known].eq("true").mean())
+
+
+def _claim(claim, scope, value, unit, relation="", target=np.nan, paper="", detail=""):
+    checks = {">=": np.greater_equal, "<=": np.less_equal, "<": np.less, ">": np.greater}
+    meets = bool(checks[relation](value, target)) if relation and not np.isnan(value) else None
+    return {
+        "claim": claim,
+        "scope": scope,
+        "value": value,
+        "unit": unit,
+        "relation": relation,
+        "target": target,
+        "meets": meets,
+        "paper": paper,
+        "detail": detail,
+    }
+
+
+def _utilization_claims(utilization: pd.DataFrame) -> list[dict]:
+    """How the CompressionB sweep spans utilisation (lowest, highest, the widest
+    gap between neighbouring points from 0 up) and how precisely the largest
+    application utilisation is known (its interval's half-width), in points."""
+    is_config = utilization["component"].str.fullmatch(CONFIG_PATTERN)
+    sweep = np.sort(utilization.loc[is_config, "utilization"].to_numpy(float)) * 100
+    steps = np.diff(np.concatenate([[0.0], sweep]))
+    widest = int(np.argmax(steps))
+    apps = utilization[~is_config & (utilization["component"] != "idle")]
+    half = ci_half_width(apps, "utilization") * 100
+    loosest = apps["component"].iloc[int(np.argmax(half.to_numpy()))]
+    return [
+        _claim("utilization_min", "compression", sweep[0], "%", paper="26 (Fig. 6)"),
+        _claim("utilization_max", "compression", sweep[-1], "%", paper="92 (Fig. 6)"),
+        _claim(
+            "utilization_widest_gap",
+            "compression",
+            steps[widest],
+            "points",
+            detail=f"between {(sweep[widest] - steps[widest]):.0f} and {sweep[widest]:.0f} %",
+        ),
+        _claim(
+            "utilization_ci_half_width",
+            "applications",
+            float(half.max()),
+            "points",
+            detail=f"largest, {loosest}; 95 % bootstrap interval",
+        ),
+    ]
+
+
+def claims(
+    slowdowns: pd.DataFrame,
+    summary: pd.DataFrame,
+    published: pd.DataFrame,
+    table1: pd.DataFrame,
+    *,
+    utilization: pd.DataFrame,
+    idle_far_out: tuple[int, int],
+    discordant: tuple[int, int],
+    saturated: float,
+) -> pd.DataFrame:
+    """Seed 000's numbers for the note, each with its target (issue 17's "done
+    when") and the paper's value where it gives one: ``claim, scope, value, unit,
+    relation, target, meets, paper, detail``; slowdowns, errors and interval
+    half-widths in percentage points, shares as fractions.
+
+    ``slowdowns``: measured_slowdowns; ``summary``: error_summary of every
+    method and baseline; ``published``: published_scores; ``table1``: the
+    paper's Table I; ``utilization``: utilization_table (the span of the
+    CompressionB sweep, its widest gap, the applications' interval half-widths);
+    ``idle_far_out``: (dropped, all) idle samples
+    (queue.far_out); ``discordant``: queue.discordant_pairs of the p_A points;
+    ``saturated``: saturated_share of the runs.
+    """
+    half = ci_half_width(slowdowns, "measured") * 100
+    half_target = CI_HALF_WIDTH_TARGET * 100
+    by_method = summary.set_index("method")
+    queue_row = by_method.loc["queue"]
+    paper = table1["slowdown_pct"]
+    rows = [
+        _claim("pairings", "measured", len(slowdowns), "pairings", ">=", 16, f"{len(table1)}"),
+        _claim(
+            "pairings_ci_within_3pts",
+            "measured",
+            int((half <= half_target).sum()),
+            "pairings",
+            ">=",
+            16,
+            detail=f"of {len(slowdowns)}; 95 % interval within ±{half_target:g} points",
+        ),
+        _claim(
+            "median_ci_half_width", "measured", float(half.median()), "points", "<=", half_target
+        ),
+        _claim("max_ci_half_width", "measured", float(half.max()), "points"),
+        _claim(
+            "mean_slowdown",
+            "measured",
+            float(slowdowns["measured"].mean() * 100),
+            "%",
+            paper=f"{paper.mean():.3g}",
+        ),
+        _claim(
+            "max_slowdown",
+            "measured",
+            float(slowdowns["measured"].max() * 100),
+            "%",
+            paper=f"{paper.max():.3g}",
+        ),
+        _claim(
+            "within_10pct",
+            "queue",
+            queue_row["within_10pct"],
+            "share",
+            ">=",
+            0.75,
+            paper_text(published, "queue", "within_10pct"),
+        ),
+        _claim(
+            "mean_abs_error",
+            "queue",
+            queue_row["mean_abs_error"] * 100,
+            "points",
+            "<",
+            10,
+            paper_text(published, "queue", "mean_abs_error", 100),
+        ),
+        _claim(
+            "within_20pct",
+            "queue",
+            queue_row["within_20pct"],
+            "share",
+            paper=paper_text(published, "queue", "within_20pct"),
+        ),
+        _claim("spearman", "queue", queue_row["spearman"], "rho"),
+    ]
+    for method, row in by_method.drop("queue").iterrows():
+        rows.append(
+            _claim(
+                "queue_mae_minus",
+                method,
+                (queue_row["mean_abs_error"] - row["mean_abs_error"]) * 100,
+                "points",
+                "<",
+                0,
+                paper="; ".join(
+                    f"{who} MAE {text}"
+                    for who, text in (
+                        ("queue", paper_text(published, "queue", "mean_abs_error", 100)),
+                        (row["label"], paper_text(published, method, "mean_abs_error", 100)),
+                    )
+                    if text
+                ),
+                detail=f"queue model's MAE minus {row['label']}'s",
+            )
+        )
+    rows += _utilization_claims(utilization)
+    dropped, idle_samples = idle_far_out
+    wrong, pairs = discordant
+    rows += [
+        _claim(
+            "idle_far_out_samples",
+            "idle",
+            dropped,
+            "samples",
+            detail=f"of {idle_samples}, left out of µ and Var(S)",
+        ),
+        _claim(
+            "p_a_discordant_pairs",
+            "compression",
+            wrong,
+            "pairs",
+            detail=f"of {pairs} pairs of CompressionB points; p_A is fitted monotone",
+        ),
+        _claim("cpu_saturated_share", "runs", saturated, "share", "<=", 0.05),
+    ]
     return pd.DataFrame(rows)

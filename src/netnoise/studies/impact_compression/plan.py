@@ -32,7 +32,15 @@ FIGURE_NAMES = (
     "fig9_error_summary",
     "table1_slowdowns",
 )
-TABLE_NAMES = ("utilization", "degradation", "slowdowns", "predictions", "error_summary", "table1")
+TABLE_NAMES = (
+    "utilization",
+    "degradation",
+    "slowdowns",
+    "predictions",
+    "error_summary",
+    "table1",
+    "claims",
+)
 
 
 def sleep_cycles(grid: dict[str, Any], messages: int, load: float, link_mbit: float) -> int:

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import itertools
+
+import numpy as np
 import pandas as pd
+import scipy.stats
 
 from netnoise.sim.congestion import summarize
 from netnoise.sim.topology import describe
@@ -64,27 +68,367 @@ def topology_table(runs: list[pd.DataFrame], published: pd.DataFrame) -> pd.Data
     return pd.DataFrame(rows)
 
 
+#: What the perturbing ranks of a benchmark point do (tidy column ``perturbation``):
+#: exchange messages, or send nothing and keep cores busy (the CPU-only control).
+#: A point at ratio 0 has no perturbing ranks: it is the no-perturbation control.
+PERTURBATIONS = ("network", "cpu")
+POINT_KEYS = ["collective", "ratio", "allocation", "perturbation"]
+#: Issue 17's bars for the benchmark.
+MIN_SPLITS, MIN_RATIOS, MIN_SPEARMAN, MAX_BASELINE_CV, MAX_P = 32, 4, 0.8, 0.20, 0.05
+#: The seed paper's numbers beside ours (001_9f0f9ede26bdffbe.txt, Sec. 2.1).
+PAPER = {
+    "splits": "128 (Sec. 2.1)",
+    "max_slowdown_pct": "up to 150 (Sec. 2.1, Fig. 4: delays of up to 50 %)",
+    "spearman_allocation": "rises with the allocation (Sec. 2.1, Fig. 5)",
+}
+BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED = 2000, 20090001
+
+
+def with_perturbation(tidy: pd.DataFrame) -> pd.DataFrame:
+    """The benchmark table with its ``perturbation`` column (``network`` where a
+    table from before the CPU-only control has none); unknown values are an error."""
+    if "perturbation" not in tidy.columns:
+        return tidy.assign(perturbation="network")
+    unknown = sorted(set(tidy["perturbation"]) - set(PERTURBATIONS))
+    if unknown:
+        raise ValueError(
+            f"perturbation: unknown value(s) {unknown}; allowed: {', '.join(PERTURBATIONS)}"
+        )
+    return tidy
+
+
+def is_measured(points: pd.DataFrame) -> pd.Series:
+    """The points a claim is about: network perturbation at a ratio above 0 (not a
+    control)."""
+    return (points["perturbation"] == "network") & (points["ratio"] > 0)
+
+
+def ratio_sweep(points: pd.DataFrame, perturbation: str = "network") -> pd.DataFrame:
+    """The points of one perturbation's ratio sweep with the ratio-0 control (of
+    either perturbation: without perturbing ranks they are the same run) as its
+    first point."""
+    return points[(points["perturbation"] == perturbation) | (points["ratio"] == 0)]
+
+
+def split_slowdowns(tidy: pd.DataFrame) -> pd.DataFrame:
+    """One row per point and random split: the split's mean perturbed and
+    unperturbed times (over its repetitions) and its slowdown in %."""
+    if "split" not in tidy.columns:
+        raise ValueError("the benchmark table has no split column (one per random split)")
+    tidy = with_perturbation(tidy)
+    means = tidy.groupby([*POINT_KEYS, "split", "perturbed"])["time_us"].agg(["sum", "count"])
+    wide = means.unstack("perturbed")
+    table = pd.DataFrame(
+        {
+            "perturbed_sum_us": wide[("sum", 1)],
+            "perturbed_count": wide[("count", 1)],
+            "unperturbed_sum_us": wide[("sum", 0)],
+            "unperturbed_count": wide[("count", 0)],
+        }
+    ).reset_index()
+    table["slowdown_pct"] = (
+        100
+        * (table["perturbed_sum_us"] / table["perturbed_count"])
+        / (table["unperturbed_sum_us"] / table["unperturbed_count"])
+    )
+    return table
+
+
+def _pooled_slowdown(p_sum, p_count, u_sum, u_count, axis=-1):
+    return (
+        100
+        * (np.sum(p_sum, axis=axis) / np.sum(p_count, axis=axis))
+        / (np.sum(u_sum, axis=axis) / np.sum(u_count, axis=axis))
+    )
+
+
+def slowdown_interval(splits: pd.DataFrame, seed: int = BOOTSTRAP_SEED) -> tuple[float, float]:
+    """95 % percentile-bootstrap interval of one point's slowdown, resampling its
+    random splits (each with its perturbed and unperturbed repetitions): the
+    splits are the independent units, repetitions of one split share its
+    placement. Fewer than two splits: (nan, nan)."""
+    if len(splits) < 2:
+        return float("nan"), float("nan")
+    columns = ["perturbed_sum_us", "perturbed_count", "unperturbed_sum_us", "unperturbed_count"]
+    result = scipy.stats.bootstrap(
+        tuple(splits[c].to_numpy(float) for c in columns),
+        _pooled_slowdown,
+        n_resamples=BOOTSTRAP_RESAMPLES,
+        paired=True,
+        vectorized=True,
+        method="percentile",
+        rng=np.random.default_rng(seed),
+    )
+    return float(result.confidence_interval.low), float(result.confidence_interval.high)
+
+
+#: Each control of a measured point: what its run is, beside the point's
+#: collective and allocation. The ratio-0 run serves every ratio (network
+#: preferred, should both have run); the CPU-only one is at the point's ratio.
+CONTROL_RUNS = {
+    "ratio0": lambda points, point: points[points["ratio"] == 0].sort_values(
+        "perturbation", key=lambda p: p != "network"
+    ),
+    "cpu": lambda points, point: points[
+        (points["perturbation"] == "cpu") & (points["ratio"] == point["ratio"])
+    ],
+}
+
+
+def _control_of(points: pd.DataFrame, point: pd.Series, control: str) -> pd.Series | None:
+    """The ``control`` run (CONTROL_RUNS) of ``point``, or None where it did not run."""
+    same = points[
+        (points["collective"] == point["collective"])
+        & (points["allocation"] == point["allocation"])
+    ]
+    found = CONTROL_RUNS[control](same, point)
+    return found.iloc[0] if len(found) else None
+
+
 def benchmark_slowdown(tidy: pd.DataFrame) -> pd.DataFrame:
-    """Mean perturbed and unperturbed collective time per point and the relative slowdown
-    (perturbed mean / unperturbed mean, Fig. 4 and 5), with the Mann-Whitney p-value of
-    the two samples (Fig. 3's notches ask the same question)."""
+    """One row per point (collective, ratio, allocation, perturbation): the mean
+    and median perturbed and unperturbed collective times, the slowdown (perturbed
+    mean / unperturbed mean in %, Fig. 4 and 5) with its 95 % interval over the
+    random splits, and one-sided Mann-Whitney p-values: of the perturbed times
+    being larger than the unperturbed ones (Fig. 3's notches ask the same), and,
+    for a measured point (network perturbation, ratio above 0), of its per-split
+    slowdowns being larger than those of its ratio-0 and its CPU-only control
+    runs (``ratio0_*``, ``cpu_*``; empty without that control)."""
     from scipy.stats import mannwhitneyu
 
+    tidy = with_perturbation(tidy)
+    splits = split_slowdowns(tidy)
     rows = []
-    keys = ["collective", "ratio", "allocation"]
-    for key, group in tidy.groupby(keys):
+    for key, group in tidy.groupby(POINT_KEYS):
         perturbed = group.loc[group["perturbed"] == 1, "time_us"]
         quiet = group.loc[group["perturbed"] == 0, "time_us"]
+        mine = splits[(splits[POINT_KEYS] == pd.Series(key, index=POINT_KEYS)).all(axis=1)]
+        low, high = slowdown_interval(mine)
         rows.append(
             {
-                **dict(zip(keys, key, strict=True)),
+                **dict(zip(POINT_KEYS, key, strict=True)),
+                "splits": len(mine),
                 "samples": len(perturbed),
                 "perturbed_mean_us": perturbed.mean(),
                 "unperturbed_mean_us": quiet.mean(),
                 "perturbed_median_us": perturbed.median(),
                 "unperturbed_median_us": quiet.median(),
                 "slowdown_pct": 100 * perturbed.mean() / quiet.mean(),
-                "mann_whitney_p": mannwhitneyu(perturbed, quiet).pvalue,
+                "slowdown_ci_low": low,
+                "slowdown_ci_high": high,
+                "p_perturbed_slower": mannwhitneyu(perturbed, quiet, alternative="greater").pvalue,
             }
         )
+    table = pd.DataFrame(rows)
+    by_split = splits.groupby(POINT_KEYS)["slowdown_pct"]
+    for control in ("ratio0", "cpu"):
+        slowdown, p_value = [], []
+        for _, point in table.iterrows():
+            found = _control_of(table, point, control) if is_measured(point) else None
+            if found is None:
+                slowdown.append(np.nan)
+                p_value.append(np.nan)
+                continue
+            ours = by_split.get_group(tuple(point[POINT_KEYS]))
+            theirs = by_split.get_group(tuple(found[POINT_KEYS]))
+            slowdown.append(found["slowdown_pct"])
+            p_value.append(mannwhitneyu(ours, theirs, alternative="greater").pvalue)
+        table[f"{control}_slowdown_pct"] = slowdown
+        table[f"p_vs_{control}"] = p_value
+    return table
+
+
+#: Up to this many points the rank correlation's p-value enumerates every ordering.
+EXACT_SPEARMAN_POINTS = 8
+
+
+def _spearman(x: pd.Series, y: pd.Series) -> tuple[float, float]:
+    """Spearman's ρ and the one-sided p-value of a rank correlation at least this
+    large arising by chance: exact (the share of the orderings of y's ranks that
+    reach it) up to EXACT_SPEARMAN_POINTS points, else scipy's t approximation.
+    With the few points of a sweep it matters: ρ = 1 over 4 points has p = 1/24."""
+    rank_x, rank_y = scipy.stats.rankdata(x), scipy.stats.rankdata(y)
+    if np.ptp(rank_x) == 0 or np.ptp(rank_y) == 0:
+        return float("nan"), float("nan")
+    rho = float(np.corrcoef(rank_x, rank_y)[0, 1])
+    if len(x) > EXACT_SPEARMAN_POINTS:
+        return rho, float(scipy.stats.spearmanr(x, y, alternative="greater").pvalue)
+    orderings = np.array(list(itertools.permutations(rank_y)))
+    centred_x = rank_x - rank_x.mean()
+    centred = orderings - orderings.mean(axis=1, keepdims=True)
+    rhos = centred @ centred_x / (np.linalg.norm(centred, axis=1) * np.linalg.norm(centred_x))
+    return rho, float(np.mean(rhos >= rho - 1e-12))
+
+
+CORRELATION_COLUMNS = [
+    "perturbation",
+    "against",
+    "collective",
+    "allocation",
+    "ratio",
+    "points",
+    "spearman",
+    "p",
+]
+
+
+def correlations(slowdown: pd.DataFrame) -> pd.DataFrame:
+    """Spearman correlation of the slowdown with the perturbation ratio (per
+    perturbation, collective and allocation, the ratio-0 control run as the
+    curve's first point) and with the allocation (per perturbation, collective
+    and ratio above 0), wherever at least three distinct values were measured:
+    CORRELATION_COLUMNS. The CPU-only control's curves show how much of a trend
+    the shared cores alone make."""
+    slowdown = with_perturbation(slowdown)
+
+    def trend(perturbation, against, collective, group, allocation=np.nan, ratio=np.nan):
+        rho, p = _spearman(group[against], group["slowdown_pct"])
+        points = group[against].nunique()
+        return [perturbation, against, collective, allocation, ratio, points, rho, p]
+
+    rows = []
+    for perturbation in sorted(set(slowdown["perturbation"])):
+        sweep = ratio_sweep(slowdown, perturbation)
+        for (collective, allocation), group in sweep.groupby(["collective", "allocation"]):
+            if group["ratio"].nunique() >= 3:
+                rows.append(trend(perturbation, "ratio", collective, group, allocation=allocation))
+        perturbed = slowdown[(slowdown["perturbation"] == perturbation) & (slowdown["ratio"] > 0)]
+        for (collective, ratio), group in perturbed.groupby(["collective", "ratio"]):
+            if group["allocation"].nunique() >= 3:
+                rows.append(trend(perturbation, "allocation", collective, group, ratio=ratio))
+    return pd.DataFrame(rows, columns=CORRELATION_COLUMNS)
+
+
+def baseline_variation(slowdown: pd.DataFrame) -> pd.DataFrame:
+    """Coefficient of variation (sample standard deviation / mean) of the
+    unperturbed mean time across the measured points of one collective and
+    allocation, where there are at least two: ``collective, allocation, points,
+    unperturbed_cv``."""
+    slowdown = with_perturbation(slowdown)
+    measured = slowdown[is_measured(slowdown)]
+    grouped = measured.groupby(["collective", "allocation"])["unperturbed_mean_us"]
+    table = grouped.agg(points="count", mean="mean", std="std").reset_index()
+    table = table[table["points"] >= 2]
+    table["unperturbed_cv"] = table["std"] / table["mean"]
+    return table[["collective", "allocation", "points", "unperturbed_cv"]].reset_index(drop=True)
+
+
+def _claim(claim, scope, value, relation="", target=np.nan, paper="", detail=""):
+    checks = {">=": np.greater_equal, "<=": np.less_equal, "<": np.less, ">": np.greater}
+    meets = bool(checks[relation](value, target)) if relation and not np.isnan(value) else None
+    return {
+        "claim": claim,
+        "scope": scope,
+        "value": value,
+        "relation": relation,
+        "target": target,
+        "meets": meets,
+        "paper": paper,
+        "detail": detail,
+    }
+
+
+def saturated_share(tidy: pd.DataFrame) -> float:
+    """Share of the benchmark's result files (points) whose timed region was
+    CPU-saturated (``cpu_saturated``); nan when the table does not record it."""
+    if "cpu_saturated" not in tidy.columns:
+        return float("nan")
+    flags = with_perturbation(tidy).groupby(POINT_KEYS)["cpu_saturated"].first()
+    flags = flags.astype(str).str.lower()
+    known = flags.isin(["true", "false"])
+    return float(flags[known].eq("true").mean()) if known.any() else float("nan")
+
+
+def benchmark_claims(tidy: pd.DataFrame, slowdown: pd.DataFrame) -> pd.DataFrame:
+    """The noise benchmark's numbers for the note, each with issue 17's target and
+    the paper's value where it gives one: ``claim, scope, value, relation,
+    target, meets, paper, detail``.
+
+    Per collective and allocation: Spearman of slowdown with ratio (≥ 0.8 over
+    ≥ 4 ratios) and the unperturbed baseline's CV (≤ 20 %); per collective and
+    ratio: Spearman with the allocation (> 0); over all measured points: the
+    fewest splits (≥ 32), the share of points beating their ratio-0 and their
+    CPU-only control (Mann-Whitney p < 0.05; every point), the largest slowdown;
+    the share of CPU-saturated points (≤ 5 %)."""
+    measured = slowdown[is_measured(slowdown)]
+    rows = [
+        _claim(
+            "splits_per_point",
+            "every point",
+            float(measured["splits"].min()),
+            ">=",
+            MIN_SPLITS,
+            PAPER["splits"],
+            "fewest random splits of a measured point",
+        ),
+    ]
+    network = correlations(slowdown).query("perturbation == 'network'")
+    for row in network.itertuples():
+        if row.against == "ratio":
+            scope = f"{row.collective}, {row.allocation:g} nodes"
+            rows.append(_claim("ratios", scope, float(row.points), ">=", MIN_RATIOS))
+            rows.append(
+                _claim(
+                    "spearman_ratio",
+                    scope,
+                    row.spearman,
+                    ">=",
+                    MIN_SPEARMAN,
+                    detail=f"over {row.points} ratios, p = {row.p:.3g}",
+                )
+            )
+        else:
+            rows.append(
+                _claim(
+                    "spearman_allocation",
+                    f"{row.collective}, ratio {row.ratio:g}",
+                    row.spearman,
+                    ">",
+                    0,
+                    PAPER["spearman_allocation"],
+                    f"over {row.points} allocations, p = {row.p:.3g}",
+                )
+            )
+    for control in ("ratio0", "cpu"):
+        p = measured[f"p_vs_{control}"].dropna()
+        rows.append(
+            _claim(
+                f"beats_{control}_control",
+                "every point",
+                float((p < MAX_P).mean()) if len(p) else np.nan,
+                ">=",
+                1.0,
+                detail=(
+                    f"share of {len(p)} points with Mann-Whitney p < {MAX_P:g}; "
+                    f"largest p = {p.max():.3g}"
+                    if len(p)
+                    else "no such control run"
+                ),
+            )
+        )
+    for row in baseline_variation(slowdown).itertuples():
+        rows.append(
+            _claim(
+                "baseline_cv",
+                f"{row.collective}, {row.allocation:g} nodes",
+                row.unperturbed_cv,
+                "<=",
+                MAX_BASELINE_CV,
+                detail=f"unperturbed mean time across {row.points} points",
+            )
+        )
+    largest = measured.loc[measured["slowdown_pct"].idxmax()]
+    rows += [
+        _claim(
+            "max_slowdown_pct",
+            "every point",
+            float(largest["slowdown_pct"]),
+            paper=PAPER["max_slowdown_pct"],
+            detail=(
+                f"{largest['collective']}, ratio {largest['ratio']:g}, "
+                f"{largest['allocation']:g} nodes"
+            ),
+        ),
+        _claim("cpu_saturated_share", "every point", saturated_share(tidy), "<=", 0.05),
+    ]
     return pd.DataFrame(rows)

@@ -1,5 +1,6 @@
 """Seed 001 figures: simulated slowdown on real fabrics (Fig. 11), fat-trees (Fig. 13) and
-tori (Fig. 15, 16), and the noise benchmark's times and slowdowns (Fig. 3-6)."""
+tori (Fig. 15, 16), and the noise benchmark's times and slowdowns (Fig. 3-6) with their
+95 % intervals and controls."""
 
 from __future__ import annotations
 
@@ -9,6 +10,12 @@ from pathlib import PurePosixPath
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
+
+from netnoise.studies.network_noise.analysis import (
+    correlations,
+    ratio_sweep,
+    with_perturbation,
+)
 
 
 def _band(ax, rows: pd.DataFrame, x: str, label: str) -> None:
@@ -113,7 +120,9 @@ def _paired_boxes(ax, groups: list[tuple[str, pd.DataFrame]]) -> None:
 
 
 def boxplot_by_ratio(tidy: pd.DataFrame, nodes: int) -> plt.Figure:
-    """Fig. 3: allreduce times with and without perturbation for each perturbation ratio."""
+    """Fig. 3: allreduce times with and without perturbation for each perturbation
+    ratio (ratio 0: the ratio-0 control run, where there is one)."""
+    tidy = ratio_sweep(with_perturbation(tidy))
     rows = tidy[(tidy["collective"] == "allreduce") & (tidy["allocation"] == nodes)]
     fig, ax = plt.subplots()
     groups = [(f"{r:g}", g) for r, g in rows.groupby("ratio")]
@@ -123,42 +132,123 @@ def boxplot_by_ratio(tidy: pd.DataFrame, nodes: int) -> plt.Figure:
     return fig
 
 
+def _bars(rows: pd.DataFrame) -> np.ndarray:
+    """Error-bar lengths (below, above) of the slowdown from its 95 % interval."""
+    value = rows["slowdown_pct"].to_numpy(float)
+    return np.vstack(
+        [value - rows["slowdown_ci_low"].to_numpy(float), rows["slowdown_ci_high"] - value]
+    )
+
+
+def _rho(table: pd.DataFrame, **where: object) -> str:
+    """`` (ρ 0.95)`` of the matching row of analysis.correlations, or nothing."""
+    rows = table
+    for column, value in where.items():
+        rows = rows[rows[column] == value]
+    return f" (ρ {rows['spearman'].iloc[0]:.2f})" if len(rows) else ""
+
+
+_HOLLOW = "; hollow: CPU-only control"
+
+
+def _cpu_controls(ax, controls: pd.DataFrame, x: str, color: str, shift: float = 0) -> None:
+    """The CPU-only control runs as hollow squares in the colour of their collective."""
+    if len(controls):
+        ax.errorbar(
+            controls[x] + shift,
+            controls["slowdown_pct"],
+            yerr=_bars(controls),
+            fmt="s",
+            mfc="none",
+            color=color,
+            capsize=2,
+            label="_nolegend_",
+        )
+
+
 def slowdown_by_ratio(slowdown: pd.DataFrame, nodes: int) -> plt.Figure:
-    """Fig. 4: mean slowdown vs perturbation ratio per collective, least-squares lines."""
-    rows = slowdown[slowdown["allocation"] == nodes]
+    """Fig. 4: mean slowdown vs perturbation ratio per collective with 95 % intervals,
+    least-squares lines and the Spearman correlation of each; ratio 0 is the
+    ratio-0 control, hollow squares the CPU-only controls."""
+    slowdown = with_perturbation(slowdown)
+    rho = correlations(slowdown).query("perturbation == 'network'")
+    rows = ratio_sweep(slowdown)
+    rows = rows[rows["allocation"] == nodes]
+    cpu = slowdown[
+        (slowdown["perturbation"] == "cpu")
+        & (slowdown["ratio"] > 0)
+        & (slowdown["allocation"] == nodes)
+    ]
     fig, ax = plt.subplots()
-    for collective, group in rows.groupby("collective"):
-        group = group.sort_values("ratio")
-        (points,) = ax.plot(group["ratio"], group["slowdown_pct"], "o", label=collective)
+    collectives = sorted(rows["collective"].unique())
+    # Collectives side by side around each ratio, so that their bars do not hide each other.
+    dodge = 0.012 * (np.arange(len(collectives)) - (len(collectives) - 1) / 2)
+    for shift, collective in zip(dodge, collectives, strict=True):
+        group = rows[rows["collective"] == collective].sort_values("ratio")
+        label = collective + _rho(rho, against="ratio", collective=collective, allocation=nodes)
+        points = ax.errorbar(
+            group["ratio"] + shift,
+            group["slowdown_pct"],
+            yerr=_bars(group),
+            fmt="o",
+            capsize=2,
+            label=label,
+        )
+        color = points.lines[0].get_color()
         if len(group) > 1:
             slope, intercept = np.polyfit(group["ratio"], group["slowdown_pct"], 1)
             xs = np.array([group["ratio"].min(), group["ratio"].max()])
-            ax.plot(xs, slope * xs + intercept, color=points.get_color())
+            ax.plot(xs, slope * xs + intercept, color=color)
+        _cpu_controls(ax, cpu[cpu["collective"] == collective], "ratio", color, shift)
     ax.axhline(100, color="black", lw=0.8)
     ax.set_xlabel("perturbation ratio")
     ax.set_ylabel("slowdown relative to unperturbed run (%)")
-    ax.set_title(f"{nodes}-node allocation (paper: up to 150 % at small ratios)")
+    ax.set_title(
+        f"{nodes}-node allocation (paper: up to 150 % at small ratios)\n"
+        f"bars: 95 % interval over splits{_HOLLOW if len(cpu) else ''}"
+    )
     ax.legend()
     return fig
 
 
 def slowdown_by_allocation(slowdown: pd.DataFrame) -> plt.Figure:
-    """Fig. 5: allreduce slowdown vs allocation size at ratio 1/2."""
-    rows = slowdown[(slowdown["collective"] == "allreduce") & (slowdown["ratio"] == 0.5)]
-    rows = rows.sort_values("allocation")
+    """Fig. 5: allreduce slowdown vs allocation size at ratio 1/2 with 95 % intervals
+    and its Spearman correlation; hollow squares the CPU-only controls."""
+    slowdown = with_perturbation(slowdown)
+    rho = correlations(slowdown).query("perturbation == 'network'")
+    at_half = (slowdown["collective"] == "allreduce") & (slowdown["ratio"] == 0.5)
+    rows = slowdown[at_half & (slowdown["perturbation"] == "network")].sort_values("allocation")
+    cpu = slowdown[at_half & (slowdown["perturbation"] == "cpu")].sort_values("allocation")
     fig, ax = plt.subplots()
-    ax.plot(rows["allocation"], rows["slowdown_pct"], marker="o", label="allreduce, ratio 1/2")
+    label = "allreduce, ratio 1/2" + _rho(
+        rho, against="allocation", collective="allreduce", ratio=0.5
+    )
+    points = ax.errorbar(
+        rows["allocation"],
+        rows["slowdown_pct"],
+        yerr=_bars(rows),
+        marker="o",
+        capsize=2,
+        label=label,
+    )
+    _cpu_controls(ax, cpu, "allocation", points.lines[0].get_color())
     ax.axhline(100, color="black", lw=0.8)
     ax.set_xlabel("allocation (nodes)")
     ax.set_ylabel("slowdown relative to unperturbed run (%)")
-    ax.set_title("Network noise grows with the allocation (paper Fig. 5)")
+    ax.set_title(
+        "Network noise grows with the allocation (paper Fig. 5)\n"
+        f"bars: 95 % interval over splits{_HOLLOW if len(cpu) else ''}"
+    )
     ax.legend()
     return fig
 
 
 def boxplot_by_collective(tidy: pd.DataFrame, nodes: int) -> plt.Figure:
     """Fig. 6: every collective with and without perturbation at ratio 1/2."""
-    rows = tidy[(tidy["ratio"] == 0.5) & (tidy["allocation"] == nodes)]
+    tidy = with_perturbation(tidy)
+    rows = tidy[
+        (tidy["ratio"] == 0.5) & (tidy["allocation"] == nodes) & (tidy["perturbation"] == "network")
+    ]
     fig, ax = plt.subplots()
     _paired_boxes(ax, list(rows.groupby("collective")))
     ax.set_xlabel("collective")
