@@ -256,19 +256,6 @@ def test_offered_load_of_a_configuration_inverts_its_sleep():
     assert table[["offered_load"]].drop("p1_m1_b85196800").isna().all().all()
 
 
-def test_the_link_rate_offered_loads_are_shares_of():
-    testbed = {"kind": "testbed", "testbed": {"nic_mbit": 50}}
-    study = {"compression": GRID}
-    assert ic.compression_link_mbit(study, testbed) == 50.0
-    assert ic.compression_link_mbit(study, {"kind": "localhost"}) is None
-    given = {"compression": GRID | {"link_mbit": 100}}
-    assert ic.compression_link_mbit(given, {"kind": "localhost"}) == 100.0
-    # A grid of B values (the paper's) has no offered load.
-    paper = {"compression": GRID | {"offered_loads": None}}
-    assert ic.compression_link_mbit(paper, testbed) is None
-    assert ic.compression_link_mbit({"compression": {"sleep_cycles": [1]}}, testbed) is None
-
-
 def test_predictions_of_every_method_beside_the_measurements():
     table = ic.predictions(impact_table(LATENCIES), RUNTIMES)
     assert list(table["method"].unique()) == [

@@ -24,8 +24,11 @@ STUDY = {
         "sleep_cycles": [2500000, 2.5e7],
         "cycle_hz": 2600000000,
         "size": 40960,
+        "offered_loads": None,
+        "link_mbit": None,
     },
 }
+GRID = STUDY["compression"]
 
 
 def test_compression_grid_is_every_combination_named_by_its_id():
@@ -35,6 +38,30 @@ def test_compression_grid_is_every_combination_named_by_its_id():
         "p2_m4_b2500000": (2, 4, 2500000),
         "p2_m4_b25000000": (2, 4, 2.5e7),
     }
+
+
+def test_the_link_rate_offered_loads_are_shares_of():
+    testbed = {"kind": "testbed", "testbed": {"nic_mbit": 50}}
+    study = {"compression": GRID | {"offered_loads": [0.2]}}
+    assert plan.compression_link_mbit(study, testbed) == 50.0
+    assert plan.compression_link_mbit(study, {"kind": "localhost"}) is None
+    given = {"compression": GRID | {"offered_loads": [0.2], "link_mbit": 100}}
+    assert plan.compression_link_mbit(given, {"kind": "localhost"}) == 100.0
+    # A grid of B values (the paper's) has no offered load.
+    paper = {"compression": GRID | {"offered_loads": None}}
+    assert plan.compression_link_mbit(paper, testbed) is None
+    assert plan.compression_link_mbit({"compression": {"sleep_cycles": [1]}}, testbed) is None
+
+
+def test_offered_loads_set_b_so_every_node_offers_that_share_of_its_link():
+    study = STUDY | {"compression": GRID | {"offered_loads": [0.2, 1.0], "partners": [1]}}
+    # 4 messages of 40960 B at 20 % of 50 Mbit/s: 0.131 s of cycles at 2.6 GHz.
+    assert plan.compression_configs(study, 50) == {
+        "p1_m4_b340787200": (1, 4, 340787200),
+        "p1_m4_b68157440": (1, 4, 68157440),
+    }
+    with pytest.raises(ValueError, match="compression.link_mbit"):
+        plan.compression_configs(study)
 
 
 def test_pairings_are_every_ordered_pair_itself_included():
@@ -107,12 +134,14 @@ def test_targets_are_every_figure_in_both_formats_and_every_table():
 
 @pytest.mark.parametrize(
     ("configfile", "configs", "pairs"),
-    [("config.yaml", 2 * 2 * 3, 4 * 4), ("paper.yaml", 5 * 2 * 4, 6 * 6)],
+    [("config.yaml", 7, 4 * 4), ("paper.yaml", 5 * 2 * 4, 6 * 6)],
 )
 def test_shipped_configs_plan_their_grid_and_pairings(configfile, configs, pairs):
-    study = netnoise_config.load(REPO / "config" / configfile)["impact_compression"]
+    config = netnoise_config.load(REPO / "config" / configfile)
+    study = config["impact_compression"]
+    link = plan.compression_link_mbit(study, config["platform"])
     apps = len(study["applications"])
-    assert len(plan.compression_configs(study)) == configs
+    assert len(plan.compression_configs(study, link)) == configs
     assert len(plan.pairings(study)) == pairs
-    assert len(plan.impact_files("R", study)) == 1 + apps + configs
-    assert len(plan.runtime_files("R", study)) == apps + apps * configs + pairs
+    assert len(plan.impact_files("R", study, link)) == 1 + apps + configs
+    assert len(plan.runtime_files("R", study, link)) == apps + apps * configs + pairs

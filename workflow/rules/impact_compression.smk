@@ -12,12 +12,7 @@ IC_RAW = IC_PATHS.raw
 IC_NODES = study_nodes(IC["nodes"])
 IC_RANKS = IC["nodes"]
 IC_CORUN_CONFIG = {"impact_compression": IC}
-# The rate the CompressionB offered loads are shares of, where the testbed knows it.
-IC_LINK_MBIT = (
-    config["platform"]["testbed"]["nic_mbit"]
-    if config["platform"]["kind"] == "testbed"
-    else None
-)
+IC_LINK_MBIT = ic_plan.compression_link_mbit(IC, config["platform"])
 IC_IMPACT_FILES = ic_plan.impact_files(IC_RAW, IC, IC_LINK_MBIT)
 IC_RUNTIME_FILES = ic_plan.runtime_files(IC_RAW, IC, IC_LINK_MBIT)
 IC_TABLES = {name: f"{IC_PATHS.tables}/{name}.csv" for name in ic_plan.TABLE_NAMES}

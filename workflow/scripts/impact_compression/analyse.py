@@ -3,7 +3,7 @@ import pandas as pd
 from netnoise.atomic import write_csv
 from netnoise.jobs import logged
 from netnoise.studies.impact_compression import analysis as ic
-from netnoise.studies.impact_compression import queue
+from netnoise.studies.impact_compression import plan, queue
 
 with logged(snakemake.log[0]) as log:
     inputs, out = snakemake.input, snakemake.output
@@ -15,7 +15,7 @@ with logged(snakemake.log[0]) as log:
     utilization = ic.utilization_table(
         impact,
         study["compression"],
-        ic.compression_link_mbit(study, snakemake.config["platform"]),
+        plan.compression_link_mbit(study, snakemake.config["platform"]),
     )
     degradation = ic.degradation(runtimes)
     predictions = ic.predictions(impact, runtimes)

@@ -185,19 +185,6 @@ def offered_load(config: str, grid: dict, link_mbit: float) -> float:
     return point["messages"] * grid["size"] * 8 / (seconds * link_mbit * 1e6)
 
 
-def compression_link_mbit(study: dict, platform: dict) -> float | None:
-    """The link rate a CompressionB grid swept by offered load is a share of: the
-    grid's ``link_mbit``, else the testbed's NIC rate; None for a grid of B values
-    (``offered_loads`` unset) or a platform that does not know its rate."""
-    grid = study["compression"]
-    if grid.get("offered_loads") is None:
-        return None
-    if grid.get("link_mbit"):
-        return float(grid["link_mbit"])
-    if platform["kind"] == "testbed":
-        return float(platform["testbed"]["nic_mbit"])
-    return None
-
 
 def utilization_table(
     impact: pd.DataFrame, grid: dict | None = None, link_mbit: float | None = None

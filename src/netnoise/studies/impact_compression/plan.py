@@ -50,6 +50,20 @@ def sleep_cycles(grid: dict[str, Any], messages: int, load: float, link_mbit: fl
     return round(seconds * grid["cycle_hz"])
 
 
+def compression_link_mbit(study: dict, platform: dict) -> float | None:
+    """The link rate a CompressionB grid swept by offered load is a share of: the
+    grid's ``link_mbit``, else the testbed's NIC rate; None for a grid of B values
+    (``offered_loads`` unset) or a platform that does not know its rate."""
+    grid = study["compression"]
+    if grid.get("offered_loads") is None:
+        return None
+    if grid.get("link_mbit"):
+        return float(grid["link_mbit"])
+    if platform["kind"] == "testbed":
+        return float(platform["testbed"]["nic_mbit"])
+    return None
+
+
 def compression_configs(
     study: dict[str, Any], link_mbit: float | None = None
 ) -> dict[str, tuple[int, int, float]]:
