@@ -32,6 +32,8 @@ def nn() -> dict:
             "perturb_size": 1024,
             "splits": 16,
             "reps": 3,
+            "cpu_control": False,
+            "cpu_load": 0.2,
             "netgauge": {"source": "", "configure_args": ["--without-ib"], "tests": 4},
         },
     }
@@ -59,7 +61,7 @@ def test_simulation_points_cover_every_figure(nn):
     }
 
 
-def test_default_config_plans_21_simulations_and_11_benchmark_runs():
+def test_default_config_plans_21_simulations_and_27_benchmark_runs():
     nn = validate({})["network_noise"]
     figures = [figure for figure, _, _ in plan.simulation_points(nn).values()]
     # 3 fat-trees; 5 ratios x (2-D, 3-D); 4 + 4 torus sizes; no fabric.
@@ -67,9 +69,10 @@ def test_default_config_plans_21_simulations_and_11_benchmark_runs():
     assert figures.count("torus_ratio") == 10
     assert figures.count("torus_size") == 8
     assert len(figures) == 21
-    # 3 collectives x 3 ratios on 8 nodes, plus allreduce at 1/2 on 4 and 6 nodes
-    # (on 8 it is already in the ratio sweep).
-    assert len(plan.noise_points(nn["benchmark"])) == 11
+    # 3 collectives x 5 ratios on 8 nodes, allreduce at 1/2 on 4 and 6 nodes (on 8
+    # it is already in the ratio sweep), ratio 0 of those 5 (collective, nodes), and
+    # the CPU control of allreduce's 5 ratios.
+    assert len(plan.noise_points(nn["benchmark"])) == 15 + 2 + 5 + 5
 
 
 def test_fabric_file_is_an_input_only_of_fabric_specs():
@@ -93,100 +96,27 @@ def test_fig11_only_with_fabric_files(nn):
     ]
 
 
-def test_noise_points_are_the_ratio_sweep_and_the_allocation_sweep(nn):
+def test_noise_points_are_the_sweeps_with_their_controls(nn):
     assert plan.noise_points(nn["benchmark"]) == [
-        ("allreduce", 0.25, 8),
-        ("allreduce", 0.5, 4),
-        ("allreduce", 0.5, 8),
-        ("bcast", 0.25, 8),
-        ("bcast", 0.5, 8),
+        ("allreduce", 0.0, 4, "network"),
+        ("allreduce", 0.0, 8, "network"),
+        ("allreduce", 0.25, 8, "network"),
+        ("allreduce", 0.5, 4, "network"),
+        ("allreduce", 0.5, 8, "network"),
+        ("bcast", 0.0, 8, "network"),
+        ("bcast", 0.25, 8, "network"),
+        ("bcast", 0.5, 8, "network"),
     ]
+    nn["benchmark"]["cpu_control"] = True
+    cpu = [p for p in plan.noise_points(nn["benchmark"]) if p[3] == "cpu"]
+    assert cpu == [("allreduce", 0.25, 8, "cpu"), ("allreduce", 0.5, 8, "cpu")]
 
 
 def test_noise_args(nn):
     assert plan.noise_args(nn["benchmark"], "bcast", "0.25") == [
-        "--collective",
-        "bcast",
-        "--ratio",
-        "0.25",
-        "--size",
-        8,
-        "--perturb-size",
-        1024,
-        "--splits",
-        16,
-        "--reps",
-        3,
-    ]
-
-
-def test_netgauge_build_command_uses_the_mpi_of_mpicc(nn):
-    assert plan.netgauge_build_command(nn["benchmark"]["netgauge"]) == (
-        './configure --with-mpi="$(dirname "$(dirname "$(command -v "$MPICC")")")" '
-        "--without-ib && make"
-    )
-
-
-def test_netgauge_job_runs_collvsnoise_over_the_ratio_sweep(nn):
-    nodes = [f"nn-n{i:02d}" for i in range(1, 9)]
-    job = plan.netgauge_job(nn["benchmark"], "bin/netgauge", "raw/ng.csv", nodes)
-    # Ratios 1/4 and 1/2 of 8 ranks leave 6 and 4 application ranks.
-    assert job == {
-        "name": "netgauge",
-        "program": "bin/netgauge",
-        "args": ["-c", "4", "-m", "mpi", "-x", "collvsnoise", "--commsize", "4-6"],
-        "ranks": 8,
-        "nodes": nodes,
-        "output": "raw/ng.csv",
-        "external": {"tool": "netgauge", "table": "netgauge_collvsnoise"},
-    }
-    assert plan.netgauge_job(nn["benchmark"], "ng", "out.csv", None)["nodes"] is None
-
-
-def test_netgauge_notice_only_when_the_benchmark_runs_without_it(nn):
-    assert "netgauge.source is empty" in plan.netgauge_notice(nn)
-    with_source = copy.deepcopy(nn)
-    with_source["benchmark"]["netgauge"]["source"] = "netgauge.tar.gz"
-    assert plan.netgauge_notice(with_source) is None
-    nn["benchmark"]["enabled"] = False
-    assert plan.netgauge_notice(nn) is None
-    nn["benchmark"]["enabled"] = True
-    nn["enabled"] = False
-    assert plan.netgauge_notice(nn) is None
-
-
-def test_targets(nn):
-    figures, tables = "fig", "tab"
-    simulator = [
-        "fig/fig11_fabric_ratio.svg",
-        "fig/fig11_fabric_ratio.png",
-        "fig/fig13_fat_tree_size.svg",
-        "fig/fig13_fat_tree_size.png",
-        "fig/fig15_torus_ratio.svg",
-        "fig/fig15_torus_ratio.png",
-        "fig/fig16_torus_size.svg",
-        "fig/fig16_torus_size.png",
-        "tab/simulation_summary.csv",
-        "tab/topologies.csv",
-    ]
-    benchmark = [
-        "fig/fig3_boxplot_ratio.svg",
-        "fig/fig3_boxplot_ratio.png",
-        "fig/fig4_slowdown_ratio.svg",
-        "fig/fig4_slowdown_ratio.png",
-        "fig/fig5_slowdown_allocation.svg",
-        "fig/fig5_slowdown_allocation.png",
-        "fig/fig6_boxplot_collectives.svg",
-        "fig/fig6_boxplot_collectives.png",
-        "tab/benchmark_slowdown.csv",
-    ]
-    assert plan.simulation_targets(nn, figures, tables) == simulator
-    assert plan.targets(nn, figures, tables) == simulator + benchmark
-    nn["benchmark"]["netgauge"]["source"] = "netgauge.tar.gz"
-    assert plan.targets(nn, figures, tables) == [
-        *simulator,
-        *benchmark,
-        "tab/netgauge_comparison.csv",
-    ]
-    nn["benchmark"]["enabled"] = False
-    assert plan.targets(nn, figures, tables) == simulator
+        "--perturbation", "network", "--collective", "bcast", "--ratio", "0.25",
+        "--size", 8, "--perturb-size", 1024, "--splits", 16, "--reps", 3,
+    ]  # fmt: skip
+    assert plan.noise_args(nn["benchmark"], "allreduce", "0.5", "cpu")[:4] == [
+        "--perturbation", "cpu", "--cpu-load", 0.2,
+    ]  # fmt: skip

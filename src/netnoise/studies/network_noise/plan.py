@@ -65,14 +65,16 @@ PERTURBATIONS = ("network", "cpu")
 def noise_points(bench: dict[str, Any]) -> list[tuple[str, float, int, str]]:
     """(collective, ratio, allocation, perturbation) of every noise-benchmark run: the
     ratio sweep of Fig. 3, 4, 6 on the full allocation, the allocation sweep of
-    Fig. 5, and (``cpu_control``) allreduce's ratio sweep with a CPU-only
-    perturbation."""
+    Fig. 5, a ratio-0 control (no perturbing process: what the split alone does) of
+    every collective and allocation, and (``cpu_control``) allreduce's ratio sweep
+    with a CPU-only perturbation."""
     points = [
         (c, r, bench["nodes"], "network") for c in bench["collectives"] for r in bench["ratios"]
     ]
     points += [("allreduce", SIZE_SWEEP_RATIO, n, "network") for n in bench["allocations"]]
+    points += [(c, 0.0, n, "network") for c, _, n, _ in points]
     if bench["cpu_control"]:
-        points += [("allreduce", r, bench["nodes"], "cpu") for r in bench["ratios"]]
+        points += [("allreduce", r, bench["nodes"], "cpu") for r in bench["ratios"] if r > 0]
     return sorted(set(points))
 
 
