@@ -64,3 +64,37 @@ def runtimes_frame(seed: int = 0) -> pd.DataFrame:
                     }
                 )
     return pd.DataFrame(rows)
+
+
+def reports_for(runtimes: pd.DataFrame, realised_std: dict[tuple, float] | None = None):
+    """Injector reports of every application run of ``runtimes``: two ranks per point,
+    drawing the table's mean, and its std or the one ``realised_std`` gives for
+    (level, distribution); both ranks draw the same mean and std, so the pooled
+    values are theirs."""
+    points = points_frame().set_index(["level", "distribution"])
+    rows = []
+    for (app, level, dist), _ in runtimes.groupby(
+        ["application", "level", "distribution"], dropna=False
+    ):
+        key = (None if pd.isna(level) else level, dist)
+        mean = points.loc[key, "table_mean_us"] if dist != "zero" else 0.0
+        std = (realised_std or {}).get(
+            key, points.loc[key, "table_std_us"] if dist != "zero" else 0.0
+        )
+        for rank in range(2):
+            rows.append(
+                {
+                    "experiment": app,
+                    "level": key[0],
+                    "distribution": dist,
+                    "rank": rank,
+                    "delays": 1000,
+                    "table_mean_ns": 1000 * mean,
+                    "drawn_total_ns": 1000 * 1000 * mean,
+                    "drawn_std_ns": 1000 * std,
+                    "total_ns": 1000 * 1000 * mean,
+                    "std_ns": 1000 * std,
+                    "late_delays": 0,
+                }
+            )
+    return pd.DataFrame(rows)
