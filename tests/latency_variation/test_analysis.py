@@ -14,6 +14,7 @@ from tests.latency_variation.synthetic import (
     points_frame,
     reports_for,
     runtimes_frame,
+    std_grid,
 )
 
 
@@ -228,3 +229,32 @@ def test_fixed_mean_keeps_the_mean_preserving_set_beside_a_grid():
     assert "grid_m100_s0" not in set(table["distribution"])
     with pytest.raises(ValueError, match="level 20: no uniform"):
         analysis.mean_preserving_points(points[points["distribution"] != "uniform"], 20)
+
+
+def test_table4_on_a_grid_of_spreads_at_each_mean():
+    """Distributions that differ by their std alone at the same mean (the grid of
+    ``fit.stds_us``): mean and std uncorrelated by design, the std found."""
+    points = std_grid(points_frame())
+    grid = points[points["distribution"].str.startswith("std")]
+    runtimes = runtimes_frame(points=points)
+    delays = analysis.injector_delays(reports_for(runtimes, points=points))
+    runs = analysis.correlation_runs(runtimes, points, delays)
+    assert (runs["latency_source"] == "realised").all()
+    only_grid = runs.merge(grid[["level", "distribution"]], on=["level", "distribution"])
+    table = analysis.table4(only_grid, PUBLISHED).dropna(subset=["application"])
+    for row in table.itertuples():
+        assert row.distributions == 6 and row.n == 24
+        assert row.r_mean_std == pytest.approx(0, abs=1e-9)
+        assert row.r_mean_std_intended == pytest.approx(0, abs=1e-9)
+        assert abs(row.r_mean) < 0.3 < 0.95 < row.r_std
+        assert row.steiger_p < 1e-3
+    both = analysis.table4(runs, PUBLISHED).dropna(subset=["application"])
+    assert (both["distributions"] == 12).all() and (both["steiger_p"] < 1e-3).all()
+    # The grid shares the level's mean: Fig. 15-16 take it with the paper's set.
+    fixed = analysis.fixed_mean_table(runtimes, points, [70], delays)
+    lu = fixed[fixed["application"] == "lu_wavefront"].set_index("distribution")
+    assert set(lu.index) == {"uniform", "lognorm", "lognorm_scale25", "std0", "std100", "std400"}
+    assert lu.loc["std400", "realised_std_us"] == 400
+    # 0.2 % per µs of std: 400 µs -> +80 %.
+    assert lu.loc["std400", "difference_pct"] == pytest.approx(80, abs=2)
+    assert lu["table_std_us"].is_monotonic_increasing
