@@ -11,13 +11,13 @@ CHECKS += injector/tests/check.sh
 # Only the wrapped MPI and C library functions are exported (-fvisibility=hidden).
 $(BINDIR)/libnnlatency.so: $(INJECTOR_SRC) $(INJECTOR_HDR) | $(BINDIR)
 	$(MPICC) $(WARNINGS) $(CFLAGS) $(DEFS) -fPIC -shared -fvisibility=hidden -pthread \
-	  -o $@ $(INJECTOR_SRC) $(LDFLAGS) -ldl
+	  -o $@ $(INJECTOR_SRC) $(LDFLAGS) -ldl -lm
 
 # Unit tests of the core: plain C, no MPI.
 $(BUILD)/test_nnlatency: injector/tests/test_nnlatency.c injector/nnlat_core.c $(INJECTOR_HDR) \
                          | $(BUILD)
 	$(CC) $(WARNINGS) $(CFLAGS) $(DEFS) -Iinjector -o $@ injector/tests/test_nnlatency.c \
-	  injector/nnlat_core.c $(LDFLAGS)
+	  injector/nnlat_core.c $(LDFLAGS) -lm
 
 # Calls every intercepted send once or more; check.sh counts the delays.
 $(BUILD)/nnlat_sendfamily: injector/tests/sendfamily.c | $(BUILD)

@@ -75,6 +75,12 @@ typedef struct {
     _Atomic uint64_t spent_ns;       /* wall time spent injecting them */
     _Atomic uint64_t late;           /* delays that overshot by more than NNLAT_LATE_NS */
     _Atomic uint64_t late_ns;        /* wall time spent in those */
+    /* Sums of squared deviations from table_mean_ns (ns²) of the drawn
+     * entries and of the time spent: the realised spread, for the report.
+     * Centred on the table's mean so a narrow table keeps its precision;
+     * doubles, since a square of a 60 s delay overflows 64 bits. */
+    _Atomic double drawn_sq_ns2;
+    _Atomic double spent_sq_ns2;
     _Atomic int report_written;
 } nnlat_state;
 
@@ -124,6 +130,16 @@ static inline unsigned nnlat_next_index(_Atomic uint64_t *state)
     } while (!atomic_compare_exchange_weak_explicit(state, &old, next, memory_order_relaxed,
                                                     memory_order_relaxed));
     return nnlat_index_of(next);
+}
+
+/* Adds x to a shared double: a compare-and-swap loop, as C11 has no atomic
+ * addition on floating types (retried only when two threads add at once). */
+static inline void nnlat_add_double(_Atomic double *sum, double x)
+{
+    double old = atomic_load_explicit(sum, memory_order_relaxed);
+    while (!atomic_compare_exchange_weak_explicit(sum, &old, old + x, memory_order_relaxed,
+                                                  memory_order_relaxed)) {
+    }
 }
 
 /* Busy-waits until ns nanoseconds have passed since start (a CLOCK_MONOTONIC

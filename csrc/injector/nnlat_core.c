@@ -5,6 +5,7 @@
 #include "nnlat.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,6 +30,10 @@ void nnlat_inject(void)
     uint64_t spent = nnlat.wait == NNLAT_SLEEP ? nnlat_sleep_until(start, delay)
                                                : nnlat_spin_until(start, delay);
     atomic_fetch_add_explicit(&nnlat.spent_ns, spent, memory_order_relaxed);
+    const double drawn_dev = (double)delay - nnlat.table_mean_ns;
+    const double spent_dev = (double)spent - nnlat.table_mean_ns;
+    nnlat_add_double(&nnlat.drawn_sq_ns2, drawn_dev * drawn_dev);
+    nnlat_add_double(&nnlat.spent_sq_ns2, spent_dev * spent_dev);
     if (spent - delay > NNLAT_LATE_NS) {
         atomic_fetch_add_explicit(&nnlat.late, 1, memory_order_relaxed);
         atomic_fetch_add_explicit(&nnlat.late_ns, spent, memory_order_relaxed);
@@ -360,6 +365,16 @@ int nnlat_configure(nnlat_state *s)
 
 /* ---------------------------------------------------------------- report */
 
+/* Population standard deviation of n values with the given total, from the sum
+ * of their squared deviations from a centre c: var = sq/n - (total/n - c)^2. */
+static double std_of(uint64_t n, uint64_t total, double sq, double c)
+{
+    if (n == 0)
+        return 0.0;
+    const double shift = (double)total / (double)n - c;
+    return sqrt(fmax(0.0, sq / (double)n - shift * shift));
+}
+
 int nnlat_write_report(nnlat_state *s, const char *path, char *err, size_t errlen)
 {
     char tmp[NNLAT_PATH_MAX + 32];
@@ -398,8 +413,12 @@ int nnlat_write_report(nnlat_state *s, const char *path, char *err, size_t errle
     fprintf(fp, "delays=%llu\n", (unsigned long long)delays);
     fprintf(fp, "drawn_total_ns=%llu\n", (unsigned long long)drawn);
     fprintf(fp, "drawn_mean_ns=%.3f\n", delays ? (double)drawn / (double)delays : 0.0);
+    fprintf(fp, "drawn_std_ns=%.3f\n",
+            std_of(delays, drawn, atomic_load(&s->drawn_sq_ns2), s->table_mean_ns));
     fprintf(fp, "total_ns=%llu\n", (unsigned long long)spent);
     fprintf(fp, "mean_ns=%.3f\n", delays ? (double)spent / (double)delays : 0.0);
+    fprintf(fp, "std_ns=%.3f\n",
+            std_of(delays, spent, atomic_load(&s->spent_sq_ns2), s->table_mean_ns));
     uint64_t late = atomic_load(&s->late), late_ns = atomic_load(&s->late_ns);
     fprintf(fp, "late_delays=%llu\n", (unsigned long long)late);
     fprintf(fp, "late_threshold_ns=%llu\n", (unsigned long long)NNLAT_LATE_NS);
@@ -424,6 +443,8 @@ void nnlat_forked(nnlat_state *s)
     atomic_store(&s->spent_ns, 0);
     atomic_store(&s->late, 0);
     atomic_store(&s->late_ns, 0);
+    atomic_store(&s->drawn_sq_ns2, 0.0);
+    atomic_store(&s->spent_sq_ns2, 0.0);
     if (s->report_template[0] != '\0' &&
         nnlat_expand_path(s->report_template, s->rank, s->report_path, sizeof s->report_path) != 0)
         s->report_path[0] = '\0';

@@ -245,7 +245,10 @@ def _rows(args: argparse.Namespace, run: int, text: str, elapsed: float) -> pd.D
         row["figure_of_merit"] = figure_of_merit(text, args.fom)
     if args.table is None:
         return pd.DataFrame([row])
-    table = TABLE_PARSERS[args.table](text)
+    try:
+        table = TABLE_PARSERS[args.table](text)
+    except ValueError as err:
+        raise ExternalError(f"run {run}: {err}") from err
     if table.empty:
         raise ExternalError(f"no {args.table} rows in the output of run {run}")
     return pd.concat([pd.DataFrame([row] * len(table)), table], axis=1)

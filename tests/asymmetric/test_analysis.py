@@ -3,12 +3,14 @@ and the tables beside the paper's published values."""
 
 from __future__ import annotations
 
+import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 import pytest
 import yaml
+from scipy import stats as st
 
-from netnoise.studies.asymmetric import analysis
+from netnoise.studies.asymmetric import analysis, figures
 from netnoise.studies.asymmetric import model as am
 from netnoise.studies.asymmetric.patterns import (
     EXPERIMENTS,
@@ -56,15 +58,57 @@ def test_evaluation_recovers_a_model_that_is_right(tmp_path, config, rack_nodes,
     out_of_nic = fair[(fair["experiment"] == "nic_bidirectional") & (fair["direction"] == "out")]
     assert (out_of_nic["eps"] <= 1e-6).all() and (out_of_nic["eps"] < -0.2).any()
 
-    table = analysis.table2(errors, pd.read_csv(REFERENCE / "asymmetric" / "table2.csv"))
+    tcp = pd.DataFrame(
+        {
+            "experiment": "nic_unidirectional",
+            "links": 1,
+            "congestion": "bbr",
+            "mean_rtt_us": 10_000.0,
+        },
+        index=[0],
+    )
+    iterations = {"min": 5, "max": 8, "ci_width": 0.02}
+    testbed = {"queue_bytes": 400_000, "nic_mbit": 20}
+
+    def quality(by):
+        return analysis.precision(errors, links, tcp, iterations, testbed, by)
+
+    table = analysis.table2(
+        errors,
+        pd.read_csv(REFERENCE / "asymmetric" / "table2.csv"),
+        quality(["congestion", "nodes", "d"]),
+    )
     assert table[["nodes", "d"]].values.tolist() == [[10, 1], [10, 2], [10, 3]]
     assert (table["within10_pct"] == 100).all()
     assert table["paper_eps_abs_pct"].tolist() == [3.83, 6.58, 7.62]
-    within = analysis.within10(errors, pd.read_csv(REFERENCE / "asymmetric" / "within10.csv"))
+    within = analysis.within10(
+        errors, pd.read_csv(REFERENCE / "asymmetric" / "within10.csv"), quality(["congestion", "d"])
+    )
     assert within["paper_main_asymmetric_pct"].tolist() == [83.2, 77.3, 72.1]
     assert within["paper_main_fairness_pct"].tolist() == [66.8, 58.0, 68.8]
     assert (within["within10_pct"] == 100).all()
     assert (within["fair_within10_pct"] <= 100).all()
+    # Every iteration took the model's time: no noise, a ceiling of 100 %, five
+    # iterations (below the cap of 8) and a degenerate bootstrap interval.
+    assert (within["ceiling_pct"] == 100).all() and (within["ci95_median_pct"] == 0).all()
+    assert (within["cap_stopped_pct"] == 0).all()
+    assert (within["within10_low_pct"] == 100).all() and (within["within10_high_pct"] == 100).all()
+    # Where the models disagree, the asymmetric one (the truth here) is right.
+    disagree = within[within["n_disagree"] > 0]
+    assert (disagree["disagree_within10_pct"] == 100).all()
+    rand = links[links["family"] == "random"].set_index(["trial", "link"])["time_s"]
+    for row in within.itertuples():
+        times = rand[
+            links.loc[links["family"] == "random"].set_index(["trial", "link"])["d"] == row.d
+        ]
+        assert row.duration_rtts_median == pytest.approx(times.median() / 0.01)
+        assert row.queue_share_median == pytest.approx((0.16 / times).median())
+    fig = figures.error_histograms(errors, within, "bbr")
+    titles = [ax.get_title() for ax in fig.axes]
+    assert all(t.endswith("noise ceiling 100 %") for t in titles)
+    asymmetric = [t for t in titles if t.startswith("asymmetric")]
+    assert len(asymmetric) == 3 and all("100 % within 10 % (100–100)" in t for t in asymmetric)
+    plt.close(fig)
 
 
 def test_property_rates_put_measurement_and_models_on_one_scale(
@@ -155,3 +199,78 @@ def test_load_platforms_reads_one_fitted_platform_per_congestion_control(tmp_pat
     assert platforms["cubic"].nic_bps == 19e6 and platforms["bbr"].backbone_bps == 380e6
     with pytest.raises(ValueError):
         analysis.load_platforms(["cubic"], paths)
+
+
+def test_noise_ceiling_against_drawing_the_measured_means():
+    """The share a perfect model reaches: M ~ N(T, se), counted within 10 % of M."""
+    rng = np.random.default_rng(31)
+    time_s = np.array([1.0, 2.0, 0.5, 1.0])
+    se = np.array([0.05, 0.02, 0.2, 0.0])
+    iterations = np.array([40, 8, 12, 5])
+    ci95 = se * st.t.ppf(0.975, iterations - 1)
+    ceiling = analysis.within_share_ceiling(time_s, ci95, iterations)
+    for t_true, s, expected in zip(time_s, se, ceiling, strict=True):
+        drawn = t_true + s * rng.standard_normal(400_000)
+        share = np.mean(np.abs(t_true - drawn) <= 0.1 * drawn)
+        assert expected == pytest.approx(share, abs=0.003)
+    assert ceiling[3] == 1.0  # no spread: always within
+    assert 0.95 < ceiling[0] < 0.96 and ceiling[2] < 0.3
+    # One iteration has no interval: unknown, not perfect.
+    assert np.isnan(analysis.within_share_ceiling([1.0], [np.nan], [1]))[0]
+
+
+def test_trials_stopped_by_the_cap_are_those_still_imprecise_at_it():
+    links = pd.DataFrame(
+        {
+            "family": "random",
+            "congestion": "bbr",
+            "trial": [0, 0, 1, 1, 2, 3],
+            "link": [0, 1, 0, 1, 0, 0],
+            "time_s": 1.0,
+            # 2 × half-width against 2 % of the mean: 0.02 is wider, 0.009 within.
+            "ci95_s": [0.009, 0.02, 0.009, 0.009, 0.02, 0.02],
+            "iterations": [8, 8, 8, 8, 8, 6],
+        }
+    )
+    capped = analysis.stopped_by_cap(links, cap=8, ci_width=0.02)
+    assert capped.to_dict() == {
+        ("random", "bbr", 0): True,  # one link still wide at the cap
+        ("random", "bbr", 1): False,  # reached precision on its last iteration
+        ("random", "bbr", 2): True,
+        ("random", "bbr", 3): False,  # stopped before the cap
+    }
+
+
+def test_bootstrap_interval_over_patterns():
+    # Every pattern half within: no spread at all.
+    same = analysis.bootstrap_share(
+        pd.Series([True, False] * 4), pd.Series([0, 0, 1, 1, 2, 2, 3, 3])
+    )
+    assert same == (50.0, 50.0)
+    # One pattern all within, one none, equal sizes: resamples give 0, 50 or 100 %
+    # with probabilities 1/4, 1/2, 1/4, so the 95 % interval is 0–100.
+    split = analysis.bootstrap_share(
+        pd.Series([True] * 3 + [False] * 3), pd.Series([0] * 3 + [1] * 3)
+    )
+    assert split == (0.0, 100.0)
+    # Links of a pattern move together: 20 patterns of 5 links, all-or-nothing,
+    # spread more than 100 independent links would.
+    within = pd.Series(np.repeat(np.arange(20) % 2 == 0, 5))
+    low, high = analysis.bootstrap_share(within, pd.Series(np.repeat(np.arange(20), 5)))
+    assert 25 < low < 35 and 65 < high < 75
+    assert analysis.bootstrap_share(pd.Series([], dtype=bool), pd.Series([], dtype=int)) == (
+        pytest.approx(np.nan, nan_ok=True),
+        pytest.approx(np.nan, nan_ok=True),
+    )
+
+
+def test_lone_flow_rtt_per_congestion_control():
+    tcp = pd.DataFrame(
+        {
+            "experiment": ["nic_unidirectional"] * 3 + ["nic_bidirectional"],
+            "links": [1, 1, 2, 1],
+            "congestion": ["cubic", "bbr", "bbr", "bbr"],
+            "mean_rtt_us": [48_000.0, 8_000.0, 90_000.0, 70_000.0],
+        }
+    )
+    assert analysis.lone_flow_rtt_s(tcp).to_dict() == {"bbr": 0.008, "cubic": 0.048}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import shutil
 import tarfile
 import textwrap
@@ -11,6 +12,7 @@ import pytest
 from netnoise.external import (
     ExternalError,
     ExternalProgram,
+    _rows,
     build_external,
     fetch_source,
     figure_of_merit,
@@ -112,6 +114,15 @@ def test_figure_of_merit_takes_the_last_match():
         figure_of_merit("no number here", FOM)
     with pytest.raises(ExternalError, match="not a number"):
         figure_of_merit("FOM = . (z/s)", r"FOM = (\S+)")
+
+
+def test_a_table_output_without_a_measurement_fails_the_run():
+    """A Netgauge summary line of nan is an error of that run, not a missing row."""
+    args = argparse.Namespace(fom=None, table="netgauge_collvsnoise")
+    good = "# acc: 8 2 8 :: 1105.5 (1000.0), 1316.6 (1200.0)\n"
+    assert len(_rows(args, 0, good, 1.0)) == 1
+    with pytest.raises(ExternalError, match=r"(?s)run 3: .*line 2: unperturbed mean is 'nan'"):
+        _rows(args, 3, good + "# acc: 8 4 8 :: nan (nan), 1.0 (1.0)\n", 1.0)
 
 
 def test_wrapper_command_line():

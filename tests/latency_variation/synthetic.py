@@ -46,12 +46,31 @@ def points_frame() -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def runtimes_frame(seed: int = 0) -> pd.DataFrame:
-    """Runtimes that follow the injected std, not the mean, plus the zero runs."""
+def std_grid(points: pd.DataFrame, stds_us=(0.0, 100.0, 400.0)) -> pd.DataFrame:
+    """``points`` and, at every injected level, one distribution per standard deviation
+    of ``stds_us`` at the level's mean, named ``std<µs>`` as the fitted grid's are."""
+    levels = points[points["distribution"] == "uniform"]
+    grid = [
+        {
+            "level": row.level,
+            "distribution": f"std{std:g}",
+            "table_mean_us": row.table_mean_us,
+            "table_std_us": std,
+        }
+        for row in levels.itertuples()
+        for std in stds_us
+    ]
+    return pd.concat([points, pd.DataFrame(grid)], ignore_index=True)
+
+
+def runtimes_frame(seed: int = 0, points: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Runtimes that follow the injected std, not the mean, plus the zero runs, at
+    ``points`` (default :func:`points_frame`)."""
     rng = np.random.default_rng(seed)
+    points = points_frame() if points is None else points
     rows = []
     for app, base in (("lu_wavefront", 1.0), ("cg_solver", 2.0)):
-        for point in points_frame().itertuples():
+        for point in points.itertuples():
             for run in range(4):
                 runtime = base * (1 + 0.002 * point.table_std_us) + rng.normal(0, 0.01)
                 rows.append(
@@ -64,4 +83,42 @@ def runtimes_frame(seed: int = 0) -> pd.DataFrame:
                         "comm_s": runtime / 2,
                     }
                 )
+    return pd.DataFrame(rows)
+
+
+def reports_for(
+    runtimes: pd.DataFrame,
+    realised_std: dict[tuple, float] | None = None,
+    points: pd.DataFrame | None = None,
+):
+    """Injector reports of every application run of ``runtimes``: two ranks per point
+    of ``points`` (default :func:`points_frame`), drawing the table's mean, and its
+    std or the one ``realised_std`` gives for (level, distribution); both ranks draw
+    the same mean and std, so the pooled values are theirs."""
+    points = (points_frame() if points is None else points).set_index(["level", "distribution"])
+    rows = []
+    for (app, level, dist), _ in runtimes.groupby(
+        ["application", "level", "distribution"], dropna=False
+    ):
+        key = (None if pd.isna(level) else level, dist)
+        mean = points.loc[key, "table_mean_us"] if dist != "zero" else 0.0
+        std = (realised_std or {}).get(
+            key, points.loc[key, "table_std_us"] if dist != "zero" else 0.0
+        )
+        for rank in range(2):
+            rows.append(
+                {
+                    "experiment": app,
+                    "level": key[0],
+                    "distribution": dist,
+                    "rank": rank,
+                    "delays": 1000,
+                    "table_mean_ns": 1000 * mean,
+                    "drawn_total_ns": 1000 * 1000 * mean,
+                    "drawn_std_ns": 1000 * std,
+                    "total_ns": 1000 * 1000 * mean,
+                    "std_ns": 1000 * std,
+                    "late_delays": 0,
+                }
+            )
     return pd.DataFrame(rows)

@@ -7,7 +7,12 @@ import pandas as pd
 import pytest
 
 from netnoise.studies.latency_variation import analysis, figures
-from tests.latency_variation.synthetic import PUBLISHED, points_frame, runtimes_frame
+from tests.latency_variation.synthetic import (
+    PUBLISHED,
+    points_frame,
+    reports_for,
+    runtimes_frame,
+)
 
 
 def test_figures_draw_what_the_tables_hold():
@@ -24,17 +29,28 @@ def test_figures_draw_what_the_tables_hold():
     assert [list(line.get_ydata()) for line in lines] == [[10, 20, 400], [50, 70, 900]]
     plt.close(fig)
 
-    runs = analysis.correlation_runs(runtimes_frame(), points_frame())
+    runtimes = runtimes_frame()
+    delays = analysis.injector_delays(reports_for(runtimes, {(70, "lognorm"): 150.0}))
+    runs = analysis.correlation_runs(runtimes, points_frame(), delays)
     t4 = analysis.table4(runs, PUBLISHED)
     fig = figures.runtime_vs_latency(runs, t4, "std")
     labels = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
-    assert labels == ["cg_solver (r = 1.00)", "lu_wavefront (r = 1.00)"]
+    assert labels == [
+        f"cg_solver (r = {t4.set_index('application').loc['cg_solver', 'r_std']:.2f})",
+        f"lu_wavefront (r = {t4.set_index('application').loc['lu_wavefront', 'r_std']:.2f})",
+    ]
+    assert "realised" in fig.axes[0].get_xlabel()
     plt.close(fig)
-    fig = figures.fixed_mean(analysis.fixed_mean_table(runtimes_frame(), points_frame(), [70]), 70)
+    fixed = analysis.fixed_mean_table(runtimes, points_frame(), [70], delays)
+    fig = figures.fixed_mean(fixed, 70)
     assert len(fig.axes[0].patches) == 3 * 2  # three distributions, two applications
+    labels = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+    assert "lognorm (std 200 µs; drawn 200 ± 150)" in labels
     plt.close(fig)
     fig = figures.table4_figure(t4)
-    assert fig.axes[0].tables
+    cells = fig.axes[0].tables[0].get_celld()
+    header = [cells[0, c].get_text().get_text() for c in range(13)]
+    assert header[6:10] == ["p Steiger", "p Fisher", "power", "runs/dist. for 80 %"]
     plt.close(fig)
 
     summary = analysis.runtime_summary(runtimes_frame())

@@ -70,7 +70,71 @@ def test_fit_is_interior_and_never_worse_than_plain_scipy(sample):
 
 def test_fit_rejects_degenerate_samples():
     with pytest.raises(ValueError, match="three distinct"):
-        latency.fit_lognormal([6.0, 6.0, 6.1, np.nan])
+        latency.fit_lognormal([6.0, 6.0, 6.1, 6.1])
+
+
+@pytest.mark.parametrize(
+    ("bad", "problem"),
+    [(0.0, "not positive"), (-1.5, "not positive"), (np.nan, "not finite"), (np.inf, "not finite")],
+)
+def test_fit_refuses_samples_that_are_no_latency(bad, problem):
+    """1 % zeros once moved the shape from 0.92 to 0.53 without a word: now they are named."""
+    x = 2.1 + np.random.default_rng(8).lognormal(0, 0.92, 10_000)
+    x[:100] = bad
+    with pytest.raises(ValueError, match=rf"100 of 10000 are {problem}.*\[0\] = {bad:g}"):
+        latency.fit_lognormal(x)
+    with pytest.raises(ValueError, match=r"^level 40: latency samples: 100 of 10000"):
+        latency.fit_levels(pd.DataFrame({"level": 40, "latency_us": x}))
+
+
+def test_robust_spread_is_median_minus_minimum_and_ignores_the_top():
+    x = np.array([1.0, 2.0, 3.0, 4.0, 100.0])
+    assert latency.robust_spread(x) == 2.0
+    assert latency.robust_spread(np.append(x[:-1], 1e9)) == 2.0
+    # More than half at the minimum: the interquartile range, then the full range.
+    assert latency.robust_spread([1.0, 1.0, 1.0, 2.0, 5.0]) == pytest.approx(1.0)
+    assert latency.robust_spread([1.0] * 8 + [3.0, 5.0]) == pytest.approx(4.0)
+
+
+@pytest.mark.parametrize("shape", [0.5, 1.0, 2.0, 2.5])
+@pytest.mark.parametrize("outlier_us", [1e4, 1e7])
+def test_one_outlier_among_many_does_not_move_the_fit(shape, outlier_us):
+    """One 10 ms (or 10 s) sample among 60,000 of a few µs.
+
+    With bounds scaled by the full range, the 10 s sample put the search's
+    floor at a gap of 10 µs (location 2.1 → −7.9 µs) and the 10 ms sample, at
+    shape 2, a floor of 0.01 µs above a true gap of about 1e-4 µs. Maximum
+    likelihood itself is not robust: a sample 18 shapes above the median
+    widens a narrow fit by a few percent, as it should; the fit is the
+    optimum of the contaminated sample, not a point on a search bound.
+    """
+    rng = np.random.default_rng(int(10 * shape))
+    x = 2.1 + rng.lognormal(0.0, shape, 60_000)
+    x = x[x < 1000]
+    clean = latency.fit_lognormal(x)
+    x[np.argmax(x)] = outlier_us
+    fit = latency.fit_lognormal(x)
+    assert fit.loglik >= latency._loglik(x, clean.shape, clean.loc, clean.scale)
+    assert fit.shape == pytest.approx(clean.shape, rel=0.05)
+    assert fit.scale == pytest.approx(clean.scale, rel=0.05)
+    assert fit.loc == pytest.approx(clean.loc, abs=0.05 * clean.scale)
+    assert clean.shape == pytest.approx(shape, rel=0.03)
+    assert clean.loc == pytest.approx(2.1, abs=0.01)
+
+
+def test_profile_fit_prefers_the_interior_maximum_over_the_singularity():
+    """A timer of 0.5 µs ties 8 % of the samples at the minimum: the likelihood at
+    loc → min(x) then beats the interior maximum, which the fit still keeps."""
+    rng = np.random.default_rng(9)
+    x = np.round((2.0 + rng.lognormal(0.0, 1.0, 20_000)) / 0.5) * 0.5
+    assert (x == x.min()).mean() > 0.05
+    spread = latency.robust_spread(x)
+    shape, loc, scale = latency._profile_fit(x, latency.quantile_start(x)[1], spread)
+    floor = latency._profile_loglik(x, x.min() - latency.GAP_FLOOR * spread)
+    assert floor > latency._profile_loglik(x, loc)
+    assert x.min() - loc > 0.1
+    assert (shape, loc, scale) == pytest.approx((1.0, 2.0, 1.0), abs=0.3)
+    assert latency.fit_lognormal(x).loc == pytest.approx(loc)
 
 
 # --------------------------------------------------------- derived distributions
@@ -109,6 +173,73 @@ def test_mean_preserving_refuses_an_unreachable_mean():
         latency.mean_preserving_lognormals(fit, (2.0,))
 
 
+@pytest.mark.parametrize(
+    ("target", "match"),
+    [
+        (0.0, "target mean 0.0: must be a finite number above the location 5"),
+        (5.0, "target mean 5.0"),
+        (-3.0, "target mean -3.0"),
+        (np.nan, "target mean nan"),
+        (np.inf, "target mean inf"),
+    ],
+)
+def test_mean_preserving_names_a_target_no_lognormal_reaches(target, match):
+    """target_mean=0 raised ZeroDivisionError; every such target is now a ValueError."""
+    fit = latency.Lognormal(shape=0.5, loc=5.0, scale=1.2)
+    with pytest.raises(ValueError, match=match):
+        latency.mean_preserving_lognormals(fit, target_mean=target)
+
+
+def test_mean_preserving_target_zero_with_location_below_zero_is_solved():
+    fit = latency.Lognormal(shape=0.5, loc=-4.0, scale=1.2)
+    (derived,) = latency.mean_preserving_lognormals(fit, (0.5,), target_mean=0.0)
+    assert derived.mean == pytest.approx(0.0, abs=1e-12)
+    assert derived.shape == pytest.approx(math.sqrt(2 * math.log(4.0 / 0.6)), rel=1e-12)
+
+
+@pytest.mark.parametrize("fraction", [1e-3, 1e-30, 1e-150, 0.999999, 1.0, 1.5])
+def test_mean_preserving_extreme_fractions_keep_the_mean_or_fail_clearly(fraction):
+    """Closed form s² = s_fit² + 2 ln(1/f) wherever the spread is a finite double.
+
+    A tiny fraction used to overflow (OverflowError); a fraction ≥ the mean's
+    reach is refused; everything else keeps the mean to 1e-9.
+    """
+    fit = latency.Lognormal(shape=0.5, loc=5.0, scale=1.2)
+    s2 = 0.25 + 2 * math.log(1 / fraction)
+    if s2 <= 0:
+        with pytest.raises(ValueError, match=f"scale fraction {fraction!r}: even shape 0"):
+            latency.mean_preserving_lognormals(fit, (fraction,))
+        return
+    if s2 > 700:  # exp(s²) overflows a double: the variance is not representable
+        with pytest.raises(ValueError, match=f"scale fraction {fraction!r}: the shape"):
+            latency.mean_preserving_lognormals(fit, (fraction,))
+        return
+    (derived,) = latency.mean_preserving_lognormals(fit, (fraction,))
+    assert derived.shape == pytest.approx(math.sqrt(s2), rel=1e-9)
+    assert derived.mean == pytest.approx(fit.mean, rel=1e-9)
+    assert math.isfinite(derived.std)
+
+
+@pytest.mark.parametrize("fraction", [0.0, -0.5, np.nan, np.inf])
+def test_mean_preserving_names_a_fraction_that_is_no_fraction(fraction):
+    fit = latency.Lognormal(shape=0.5, loc=5.0, scale=1.2)
+    with pytest.raises(ValueError, match=f"scale fraction {float(fraction)!r}: must be"):
+        latency.mean_preserving_lognormals(fit, (fraction,))
+
+
+@pytest.mark.parametrize(
+    ("params", "name"),
+    [
+        ((-0.1, 5.0, 1.0), "shape -0.1"),
+        ((0.5, np.nan, 1.0), "loc nan"),
+        ((0.5, 5.0, 0.0), "scale 0.0"),
+    ],
+)
+def test_lognormal_names_an_impossible_parameter(params, name):
+    with pytest.raises(ValueError, match=f"log-normal {name}"):
+        latency.Lognormal(*params)
+
+
 def test_uniform_same_mean_is_a_constant_delay_at_the_observed_mean():
     x = np.array([5.0, 6.0, 7.5, 9.5])
     u = latency.uniform_same_mean(x)
@@ -120,6 +251,34 @@ def test_uniform_same_mean_is_a_constant_delay_at_the_observed_mean():
     wide = latency.uniform_same_mean(7.0, width=2.0)
     assert wide.mean() == pytest.approx(7.0)
     assert wide.std() == pytest.approx(2.0 / math.sqrt(12))
+
+
+@pytest.mark.parametrize(
+    ("mean", "width", "match"),
+    [
+        (np.nan, 0.0, "mean nan"),
+        (-2.0, 0.0, "mean -2.0"),
+        ([1.0, np.nan], 0.0, "1 of 2 are not finite"),
+        (7.0, np.nan, "width nan"),
+        (7.0, -1.0, "width -1.0"),
+        (7.0, 15.0, "width 15.0"),
+    ],
+)
+def test_uniform_same_mean_names_what_is_wrong(mean, width, match):
+    with pytest.raises(ValueError, match=match):
+        latency.uniform_same_mean(mean, width)
+
+
+def test_moments_of_a_constant_are_exact_where_scipy_gives_nan():
+    huge = latency.uniform_same_mean(1e200)
+    with np.errstate(over="ignore"):
+        assert np.isnan(huge.std())  # E[X²] − E[X]² overflows in SciPy
+    assert latency.moments(huge) == (1e200, 0.0)
+    assert latency.moments(latency.uniform_same_mean(6.362)) == (6.362, 0.0)
+    wide = latency.Lognormal(2.0, 0.0, 1.0)
+    assert latency.moments(wide) == pytest.approx((wide.mean, wide.std), rel=1e-12)
+    with pytest.raises(ValueError, match="mean inf"):
+        latency.moments(stats.pareto(0.5))
 
 
 # -------------------------------------------------------------- injector tables
@@ -177,6 +336,25 @@ def test_distribution_table_units_shuffle_and_limits():
         latency.distribution_table(dist, "ms")
 
 
+def test_a_table_whose_rounding_loses_most_entries_or_its_mean_is_refused():
+    # A 0.4 µs delay in whole µs: every entry would be 0.
+    with pytest.raises(ValueError, match="makes 4096 of 4096 delays 0"):
+        latency.distribution_table(latency.uniform_same_mean(0.4), "us")
+    # Most of a narrow log-normal below 0.5 µs: more than half become 0.
+    with pytest.raises(ValueError, match="delays 0"):
+        latency.distribution_table(latency.Lognormal(1.0, 0.0, 0.3), "us")
+    # 6.362 µs in whole µs is 6 µs: the mean moves by −5.7 %.
+    with pytest.raises(ValueError, match=r"from 6362 ns to 6000 ns \(-5.69 %"):
+        latency.distribution_table(latency.uniform_same_mean(6.362), "us")
+    # ... which a caller may allow explicitly; in ns it is exact.
+    loose = latency.distribution_table(latency.uniform_same_mean(6.362), "us", max_mean_error=0.1)
+    assert (loose == 6).all()
+    assert (latency.distribution_table(latency.uniform_same_mean(6.362), "ns") == 6362).all()
+    # Within 1 %: a wide log-normal of mean 7.39 µs rounds to whole µs without complaint.
+    table = latency.distribution_table(WIDE, "us")
+    assert abs(table.mean() / WIDE.mean - 1) < 0.01
+
+
 def test_mean_preserving_tables_share_the_mean():
     fit = latency.Lognormal(0.5, 5.0, 1.2)
     tables = [
@@ -225,7 +403,7 @@ def test_write_distribution_hands_table_and_seed_to_the_injector_interface(tmp_p
     fake.write_seed = lambda path, seed: calls.update(seed=seed, seed_path=path)
     monkeypatch.setitem(sys.modules, "netnoise.studies.latency_variation.injector", fake)
     monkeypatch.setattr(latency_variation, "injector", fake)
-    dist = latency.uniform_same_mean(6.362)
+    dist = latency.uniform_same_mean(6.02)
     summary = latency.write_distribution(dist, tmp_path / "t", tmp_path / "s", "us", seed=5)
     assert calls["values"] == [6] * 4096 and calls["unit"] == "us"
     assert all(type(v) is int for v in calls["values"])
@@ -234,7 +412,8 @@ def test_write_distribution_hands_table_and_seed_to_the_injector_interface(tmp_p
         tmp_path / "s",
         5,
     )
-    assert summary["table_mean"] == 6.0 and summary["dist_mean"] == pytest.approx(6.362)
+    assert summary["table_mean"] == 6.0 and summary["dist_mean"] == pytest.approx(6.02)
+    assert summary["dist_std"] == 0.0
 
 
 # ------------------------------------------------------------------ per level

@@ -94,15 +94,8 @@ def test_steiger_reduces_to_the_independent_form_without_shared_correlation():
 
 def test_dependent_tests_hold_their_level_where_the_independent_one_does_not():
     """H0 ρ12 = ρ13 = 0.5 with ρ23 = 0.6, n = 50: rejection rates at α = 0.05 (two-sided)."""
-    rng = np.random.default_rng(13)
-    cov = np.array([[1.0, 0.5, 0.5], [0.5, 1.0, 0.6], [0.5, 0.6, 1.0]])
-    reps, n = 4000, 50
-    data = rng.multivariate_normal(np.zeros(3), cov, size=(reps, n))
-    centred = data - data.mean(axis=1, keepdims=True)
-    c = np.einsum("rni,rnj->rij", centred, centred)
-    d = np.sqrt(np.einsum("rii->ri", c))
-    r = c / d[:, :, None] / d[:, None, :]
-    r12, r13, r23 = r[:, 0, 1], r[:, 0, 2], r[:, 1, 2]
+    n = 50
+    r12, r13, r23 = simulated_correlations(np.random.default_rng(13), 0.5, 0.5, 0.6, n, 4000)
     rate = {
         "steiger": np.mean(nstats.steiger_z(r12, r13, r23, n, "two-sided")["pvalue"] < 0.05),
         "williams": np.mean(nstats.williams_t(r12, r13, r23, n, "two-sided")["pvalue"] < 0.05),
@@ -113,6 +106,68 @@ def test_dependent_tests_hold_their_level_where_the_independent_one_does_not():
     assert 0.035 < rate["steiger"] < 0.065
     assert 0.035 < rate["williams"] < 0.065
     assert rate["fisher"] < 0.02  # ignores ρ23 > 0: far too conservative
+
+
+def simulated_correlations(rng, r12, r13, r23, n, reps):
+    """r12, r13, r23 of ``reps`` samples of n trivariate normal runs."""
+    cov = np.array([[1.0, r12, r13], [r12, 1.0, r23], [r13, r23, 1.0]])
+    data = rng.multivariate_normal(np.zeros(3), cov, size=(reps, n))
+    centred = data - data.mean(axis=1, keepdims=True)
+    c = np.einsum("rni,rnj->rij", centred, centred)
+    d = np.sqrt(np.einsum("rii->ri", c))
+    r = c / d[:, :, None] / d[:, None, :]
+    return r[:, 0, 1], r[:, 0, 2], r[:, 1, 2]
+
+
+def test_steiger_power_and_sample_size_against_hand_computed_values():
+    """r̄ = 0 and r23 = 0 make c = 0: δ = (atanh −0.2 − atanh 0.2) √(n−3) / √2."""
+    d = 2 * math.atanh(-0.2)  # −0.405465
+    z = stats.norm.isf(0.05) + stats.norm.ppf(0.8)  # 1.644854 + 0.841621
+    expected_n = math.ceil(3 + 2 * z**2 / d**2)  # 3 + 75.22 → 79
+    assert expected_n == 79
+    assert nstats.steiger_sample_size(-0.2, 0.2, 0.0) == 79
+    assert (
+        nstats.steiger_power(-0.2, 0.2, 0.0, 79) >= 0.8 > nstats.steiger_power(-0.2, 0.2, 0.0, 78)
+    )
+    delta = d * math.sqrt(100 - 3) / math.sqrt(2)
+    assert nstats.steiger_power(-0.2, 0.2, 0.0, 100) == pytest.approx(
+        stats.norm.cdf(stats.norm.ppf(0.05) - delta), rel=1e-12
+    )
+    # The other direction, two-sided, and the paper's situation.
+    assert nstats.steiger_power(0.2, -0.2, 0.0, 100, alternative="greater") == pytest.approx(
+        nstats.steiger_power(-0.2, 0.2, 0.0, 100), rel=1e-12
+    )
+    two = nstats.steiger_sample_size(-0.2, 0.2, 0.0, alternative="two-sided")
+    assert two == math.ceil(3 + 2 * (stats.norm.isf(0.025) + stats.norm.ppf(0.8)) ** 2 / d**2)
+    assert nstats.steiger_sample_size(0.5, 0.3, 0.0) == math.inf  # measured the other way
+    assert nstats.steiger_sample_size(0.3, 0.3, 0.0) == math.inf
+    assert math.isnan(nstats.steiger_sample_size(np.nan, 0.3, 0.0))
+    with pytest.raises(ValueError, match=r"power 1\.2"):
+        nstats.steiger_sample_size(0.3, 0.5, 0.0, power=1.2)
+    # For the same two correlations a correlated design (the quick study's
+    # r(mean, std) = 0.795) needs fewer runs, the shared variance cancelling in the
+    # difference; but there, a runtime that follows the std alone has
+    # r_mean = 0.795 r_std, and it is the difference itself that vanishes.
+    assert nstats.steiger_sample_size(0.3, 0.5, 0.795) < nstats.steiger_sample_size(0.3, 0.5, 0)
+    r_std = 0.5
+    confounded = nstats.steiger_sample_size(0.795 * r_std, r_std, 0.795)
+    independent = nstats.steiger_sample_size(0.0, r_std, 0.0)
+    assert confounded > 2 * independent
+
+
+@pytest.mark.parametrize(
+    ("r12", "r13", "r23", "n"),
+    [(0.3, 0.6, 0.3, 60), (0.2, 0.5, 0.0, 40), (0.5, 0.7, -0.2, 80), (0.1, 0.4, 0.795, 25)],
+)
+def test_steiger_power_matches_3000_simulations(r12, r13, r23, n):
+    """Rejection rate of Steiger's test on 3,000 simulated designs against the
+    analytic power: within 3 points, or below it (conservative) by at most 7
+    where r23 is high and n small."""
+    rng = np.random.default_rng(int(100 * (r12 + r13 + r23)) + n)
+    r = simulated_correlations(rng, r12, r13, r23, n, 3000)
+    rate = np.mean(nstats.steiger_z(*r, n)["pvalue"] < 0.05)
+    power = nstats.steiger_power(r12, r13, r23, n)
+    assert -0.03 <= rate - power <= (0.07 if r23 > 0.5 else 0.03)
 
 
 def synthetic_runs(rng: np.random.Generator) -> pd.DataFrame:
@@ -143,6 +198,8 @@ def test_correlation_table_layout_and_n():
     expected = nstats.fisher_z_independent(lu.r_mean, lu.r_std, lu.n)
     assert lu.fisher_p == pytest.approx(expected["pvalue"], rel=1e-12)
     assert lu.steiger_p < 1e-6 and lu.williams_p < 1e-6
+    assert lu.steiger_power > 0.99 and lu.n_for_power < lu.n
+    assert lu.n_for_power == nstats.steiger_sample_size(lu.r_mean, lu.r_std, lu.r_mean_std)
     assert lu.r_mean_std == pytest.approx(
         np.corrcoef(runs.latency_mean_us[1:60], runs.latency_std_us[1:60])[0, 1]
     )

@@ -32,6 +32,26 @@ def test_parse_collvsnoise_gives_per_call_times_and_ratios():
     assert parse_collvsnoise("no summary").empty
 
 
+@pytest.mark.parametrize(
+    ("line", "problem"),
+    [
+        ("# acc: 8 6 8 :: nan (nan), 1316.6 (1200.0)", "unperturbed mean is 'nan'"),
+        ("# acc: 8 6 8 :: 1105.5 (1000.0), inf (1200.0)", "perturbed mean is 'inf'"),
+        ("# acc: 8 6 8 :: 1105.5 (1000.0), 1316.6 (-nan)", "perturbed median is '-nan'"),
+        ("# acc: 8 6 8 :: 1105.5 (1000.0), 1316.6 (x)", "perturbed median 'x' is not a number"),
+        ("# acc: 8 6 8 :: 1105.5 (1000.0)", "not 'P c size"),
+        ("# acc: 8 six 8 :: 1.0 (1.0), 1.0 (1.0)", "application ranks 'six'"),
+    ],
+)
+def test_parse_collvsnoise_reports_lines_without_a_measurement(line, problem):
+    """A size whose summary is nan or inf used to vanish from the table unnoticed."""
+    text = NETGAUGE_OUTPUT + line + "\n"
+    with pytest.raises(ValueError, match="1 summary line") as err:
+        parse_collvsnoise(text)
+    assert f"line 7: {problem}" in str(err.value)
+    assert line[:30] in str(err.value)
+
+
 def test_collvsnoise_covers_the_noise_ratios():
     assert application_sizes(8, [0.25, 0.5, 0.75]) == [2, 4, 6]
     argv = collvsnoise_argv("ng", 4, 8, [0.25, 0.5, 0.75])

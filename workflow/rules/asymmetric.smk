@@ -260,6 +260,8 @@ rule tabulate_asymmetric:
         "../../envs/analysis.yaml"
     params:
         congestion_controls=AS["congestion_controls"],
+        iterations=AS["iterations"],
+        testbed=AS_PLATFORM["testbed"],
     script:
         "../scripts/asymmetric/tabulate.py"
 

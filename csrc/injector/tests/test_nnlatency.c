@@ -4,6 +4,7 @@
  * determinism, uniformity), busy-wait accuracy and the report.
  * Usage: test_nnlatency SCRATCH_DIR (an existing directory for its files)
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -411,6 +412,7 @@ static void test_spin(void)
     EXPECT(per[0] >= 200000 && per[50] < 202000, "inject 200 us: min %llu median %llu",
            (unsigned long long)per[0], (unsigned long long)per[50]);
     EXPECT(atomic_load(&nnlat.drawn_ns) == 100 * 200000ULL, "drawn total");
+    EXPECT(atomic_load(&nnlat.drawn_sq_ns2) == 0.0, "a constant table drew a spread");
 }
 
 static void test_report(void)
@@ -424,6 +426,19 @@ static void test_report(void)
     }
     for (int i = 0; i < 10; i++)
         nnlat_inject();
+    /* The realised spread: entry i of ok.tab is i ns, so the drawn delays are the
+     * first ten indices of seed 42. */
+    double sum = 0, sumsq = 0;
+    uint64_t state = nnlat_mix_seed(42);
+    for (int i = 0; i < 10; i++) {
+        state = nnlat_lcg_step(state);
+        const double d = (double)nnlat_index_of(state);
+        sum += d;
+        sumsq += d * d;
+    }
+    char drawn_std[64];
+    snprintf(drawn_std, sizeof drawn_std, "\ndrawn_std_ns=%.3f\n",
+             sqrt(sumsq / 10 - (sum / 10) * (sum / 10)));
     nnlat_finish(&nnlat, 0);
     nnlat_finish(&nnlat, 0); /* second call: no-op */
     FILE *fp = fopen(path_of("report.2"), "r");
@@ -441,6 +456,8 @@ static void test_report(void)
                                        "\nlate_delays=", "\nontime_mean_ns="};
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
         EXPECT(strstr(text, want[i]) != NULL, "report lacks '%s':\n%s", want[i], text);
+    EXPECT(strstr(text, drawn_std) != NULL, "report lacks '%s':\n%s", drawn_std, text);
+    EXPECT(strstr(text, "\nstd_ns=") != NULL, "report lacks std_ns:\n%s", text);
 
     /* Without %r only rank 0 writes. */
     configure("absent.tab", "seed42");

@@ -6,14 +6,22 @@ from netnoise.studies.asymmetric import analysis
 
 with logged(snakemake.log[0]) as log:
     inputs = snakemake.input
+    params = snakemake.params
     errors = pd.read_csv(inputs.errors)
-    platforms = analysis.load_platforms(snakemake.params.congestion_controls, inputs.platforms)
+    links, tcp = pd.read_csv(inputs.links), pd.read_csv(inputs.tcp)
+    platforms = analysis.load_platforms(params.congestion_controls, inputs.platforms)
+    quality = {
+        tuple(by): analysis.precision(errors, links, tcp, params.iterations, params.testbed, by)
+        for by in (["congestion", "d"], ["congestion", "nodes", "d"])
+    }
     tables = {
-        "table2": analysis.table2(errors, pd.read_csv(inputs.published_table2)),
-        "within10": analysis.within10(errors, pd.read_csv(inputs.published_within10)),
-        "properties": analysis.property_rates(
-            pd.read_csv(inputs.links), pd.read_csv(inputs.tcp), platforms
+        "table2": analysis.table2(
+            errors, pd.read_csv(inputs.published_table2), quality["congestion", "nodes", "d"]
         ),
+        "within10": analysis.within10(
+            errors, pd.read_csv(inputs.published_within10), quality["congestion", "d"]
+        ),
+        "properties": analysis.property_rates(links, tcp, platforms),
         "alltoallv": analysis.alltoallv_table(
             pd.read_csv(inputs.trials), errors, pd.read_csv(inputs.published_alltoallv)
         ),

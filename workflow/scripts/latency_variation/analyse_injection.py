@@ -11,9 +11,12 @@ with logged(snakemake.log[0]) as log:
     points = pd.read_csv(inputs.distributions)
     delays = analysis.injector_delays(pd.read_csv(inputs.reports))
     summary = analysis.injector_delay_summary(delays)
-    runs = analysis.correlation_runs(runtimes, points)
+    runs = analysis.correlation_runs(runtimes, points, delays)
     table4 = analysis.table4(runs, pd.read_csv(inputs.published_table4))
     log.info("injector, achieved vs intended mean delay:\n%s", summary.to_string(index=False))
+    log.info(
+        "latency of the correlations: %s", runs.groupby("application")["latency_source"].first()
+    )
     log.info("Table 4:\n%s", table4.to_string(index=False))
     write_csv(out.table4, table4)
     write_csv(out.injector_delay, delays)
@@ -24,6 +27,6 @@ with logged(snakemake.log[0]) as log:
     write_csv(out.mann_whitney, analysis.mann_whitney_table(samples, runtimes))
     write_csv(
         out.fixed_mean,
-        analysis.fixed_mean_table(runtimes, points, snakemake.params.fixed_mean_levels),
+        analysis.fixed_mean_table(runtimes, points, snakemake.params.fixed_mean_levels, delays),
     )
     write_csv(out.correlation_runs, runs)

@@ -5,6 +5,13 @@ The model platform is fitted to the measurements as the paper fitted it to its
 own (940 Mbit/s per NIC link, 9.4 Gbit/s backbone): the NIC rate is the rate
 of one link alone at the MPI level, the backbone rate the configured ratio of
 it.
+
+How precise the measurements are (:func:`precision`), beside each share of
+links within 10 %: the share a perfect model could reach given each link's
+measured 95 % interval (the noise ceiling), the share of trials that
+``p2p_concurrent`` stopped at its iteration cap rather than on precision,
+how many round trips and how much queue a transfer lasts, and a bootstrap
+interval of the share over the patterns.
 """
 
 from __future__ import annotations
@@ -13,10 +20,18 @@ import os
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import numpy as np
 import pandas as pd
+from scipy import stats as st
 
 from netnoise.studies.asymmetric import model as am
 from netnoise.studies.asymmetric.cli import load_platform
+
+#: The tolerance of the paper's "within 10 %" (Sec. 7.2).
+TOLERANCE = 0.1
+#: Resamples of the patterns behind each bootstrap interval, and their seed.
+BOOTSTRAP_RESAMPLES = 4000
+BOOTSTRAP_SEED = 3
 
 # Columns of the paper's Table II (main testbed) set beside ours.
 PUBLISHED_TABLE2 = [
@@ -71,10 +86,148 @@ def evaluate(links: pd.DataFrame, platforms: Mapping[str, Mapping[str, Any]]) ->
     return pd.concat(out, ignore_index=True)
 
 
-def table2(errors: pd.DataFrame, published: pd.DataFrame) -> pd.DataFrame:
-    """Table II per congestion control and (|N|, d), the paper's main-testbed row beside."""
+def within_share_ceiling(time_s, ci95_s, iterations, tolerance: float = TOLERANCE):
+    """Per link, the probability that a perfect model's prediction lies within
+    ``tolerance`` of the measured mean time: the measurement noise ceiling.
+
+    A perfect model predicts the true mean ``T``; the measured mean ``M`` is
+    ``N(T, se)`` with ``se`` the link's standard error (its 95 % half-width
+    over the Student t quantile of its iterations, as :mod:`.tidy` computed
+    it). ``|T − M| ≤ tolerance · M`` holds for ``T/(1+tol) ≤ M ≤ T/(1−tol)``,
+    with probability ``Φ((T/(1−tol) − T)/se) − Φ((T/(1+tol) − T)/se)``; ``T``
+    is estimated by the measured mean. The mean of this over the links is the
+    share a perfect model is expected to reach (exactly what drawing every
+    measured mean from ``N(T, se)`` and counting would converge to). A link
+    without spread gets 1; one with fewer than two iterations NaN.
+    """
+    time_s, ci95_s, iterations = (np.asarray(v, dtype=float) for v in (time_s, ci95_s, iterations))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        se = ci95_s / st.t.ppf(0.975, iterations - 1)
+        upper = st.norm.cdf((time_s / (1 - tolerance) - time_s) / se)
+        lower = st.norm.cdf((time_s / (1 + tolerance) - time_s) / se)
+    share = np.where(se > 0, upper - lower, 1.0)
+    return np.where((iterations >= 2) & np.isfinite(ci95_s), share, np.nan)
+
+
+def stopped_by_cap(links: pd.DataFrame, cap: int, ci_width: float) -> pd.Series:
+    """Per trial (family, congestion, trial), whether ``p2p_concurrent`` stopped at its
+    iteration cap: it ran ``cap`` iterations and some link's 95 % interval was still
+    wider than ``ci_width`` of its mean (a trial whose last allowed iteration
+    brought it within reach stopped on precision)."""
+    wide = 2 * links["ci95_s"] > ci_width * links["time_s"]
+    capped = links["iterations"] >= cap
+    frame = links.assign(_capped=capped & wide)
+    return frame.groupby(["family", "congestion", "trial"])["_capped"].any()
+
+
+def lone_flow_rtt_s(tcp: pd.DataFrame) -> pd.Series:
+    """Per congestion control, the round-trip time iperf3 measured on one link alone
+    on a NIC (its own queue included), in seconds."""
+    alone = tcp[(tcp["experiment"] == "nic_unidirectional") & (tcp["links"] == 1)]
+    return alone.groupby("congestion")["mean_rtt_us"].mean() / 1e6
+
+
+def bootstrap_share(
+    within: pd.Series, patterns: pd.Series, resamples: int = BOOTSTRAP_RESAMPLES, seed: int = 0
+) -> tuple[float, float]:
+    """Percentile 95 % interval (%) of the share of ``within`` links, resampling the
+    patterns (with all their links) with replacement."""
+    counts = pd.DataFrame({"k": within.astype(float), "p": patterns.to_numpy()}).groupby("p")["k"]
+    hits, links = counts.sum().to_numpy(), counts.count().to_numpy()
+    if len(links) == 0:
+        return np.nan, np.nan
+    draws = np.random.default_rng(seed).integers(0, len(links), size=(resamples, len(links)))
+    shares = 100 * hits[draws].sum(axis=1) / links[draws].sum(axis=1)
+    low, high = np.percentile(shares, [2.5, 97.5])
+    return float(low), float(high)
+
+
+def precision(
+    errors: pd.DataFrame,
+    links: pd.DataFrame,
+    tcp: pd.DataFrame,
+    iterations: Mapping[str, Any],
+    testbed: Mapping[str, Any],
+    by: Sequence[str],
+) -> pd.DataFrame:
+    """How far the random patterns' shares within 10 % can be trusted, per ``by`` group.
+
+    Columns: ``ci95_median_pct`` (median 95 % half-width of a link's mean time,
+    % of it), ``ceiling_pct`` (the share a perfect model could reach,
+    :func:`within_share_ceiling`), ``n_trials`` and ``cap_stopped_pct``
+    (trials stopped by the iteration cap ``iterations["max"]``, not by the
+    ``ci_width`` rule, :func:`stopped_by_cap`), ``duration_rtts_median`` and
+    ``duration_rtts_min`` (link times in round trips of a lone flow,
+    :func:`lone_flow_rtt_s`), ``queue_share_median`` (the NIC queue's drain
+    time, ``queue_bytes`` at ``nic_mbit``, over the link time), the bootstrap
+    95 % intervals over the patterns of both models' shares
+    (``within10_low_pct`` … ``fair_within10_high_pct``), and, on the links
+    where the two models' predictions differ by more than 10 %,
+    ``n_disagree`` with each model's share within 10 % there.
+    """
+    random = errors[errors["family"] == "random"]
+    keys = ["family", "congestion", "trial", "link"]
+    measured = links[[*keys, "ci95_s"]]
+    asym = random[random["model"] == "asymmetric"].merge(
+        measured, on=keys, how="left", validate="one_to_one"
+    )
+    fair = random[random["model"] == "fairness"].set_index(keys)
+    asym["fair_within"] = fair["within_10pct"].reindex(asym.set_index(keys).index).to_numpy()
+    asym["fair_pred_s"] = fair["time_pred_s"].reindex(asym.set_index(keys).index).to_numpy()
+    capped = stopped_by_cap(links, int(iterations["max"]), float(iterations["ci_width"]))
+    rtt = lone_flow_rtt_s(tcp)
+    queue_s = (
+        8 * testbed["queue_bytes"] / (testbed["nic_mbit"] * 1e6)
+        if testbed.get("queue_bytes")
+        else np.nan
+    )
+    rows = []
+    for setting, group in asym.groupby(list(by), sort=True):
+        key = setting if isinstance(setting, tuple) else (setting,)
+        trials = group[["family", "congestion", "trial"]].drop_duplicates()
+        stopped = capped.reindex(pd.MultiIndex.from_frame(trials))
+        ceiling = within_share_ceiling(group["time_meas_s"], group["ci95_s"], group["iterations"])
+        durations = group["time_meas_s"] / group["congestion"].map(rtt)
+        predictions = group[["time_pred_s", "fair_pred_s"]]
+        disagree = predictions.max(axis=1) > (1 + TOLERANCE) * predictions.min(axis=1)
+        low, high = bootstrap_share(group["within_10pct"], group["trial"], seed=BOOTSTRAP_SEED)
+        fair_low, fair_high = bootstrap_share(
+            group["fair_within"], group["trial"], seed=BOOTSTRAP_SEED
+        )
+        rows.append(
+            {
+                **dict(zip(by, key, strict=True)),
+                "ci95_median_pct": 100 * float((group["ci95_s"] / group["time_meas_s"]).median()),
+                "ceiling_pct": 100 * float(np.nanmean(ceiling)),
+                "n_trials": len(trials),
+                "cap_stopped_pct": 100 * float(stopped.mean()),
+                "duration_rtts_median": float(durations.median()),
+                "duration_rtts_min": float(durations.min()),
+                "queue_share_median": float((queue_s / group["time_meas_s"]).median()),
+                "within10_low_pct": low,
+                "within10_high_pct": high,
+                "fair_within10_low_pct": fair_low,
+                "fair_within10_high_pct": fair_high,
+                "n_disagree": int(disagree.sum()),
+                "disagree_within10_pct": 100 * float(group.loc[disagree, "within_10pct"].mean())
+                if disagree.any()
+                else np.nan,
+                "disagree_fair_within10_pct": 100
+                * float(group.loc[disagree, "fair_within"].astype(float).mean())
+                if disagree.any()
+                else np.nan,
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def table2(errors: pd.DataFrame, published: pd.DataFrame, quality: pd.DataFrame) -> pd.DataFrame:
+    """Table II per congestion control and (|N|, d), with the measurement's precision
+    (:func:`precision` by congestion, nodes and d) beside each share, and the paper's
+    main-testbed row."""
     random = errors[errors["family"] == "random"]
     ours = am.summary(random, by=["congestion", "nodes", "d"])
+    ours = ours.merge(quality, on=["congestion", "nodes", "d"], how="left")
     paper = published[published["platform"] == "main testbed"]
     paper = paper[["nodes", "d", *PUBLISHED_TABLE2]].add_prefix("paper_")
     return ours.merge(
@@ -82,13 +235,17 @@ def table2(errors: pd.DataFrame, published: pd.DataFrame) -> pd.DataFrame:
     ).drop(columns=["paper_nodes", "paper_d"])
 
 
-def within10(errors: pd.DataFrame, published: pd.DataFrame) -> pd.DataFrame:
+def within10(errors: pd.DataFrame, published: pd.DataFrame, quality: pd.DataFrame) -> pd.DataFrame:
     """Share of links within 10 % per d (all |N|, as Sec. 7.2 reports it) for both
-    models, beside the paper's main-testbed and Grid5000 shares."""
+    models, with the measurement's precision beside (:func:`precision` by congestion
+    and d: noise ceiling, trials stopped by the cap, durations in round trips,
+    bootstrap intervals, the links where the models disagree), and the paper's
+    main-testbed and Grid5000 shares."""
     random = errors[errors["family"] == "random"]
     ours = am.summary(random, by=["congestion", "d"])[
         ["congestion", "d", "n_links", "n_patterns", "within10_pct", "fair_within10_pct"]
     ]
+    ours = ours.merge(quality, on=["congestion", "d"], how="left")
     paper = published.pivot_table(
         index="d", columns="platform", values=["asymmetric_pct", "fairness_pct"]
     )

@@ -168,10 +168,13 @@ def bidirectional(properties: pd.DataFrame, published: pd.DataFrame, experiment:
 
 def error_histograms(errors: pd.DataFrame, within: pd.DataFrame, congestion: str) -> plt.Figure:
     """Fig. 6: histograms of ε per d (columns) for both models (rows), random patterns
-    of one congestion control; titles give the share within 10 %, ours and the paper's."""
+    of one congestion control; titles give the share within 10 % with its bootstrap
+    interval over the patterns, the paper's, and the measurement-noise ceiling."""
     rows = errors[(errors["family"] == "random") & (errors["congestion"] == congestion)]
     ds = sorted(rows["d"].dropna().astype(int).unique())
-    fig, axes = plt.subplots(2, len(ds), figsize=(3.8 * len(ds), 6.2), sharex=True, squeeze=False)
+    fig, axes = plt.subplots(
+        2, len(ds), figsize=(3.8 * len(ds), 7), sharex=True, squeeze=False, layout="constrained"
+    )
     mine = within[within["congestion"] == congestion].set_index("d")
     for r, model in enumerate(MODELS):
         for c, d in enumerate(ds):
@@ -181,10 +184,19 @@ def error_histograms(errors: pd.DataFrame, within: pd.DataFrame, congestion: str
                 eps, bins=ERROR_BINS, color=MODEL_STYLE[model][0] if model == "fairness" else None
             )
             ax.axvspan(-10, 10, color="grey", alpha=0.12)
-            share = mine.loc[d, "within10_pct" if model == "asymmetric" else "fair_within10_pct"]
+            prefix = "" if model == "asymmetric" else "fair_"
+            share = mine.loc[d, f"{prefix}within10_pct"]
+            low, high = (
+                mine.loc[d, f"{prefix}within10_low_pct"],
+                mine.loc[d, f"{prefix}within10_high_pct"],
+            )
             paper = mine.loc[d, f"paper_main_{model}_pct"] if d in mine.index else np.nan
-            paper_text = f" (paper {paper:.1f} %)" if np.isfinite(paper) else ""
-            ax.set_title(f"{model}, d={d}\n{share:.0f} % within 10 %{paper_text}", fontsize=9)
+            paper_text = f", paper {paper:.1f} %" if np.isfinite(paper) else ""
+            ax.set_title(
+                f"{model}, d={d}\n{share:.0f} % within 10 % ({low:.0f}–{high:.0f}){paper_text}\n"
+                f"noise ceiling {mine.loc[d, 'ceiling_pct']:.0f} %",
+                fontsize=9,
+            )
             if r == 1:
                 ax.set_xlabel("ε (%)")
         axes[r][0].set_ylabel("links")

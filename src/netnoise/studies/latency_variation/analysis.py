@@ -3,10 +3,27 @@
 Achieved against intended injector delay; Kolmogorov–Smirnov normality of
 every sample, Mann–Whitney U of uniform against log-normal, Pearson's r of
 application runtime against the injected mean and standard deviation,
-Fisher's z of r_mean against r_std (Table 4), and the fixed-mean comparisons
-of Fig. 15–16. The inputs are the tidy tables of
+Steiger's Z (primary) and the paper's Fisher z of r_mean against r_std with
+the power of Steiger's test (Table 4), and the fixed-mean comparisons of
+Fig. 15–16. The inputs are the tidy tables of
 :mod:`netnoise.studies.latency_variation.injection` and the injected
 distributions of :func:`~netnoise.studies.latency_variation.injection.write_injector_files`.
+
+Realised, not intended. Every rank's injector report gives the mean and
+standard deviation of the delays it drew; pooled over the ranks of a run
+(:func:`injector_delays`) they are the latency that run was given. A few
+thousand draws from a heavy-tailed table realise a mean and spread far from
+the table's (98–393 µs drawn where 143.5 µs was intended), so Table 4
+correlates runtimes with the realised pair (:func:`correlation_runs`). The
+drawn entries, not the time actually spent, are used: they depend on the
+seed and the table alone, whereas a wait that overshoots because its rank
+lost its core is slowed by the same contention that slows the application.
+
+Designs. Nothing assumes one distribution family per level: every injected
+distribution is a (level, distribution) point of the distributions table,
+whether one of the paper's mean-preserving set or a point of a grid of means
+and spreads; Table 4 reports r(mean, std) of the design as intended and as
+realised.
 """
 
 from __future__ import annotations
@@ -28,39 +45,77 @@ PAPER_APPLICATIONS = {
     "lu_wavefront": "LU",
 }
 REPORT_KEYS = ["experiment", "level", "distribution"]
+#: Intended means within this share of the level's constant delay belong to the
+#: paper's mean-preserving set of that level (Fig. 15–16).
+SAME_MEAN = 0.005
+
+
+def _report_keys(reports: pd.DataFrame) -> list[str]:
+    """Columns that identify one run's reports: REPORT_KEYS and, where the runs
+    of a point are launched separately, their ``launch``."""
+    return [*REPORT_KEYS, *(["launch"] if "launch" in reports.columns else [])]
+
+
+def _pooled_std(delays: pd.Series, means: pd.Series, stds: pd.Series, keys) -> pd.Series:
+    """Population std of every group's delays from its ranks' counts, means and stds:
+    ``Σ n_i (s_i² + m_i²) / N − M²``."""
+    frame = pd.DataFrame({"n": delays, "nm": delays * means, "nsq": delays * (stds**2 + means**2)})
+    sums = frame.groupby(keys, dropna=False).sum()
+    mean = sums["nm"] / sums["n"]
+    return np.sqrt(np.maximum(sums["nsq"] / sums["n"] - mean**2, 0.0)).where(
+        stds.groupby(keys, dropna=False).apply(lambda s: s.notna().all())
+    )
 
 
 def injector_delays(reports: pd.DataFrame) -> pd.DataFrame:
-    """Achieved against intended mean delay per experiment, level and distribution.
+    """Realised and achieved against intended delay per experiment, level and distribution.
 
-    ``intended_mean_us`` is the table's mean, ``drawn_mean_us`` the mean of the
-    entries the ranks drew, ``achieved_mean_us`` the time the ranks actually
-    held their sends back (all delays of all ranks, weighted by count);
-    ``late_share`` the share of waits that lost their core and overshot.
+    ``intended_mean_us`` is the table's mean; ``drawn_mean_us`` and
+    ``drawn_std_us`` the mean and standard deviation of the entries the ranks
+    drew (all delays of all ranks: the realised delay distribution of the
+    run); ``achieved_mean_us`` and ``achieved_std_us`` those of the time the
+    ranks actually held their sends back; ``late_share`` the share of waits
+    that lost their core and overshot. The standard deviations are NaN for
+    reports that do not give them (``drawn_std_ns``, ``std_ns``).
     """
     frame = reports[reports["delays"] > 0].copy()
-    frame["drawn_ns"] = frame["drawn_total_ns"]
-    grouped = frame.groupby(REPORT_KEYS, dropna=False)
+    keys = _report_keys(frame)
+    for column in ("drawn_std_ns", "std_ns"):
+        if column not in frame.columns:
+            frame[column] = np.nan
+    frame["drawn_mean_ns"] = frame["drawn_total_ns"] / frame["delays"]
+    frame["spent_mean_ns"] = frame["total_ns"] / frame["delays"]
+    grouped = frame.groupby(keys, dropna=False)
     table = grouped.agg(
         ranks=("rank", "count"),
         delays=("delays", "sum"),
         intended_mean_ns=("table_mean_ns", "mean"),
-        drawn_ns=("drawn_ns", "sum"),
+        drawn_ns=("drawn_total_ns", "sum"),
         total_ns=("total_ns", "sum"),
         late_delays=("late_delays", "sum"),
-    ).reset_index()
+    )
+    by = [frame[k] for k in keys]
+    table["drawn_std_us"] = (
+        _pooled_std(frame["delays"], frame["drawn_mean_ns"], frame["drawn_std_ns"], by) / 1000
+    )
+    table["achieved_std_us"] = (
+        _pooled_std(frame["delays"], frame["spent_mean_ns"], frame["std_ns"], by) / 1000
+    )
+    table = table.reset_index()
     table["intended_mean_us"] = table["intended_mean_ns"] / 1000
     table["drawn_mean_us"] = table["drawn_ns"] / table["delays"] / 1000
     table["achieved_mean_us"] = table["total_ns"] / table["delays"] / 1000
     table["achieved_minus_intended_us"] = table["achieved_mean_us"] - table["intended_mean_us"]
     table["late_share"] = table["late_delays"] / table["delays"]
     columns = [
-        *REPORT_KEYS,
+        *keys,
         "ranks",
         "delays",
         "intended_mean_us",
         "drawn_mean_us",
+        "drawn_std_us",
         "achieved_mean_us",
+        "achieved_std_us",
         "achieved_minus_intended_us",
         "late_share",
     ]
@@ -175,11 +230,20 @@ def mann_whitney_table(samples: pd.DataFrame, runtimes: pd.DataFrame) -> pd.Data
     return pd.DataFrame(rows)
 
 
-def correlation_runs(runtimes: pd.DataFrame, points: pd.DataFrame) -> pd.DataFrame:
-    """Every application run under a fitted distribution with the injected mean and std.
+def correlation_runs(
+    runtimes: pd.DataFrame, points: pd.DataFrame, delays: pd.DataFrame
+) -> pd.DataFrame:
+    """Every application run under an injected distribution with its latency mean and std.
 
-    The zero table is the reference of Fig. 15–16, not one of the
-    congestion levels' distributions, and stays out of the correlations.
+    ``latency_mean_us`` and ``latency_std_us`` are the realised delay
+    distribution of the run (``drawn_mean_us``, ``drawn_std_us`` of
+    :func:`injector_delays` for the application at that point) and
+    ``latency_source`` is ``realised``; an application whose reports lack the
+    realised std (reports written before the injector logged it) keeps the
+    tables' ``table_mean_us`` and ``table_std_us`` for all its runs,
+    ``latency_source`` ``intended``: one application never mixes the two.
+    Both pairs stay in the table. The zero table is the reference of Fig.
+    15–16, not one of the distributions, and stays out of the correlations.
     """
     injected = points[["level", "distribution", "table_mean_us", "table_std_us"]]
     runs = runtimes[runtimes["distribution"] != ZERO].merge(
@@ -188,14 +252,45 @@ def correlation_runs(runtimes: pd.DataFrame, points: pd.DataFrame) -> pd.DataFra
     if runs["table_mean_us"].isna().any():
         missing = runs.loc[runs["table_mean_us"].isna(), ["level", "distribution"]]
         raise ValueError(f"runs without an injected distribution: {missing.drop_duplicates()}")
-    return runs.rename(
-        columns={"table_mean_us": "latency_mean_us", "table_std_us": "latency_std_us"}
-    )
+    keys = [k for k in _report_keys(delays) if k != "experiment" and k in runs.columns]
+    realised = delays.rename(columns={"experiment": "application"})[
+        ["application", *keys, "drawn_mean_us", "drawn_std_us"]
+    ]
+    runs = runs.merge(realised, on=["application", *keys], how="left", validate="many_to_one")
+    complete = runs.groupby("application")["drawn_std_us"].transform(lambda s: s.notna().all())
+    runs["latency_source"] = np.where(complete, "realised", "intended")
+    runs["latency_mean_us"] = runs["drawn_mean_us"].where(complete, runs["table_mean_us"])
+    runs["latency_std_us"] = runs["drawn_std_us"].where(complete, runs["table_std_us"])
+    return runs.drop(columns=["drawn_mean_us", "drawn_std_us"])
 
 
 def table4(runs: pd.DataFrame, published: pd.DataFrame) -> pd.DataFrame:
-    """Table 4 (r_mean, r_std, Fisher's p, n) per application beside the published row."""
+    """Table 4 per application beside the published row.
+
+    Steiger's Z is the primary test, the paper's Fisher z beside it
+    (:func:`.stats.correlation_table`); ``latency_source`` says whether the
+    latency is the realised or the intended one (:func:`correlation_runs`),
+    ``r_mean_std`` is the realised design's r(mean, std) across the runs and
+    ``r_mean_std_intended`` the intended one's; ``distributions`` counts the
+    injected distributions and ``runs_for_power`` is ``n_for_power`` per
+    distribution, rounded up: the runs each would need for 80 % power at the
+    measured correlations.
+    """
     ours = stats.correlation_table(runs)
+    per_app = runs.groupby("application", sort=False)
+    design = pd.DataFrame(
+        {
+            "latency_source": per_app["latency_source"].first(),
+            "r_mean_std_intended": per_app.apply(
+                lambda g: stats.pearson(g["table_mean_us"], g["table_std_us"])["r"]
+            ),
+            "distributions": per_app.apply(
+                lambda g: len(g[["level", "distribution"]].drop_duplicates())
+            ),
+        }
+    )
+    ours = ours.join(design, on="application")
+    ours["runs_for_power"] = np.ceil(ours["n_for_power"] / ours["distributions"])
     ours.insert(1, "paper_application", ours["application"].map(PAPER_APPLICATIONS).fillna(""))
     paper = published.rename(
         columns={
@@ -214,10 +309,32 @@ def _paper_order(published: pd.DataFrame) -> dict[str, int]:
     return {name: i for i, name in enumerate(published["application"])}
 
 
-def fixed_mean_table(runtimes: pd.DataFrame, points: pd.DataFrame, levels: Sequence[int]):
-    """Fig. 15–16: mean runtime per distribution at fixed-mean levels, relative to zero."""
+def mean_preserving_points(points: pd.DataFrame, level: int) -> pd.DataFrame:
+    """The injected distributions of ``level`` that share the mean of its constant
+    delay (the paper's ``uniform``) to within ``SAME_MEAN``: the paper's
+    mean-preserving set, whatever other distributions (a grid of means and
+    spreads) the level holds."""
+    rows = points[points["level"] == level]
+    constant = rows.loc[rows["distribution"] == "uniform", "table_mean_us"]
+    if constant.empty:
+        raise ValueError(f"level {level}: no uniform (constant) distribution to fix the mean")
+    mean = float(constant.iloc[0])
+    return rows[(rows["table_mean_us"] - mean).abs() <= SAME_MEAN * mean]
+
+
+def fixed_mean_table(
+    runtimes: pd.DataFrame,
+    points: pd.DataFrame,
+    levels: Sequence[int],
+    delays: pd.DataFrame | None = None,
+):
+    """Fig. 15–16: mean runtime per distribution of the mean-preserving set at each of
+    ``levels``, relative to zero injection; with ``delays`` (:func:`injector_delays`),
+    the realised mean and std of each application's delays beside the intended ones."""
     zero = runtimes[runtimes["distribution"] == ZERO].groupby("application")["runtime_s"].mean()
-    chosen = runtimes[runtimes["level"].isin(list(levels))]
+    injected = pd.concat([mean_preserving_points(points, level) for level in levels])
+    injected = injected[["level", "distribution", "table_mean_us", "table_std_us"]]
+    chosen = runtimes.merge(injected[["level", "distribution"]], on=["level", "distribution"])
     table = (
         chosen.groupby(["level", "application", "distribution"])["runtime_s"]
         .agg(runs="count", runtime_mean_s="mean", runtime_std_s="std")
@@ -225,8 +342,20 @@ def fixed_mean_table(runtimes: pd.DataFrame, points: pd.DataFrame, levels: Seque
     )
     table["zero_runtime_s"] = table["application"].map(zero)
     table["difference_pct"] = (table["runtime_mean_s"] / table["zero_runtime_s"] - 1) * 100
-    injected = points[["level", "distribution", "table_mean_us", "table_std_us"]]
     table = table.merge(injected, on=["level", "distribution"], how="left")
+    if delays is not None:
+        realised = delays.rename(columns={"experiment": "application"})
+        realised = (
+            realised.groupby(["application", "level", "distribution"])[
+                ["drawn_mean_us", "drawn_std_us"]
+            ]
+            .mean()
+            .rename(
+                columns={"drawn_mean_us": "realised_mean_us", "drawn_std_us": "realised_std_us"}
+            )
+            .reset_index()
+        )
+        table = table.merge(realised, on=["application", "level", "distribution"], how="left")
     return table.sort_values(["level", "application", "table_std_us"], ignore_index=True)
 
 

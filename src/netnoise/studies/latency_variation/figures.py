@@ -107,7 +107,9 @@ def runtime_vs_latency(runs: pd.DataFrame, table: pd.DataFrame, variable: str) -
 
     One point per level and distribution (mean runtime of its runs, relative
     to the application's mean over all its runs so applications share an
-    axis), with the least-squares line over the runs; r is Table 4's.
+    axis), with the least-squares line over the runs; r is Table 4's. The
+    latency is the realised one where the injector reported it
+    (``latency_source``), as in Table 4.
     """
     column = {"mean": "latency_mean_us", "std": "latency_std_us"}[variable]
     r = table.set_index("application")[f"r_{variable}"]
@@ -126,7 +128,8 @@ def runtime_vs_latency(runs: pd.DataFrame, table: pd.DataFrame, variable: str) -
             slope, intercept = np.polyfit(x, y, 1)
             xs = np.linspace(x.min(), x.max(), 20)
             ax.plot(xs, slope * xs + intercept, color=dots.get_color())
-    ax.set_xlabel(f"injected latency {STATISTIC_LABELS[variable]} (µs)")
+    sources = " and ".join(sorted(runs["latency_source"].unique()))
+    ax.set_xlabel(f"injected latency {STATISTIC_LABELS[variable]} (µs, {sources})")
     ax.set_ylabel("runtime / the application's mean runtime")
     ax.set_title(f"Runtime against latency {STATISTIC_LABELS[variable]}")
     ax.legend()
@@ -145,13 +148,22 @@ def fixed_mean(table: pd.DataFrame, level: int) -> plt.Figure:
     fig, ax = plt.subplots(figsize=(7.5, 4))
     width = 0.8 / max(len(order), 1)
     x = np.arange(len(apps))
+    realised = (
+        rows.groupby("distribution")[["realised_mean_us", "realised_std_us"]].mean()
+        if "realised_std_us" in rows.columns
+        else None
+    )
     for i, dist in enumerate(order):
         values = rows[rows["distribution"] == dist].set_index("application")["difference_pct"]
+        label = f"{dist} (std {stds[dist]:.0f} µs"
+        if realised is not None and np.isfinite(realised.loc[dist]).all():
+            got = realised.loc[dist]
+            label += f"; drawn {got['realised_mean_us']:.0f} ± {got['realised_std_us']:.0f}"
         ax.bar(
             x + (i - (len(order) - 1) / 2) * width,
             values.reindex(apps).to_numpy(float),
             width,
-            label=f"{dist} (std {stds[dist]:.0f} µs)",
+            label=label + ")",
         )
     ax.axhline(0, color="black", linewidth=0.8)
     ax.set_xticks(x, apps)
@@ -162,9 +174,12 @@ def fixed_mean(table: pd.DataFrame, level: int) -> plt.Figure:
 
 
 def table4_figure(table: pd.DataFrame) -> plt.Figure:
-    """Table 4: our r_mean, r_std, Fisher's p and n beside the published values."""
-    columns = ["application", "paper", "n", "r_mean", "r_std", "p (Fisher z)", "paper r_mean"]
-    columns += ["paper r_std", "paper p"]
+    """Table 4: r_mean, r_std, Steiger's p (primary) and Fisher's p, the design's
+    r(mean, std), the power of Steiger's test and the runs per distribution it
+    needs for 80 %, beside the published values."""
+    columns = ["application", "paper", "n", "r_mean", "r_std", "r(mean, std)"]
+    columns += ["p Steiger", "p Fisher", "power", "runs/dist. for 80 %"]
+    columns += ["paper r_mean", "paper r_std", "paper p"]
     cells = []
     for row in table.itertuples(index=False):
         cells.append(
@@ -174,13 +189,17 @@ def table4_figure(table: pd.DataFrame) -> plt.Figure:
                 _fmt(row.n, "{:.0f}"),
                 _fmt(row.r_mean, "{:.2f}"),
                 _fmt(row.r_std, "{:.2f}"),
+                _fmt(row.r_mean_std, "{:.2f}"),
+                _fmt(row.steiger_p, "{:.2g}"),
                 _fmt(row.fisher_p, "{:.2g}"),
+                _fmt(row.steiger_power, "{:.2f}"),
+                _fmt(row.runs_for_power, "{:.0f}"),
                 _fmt(row.paper_r_mean, "{:.2f}"),
                 _fmt(row.paper_r_std, "{:.2f}"),
                 _fmt(row.paper_p, "{:.3g}"),
             ]
         )
-    fig, ax = plt.subplots(figsize=(9, 0.5 + 0.35 * (len(cells) + 1)))
+    fig, ax = plt.subplots(figsize=(13, 0.5 + 0.35 * (len(cells) + 1)))
     ax.axis("off")
     chart = ax.table(cellText=cells, colLabels=columns, loc="center", cellLoc="center")
     chart.auto_set_font_size(False)
@@ -193,4 +212,6 @@ def table4_figure(table: pd.DataFrame) -> plt.Figure:
 def _fmt(value: object, pattern: str) -> str:
     if value is None or (isinstance(value, float) and np.isnan(value)):
         return "–"
+    if isinstance(value, float) and np.isinf(value):
+        return "never"
     return pattern.format(value)

@@ -27,12 +27,26 @@ the fit, they are wider than the fit.
 
 Units: samples and parameters are in microseconds (``latency_us``); injector
 tables are integers in the injector's unit (``NN_LATENCY_UNIT``: ns or µs).
+
+Bad input. A latency is positive and finite: samples with a zero, negative,
+NaN or infinite value are refused with a ``ValueError`` that counts them and
+names the first, rather than dropped (1 % zeros silently accepted moved a
+fitted shape from 0.92 to 0.53); the caller decides what a bad sample means.
+The fit's search scales with a robust spread, ``median − min``, not the full
+range, so one outlier among hundreds of thousands of samples does not move
+its bounds (:func:`robust_spread`). Every distribution that cannot be derived
+(a target mean at or below the location, a scale fraction that is not a
+positive finite number or needs an unrepresentable shape, a non-finite
+constant) raises a ``ValueError`` naming the value, and a table whose
+rounding to the injector's unit loses its mean or most of its entries is
+refused (:func:`distribution_table`).
 """
 
 from __future__ import annotations
 
 import contextlib
 import math
+import numbers
 import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -52,6 +66,16 @@ MAX_DELAY_NS = 60_000_000_000
 FRACTIONS = (0.25, 0.5, 0.75)
 UNITS_NS = {"ns": 1, "us": 1000}
 TABLE_METHODS = ("bin_mean", "midpoint")
+#: A table's mean may move by this share of the distribution's when its values are
+#: rounded to the injector's unit: the design of Sec. 6–7 compares equal means.
+MAX_ROUNDING_MEAN_ERROR = 0.01
+#: The profile search for the location spans gaps ``min(x) − loc`` from this share of
+#: the robust spread (far below any gap a fitted sample of latencies has) ...
+GAP_FLOOR = 1e-12
+#: ... to this multiple of it (the normal limit, shape → 0).
+GAP_CEILING = 1e4
+#: Points per unit of log(gap) of the grid that brackets the profile's maximum.
+GAP_GRID_DENSITY = 4
 
 
 @dataclass(frozen=True)
@@ -65,6 +89,16 @@ class Lognormal:
     shape: float
     loc: float
     scale: float
+
+    def __post_init__(self):
+        for name, value, ok in (
+            ("shape", self.shape, lambda v: v >= 0),
+            ("loc", self.loc, lambda v: True),
+            ("scale", self.scale, lambda v: v > 0),
+        ):
+            if not (isinstance(value, numbers.Real) and math.isfinite(value) and ok(value)):
+                allowed = {"shape": "≥ 0", "loc": "finite", "scale": "> 0"}[name]
+                raise ValueError(f"log-normal {name} {value!r}: must be a finite number {allowed}")
 
     def dist(self):
         return stats.lognorm(self.shape, loc=self.loc, scale=self.scale)
@@ -112,12 +146,41 @@ class ScaledLognormal(Lognormal):
 # ------------------------------------------------------------------ fitting
 
 
-def _clean(samples: Any) -> np.ndarray:
+def _latencies(samples: Any) -> np.ndarray:
+    """The samples as a flat float array; refuses non-finite and non-positive values."""
     x = np.asarray(samples, dtype=float).ravel()
-    x = x[np.isfinite(x)]
+    for problem, bad in (
+        ("not finite", ~np.isfinite(x)),
+        ("not positive (a latency is > 0)", np.isfinite(x) & (x <= 0)),
+    ):
+        if bad.any():
+            first = np.flatnonzero(bad)[:3]
+            shown = ", ".join(f"[{i}] = {x[i]:g}" for i in first)
+            raise ValueError(
+                f"latency samples: {int(bad.sum())} of {len(x)} are {problem}, e.g. {shown}; "
+                "remove or correct them before fitting"
+            )
     if len(np.unique(x)) < 3:
         raise ValueError("a log-normal fit needs at least three distinct finite samples")
     return x
+
+
+def robust_spread(samples: Any) -> float:
+    """``median − min`` of latency samples: the scale the fit's search is set in.
+
+    The full range (``max − min``) of latency samples is set by their largest
+    outlier: one 10 ms sample among half a million of a few µs made it 10⁴
+    times the body's width and pushed the location search's floor above the
+    true gap. The distance from the minimum to the median only depends on
+    the lower half. If more than half the samples equal the minimum, the
+    interquartile range, then the full range stands in.
+    """
+    x = _latencies(samples)
+    lo, q1, median, q3 = np.quantile(x, [0, 0.25, 0.5, 0.75])
+    for spread in (median - lo, q3 - q1, float(np.ptp(x))):
+        if spread > 0:
+            return float(spread)
+    raise ValueError("latency samples: all equal, no spread")
 
 
 def quantile_start(samples: Any, p: float = 0.1) -> tuple[float, float, float]:
@@ -131,7 +194,7 @@ def quantile_start(samples: Any, p: float = 0.1) -> tuple[float, float, float]:
     that pull moment-based starts. Data that are not skewed right (``a ≤ b``)
     get a narrow log-normal placed below the data.
     """
-    x = _clean(samples)
+    x = _latencies(samples)
     z = stats.norm.isf(p)
     lo, m, hi = np.quantile(x, [p, 0.5, 1 - p])
     a, b = hi - m, m - lo
@@ -139,8 +202,7 @@ def quantile_start(samples: Any, p: float = 0.1) -> tuple[float, float, float]:
         shape = math.log(a / b) / z
         scale = a * b / (a - b)
         return shape, m - scale, scale
-    spread = float(np.std(x)) or float(np.ptp(x))
-    scale = 10.0 * spread
+    scale = 10.0 * robust_spread(x)
     return 0.1, m - scale, scale
 
 
@@ -154,25 +216,51 @@ def _profile(x: np.ndarray, loc: float) -> tuple[float, float]:
     return float(ln.std()), float(math.exp(ln.mean()))
 
 
-def _profile_fit(x: np.ndarray, start_loc: float) -> tuple[float, float, float]:
+def _profile_loglik(x: np.ndarray, loc: float) -> float:
+    """The log-likelihood at ``loc`` with the ML shape and scale, in closed form.
+
+    With ``l = ln(x − loc)``, μ and σ its mean and (ML) standard deviation:
+    ``Σ ln f = −Σ l − n ln σ − n/2 ln 2π − n/2``.
+    """
+    ln = np.log(x - loc)
+    sigma = float(ln.std())
+    if not sigma > 0:
+        return -math.inf
+    n = len(x)
+    return -float(ln.sum()) - n * math.log(sigma) - n / 2 * (math.log(2 * math.pi) + 1)
+
+
+def _profile_fit(x: np.ndarray, start_loc: float, spread: float) -> tuple[float, float, float]:
     """Maximise the profile log-likelihood over the gap ``min(x) − loc`` (log scale).
 
-    The search interval spans the start value's gap by many orders of
-    magnitude each way, so it contains the interior maximum that the start
-    points at; Brent's bounded method then finds it without derivatives.
+    The gap is searched from ``GAP_FLOOR`` to ``GAP_CEILING`` times the robust
+    ``spread`` (and at least 10⁴ times the start's gap): first on a grid of
+    ``GAP_GRID_DENSITY`` points per unit of ln(gap), then by Brent's bounded
+    method between the grid neighbours of the best point. The best point is
+    the highest interior local maximum of the grid: the likelihood also
+    rises towards the floor, its singularity at ``loc → min(x)`` (Hill 1963),
+    steeply where many samples tie at the minimum (coarse timers). Only
+    without an interior maximum does an end win: the ceiling is the normal
+    limit (data not skewed), the floor the singularity that
+    :func:`fit_lognormal` refuses.
     """
     x_min = float(x.min())
-    spread = float(np.ptp(x))
-    gap0 = max(x_min - start_loc, 1e-6 * spread)
-    lo, hi = math.log(1e-6 * spread), math.log(max(gap0 * 1e4, 1e4 * spread))
+    gap0 = max(x_min - start_loc, GAP_FLOOR * spread)
+    lo = math.log(GAP_FLOOR * spread)
+    hi = math.log(max(gap0, spread) * GAP_CEILING)
 
     def neg(t: float) -> float:
-        loc = x_min - math.exp(t)
-        shape, scale = _profile(x, loc)
-        return -_loglik(x, shape, loc, scale) if shape > 0 else math.inf
+        return -_profile_loglik(x, x_min - math.exp(t))
 
-    res = optimize.minimize_scalar(neg, bounds=(lo, hi), method="bounded", options={"xatol": 1e-10})
-    loc = x_min - math.exp(float(res.x))
+    grid = np.linspace(lo, hi, max(int(GAP_GRID_DENSITY * (hi - lo)), 8))
+    values = np.array([neg(t) for t in grid])
+    inner = values[1:-1]
+    local = np.flatnonzero((inner <= values[:-2]) & (inner <= values[2:])) + 1
+    best = int(local[np.argmin(values[local])]) if len(local) else int(np.argmin(values))
+    bracket = (grid[max(best - 1, 0)], grid[min(best + 1, len(grid) - 1)])
+    res = optimize.minimize_scalar(neg, bounds=bracket, method="bounded", options={"xatol": 1e-10})
+    t = float(res.x) if res.fun <= values[best] else float(grid[best])
+    loc = x_min - math.exp(t)
     shape, scale = _profile(x, loc)
     return shape, loc, scale
 
@@ -194,22 +282,25 @@ def fit_lognormal(samples: Any) -> LognormalFit:
     2. maximises the profile likelihood over the location from the same start
        ("profile" candidate);
     3. keeps the candidate with the larger log-likelihood among those whose
-       location lies strictly below the data (a location within 1e-8 of the
-       range from ``min(x)`` is the degenerate boundary solution and refused).
+       location lies strictly below the data (a location within 1e-10 of the
+       robust spread, :func:`robust_spread`, from ``min(x)`` is the
+       degenerate boundary solution and refused).
+
+    Samples must be positive and finite (a ``ValueError`` counts the others).
     """
-    x = _clean(samples)
-    x_min, spread = float(x.min()), float(np.ptp(x))
+    x = _latencies(samples)
+    x_min, spread = float(x.min()), robust_spread(x)
     start = quantile_start(x)
     candidates: dict[str, tuple[float, float, float]] = {}
     with contextlib.suppress(ValueError, RuntimeError, FloatingPointError):
         candidates["scipy"] = tuple(
             float(v) for v in stats.lognorm.fit(x, start[0], loc=start[1], scale=start[2])
         )
-    candidates["profile"] = _profile_fit(x, start[1])
+    candidates["profile"] = _profile_fit(x, start[1], spread)
 
     best, best_ll = None, -math.inf
     for name, (shape, loc, scale) in candidates.items():
-        if not (shape > 0 and scale > 0 and x_min - loc > 1e-8 * spread):
+        if not (shape > 0 and scale > 0 and x_min - loc > 1e-10 * spread):
             continue
         ll = _loglik(x, shape, loc, scale)
         if math.isfinite(ll) and ll > best_ll:
@@ -238,11 +329,19 @@ def _as_mean(value: Any) -> float:
         return value.mean
     arr = np.asarray(value, dtype=float)
     if arr.ndim == 0:
-        return float(arr)
-    arr = arr[np.isfinite(arr)]
-    if len(arr) == 0:
-        raise ValueError("no finite sample to take the mean of")
-    return float(arr.mean())
+        mean = float(arr)
+    else:
+        bad = ~np.isfinite(arr)
+        if bad.any() or len(arr) == 0:
+            raise ValueError(
+                f"samples for a mean: {int(bad.sum())} of {arr.size} are not finite"
+                if len(arr)
+                else "no sample to take the mean of"
+            )
+        mean = float(arr.mean())
+    if not (math.isfinite(mean) and mean >= 0):
+        raise ValueError(f"mean {mean!r}: a constant delay is a finite number ≥ 0")
+    return mean
 
 
 def uniform_same_mean(mean: Any, width: float = 0.0):
@@ -256,8 +355,10 @@ def uniform_same_mean(mean: Any, width: float = 0.0):
     mean. ``width > 0`` gives a true uniform on ``mean ± width/2`` instead.
     """
     m = _as_mean(mean)
-    if width < 0:
-        raise ValueError("width must be non-negative")
+    if not (math.isfinite(width) and width >= 0):
+        raise ValueError(f"width {width!r}: must be a finite number ≥ 0")
+    if width > 2 * m:
+        raise ValueError(f"width {width!r}: a uniform on {m:.6g} ± width/2 goes below 0")
     if width == 0:
         return stats.rv_discrete(name="constant", values=([m], [1.0]))
     return stats.uniform(loc=m - width / 2, scale=width)
@@ -277,35 +378,54 @@ def mean_preserving_lognormals(
     ``fraction × scale < target_mean − loc`` (the mean at shape 0); for
     ``fraction < 1`` and the fit's own mean that always holds. See the module
     docstring for why the spread grows as the fraction shrinks.
+
+    The search runs on ``ln(mean − loc)``, so no fraction overflows it; a
+    fraction so small that the derived log-normal's variance is not a finite
+    double, a fraction that is not a positive finite number, and a target at or
+    below the location raise ``ValueError`` naming the value.
     """
     target = fit.mean if target_mean is None else float(target_mean)
+    if not (math.isfinite(target) and target > fit.loc):
+        raise ValueError(
+            f"target mean {target!r}: must be a finite number above the location "
+            f"{fit.loc:.6g} (the mean of a log-normal exceeds its location)"
+        )
+    log_excess = math.log(target - fit.loc)
     out = []
     for f in fractions:
         f = float(f)
-        if f <= 0:
-            raise ValueError(f"scale fraction {f}: must be positive")
+        if not (math.isfinite(f) and f > 0):
+            raise ValueError(f"scale fraction {f!r}: must be a positive finite number")
         scale = f * fit.scale
+        if not scale > 0:
+            raise ValueError(f"scale fraction {f!r}: the scale {fit.scale:.6g} × {f!r} is 0")
 
-        def excess(shape: float, scale: float = scale) -> float:
-            # SciPy's lognorm.mean is this closed form, but undefined at shape 0.
-            return (Lognormal(shape, fit.loc, scale).mean - target) / abs(target)
+        def excess(shape: float, log_scale: float = math.log(scale)) -> float:
+            # ln(mean − loc) = ln(scale) + s²/2, increasing in s, never overflowing.
+            return log_scale + shape**2 / 2 - log_excess
 
         if excess(0.0) >= 0:
             raise ValueError(
-                f"scale fraction {f}: even shape 0 gives a mean of {fit.loc + scale:.6g}, "
+                f"scale fraction {f!r}: even shape 0 gives a mean of {fit.loc + scale:.6g}, "
                 f"not below the target {target:.6g}"
             )
         hi = max(1.0, 2 * fit.shape)
         while excess(hi) <= 0:
             hi *= 2
-            if hi > 64:
-                raise ValueError(f"scale fraction {f}: no shape reaches the mean {target:.6g}")
         shape = optimize.brentq(excess, 0.0, hi, xtol=1e-15, rtol=4 * np.finfo(float).eps)
-        out.append(
-            ScaledLognormal(
-                shape=float(shape), loc=fit.loc, scale=scale, fraction=f, target_mean=target
-            )
+        derived = ScaledLognormal(
+            shape=float(shape), loc=fit.loc, scale=scale, fraction=f, target_mean=target
         )
+        try:
+            std = derived.std
+        except OverflowError:
+            std = math.inf
+        if not math.isfinite(std):
+            raise ValueError(
+                f"scale fraction {f!r}: the shape {shape:.6g} that keeps the mean {target:.6g} "
+                "gives a standard deviation beyond any double; use a larger fraction"
+            )
+        out.append(derived)
     return out
 
 
@@ -317,7 +437,7 @@ def _frozen(dist: Any):
 
 
 def _family(frozen: Any) -> str:
-    return getattr(getattr(frozen, "dist", None), "name", "")
+    return getattr(getattr(frozen, "dist", frozen), "name", "")
 
 
 def _lognorm_bin_means(frozen: Any, n: int) -> np.ndarray:
@@ -391,6 +511,26 @@ def _unit_ns(unit: str | int | float) -> float:
     return float(unit)
 
 
+def _check_rounding(values: np.ndarray, table: np.ndarray, unit: float, max_mean_error: float):
+    """Refuse a table that rounding to the injector's unit emptied or shifted.
+
+    ``values`` are the exact delays in table units, ``table`` the rounded ones.
+    """
+    lost = (values > 0) & (table == 0)
+    if lost.sum() > 0.5 * (values > 0).sum():
+        raise ValueError(
+            f"rounding to {unit:g} ns makes {int(lost.sum())} of {len(values)} delays 0 "
+            f"(largest exact delay {values.max() * unit:.6g} ns): use a finer table unit"
+        )
+    exact, rounded = float(values.mean()), float(table.mean())
+    if exact > 0 and abs(rounded - exact) > max_mean_error * exact:
+        raise ValueError(
+            f"rounding to {unit:g} ns moves the table's mean from {exact * unit:.6g} ns to "
+            f"{rounded * unit:.6g} ns ({100 * (rounded / exact - 1):+.3g} %, more than "
+            f"{100 * max_mean_error:g} %): use a finer table unit"
+        )
+
+
 def distribution_table(
     dist: Any,
     unit_ns: str | float = 1,
@@ -399,6 +539,7 @@ def distribution_table(
     *,
     method: str = "bin_mean",
     dist_unit_ns: float = 1000.0,
+    max_mean_error: float = MAX_ROUNDING_MEAN_ERROR,
 ) -> np.ndarray:
     """The ``n`` delays of an injector table, as integers in the table's unit.
 
@@ -412,11 +553,16 @@ def distribution_table(
     so the order changes nothing for it, but a shuffled table does not depend
     on the index generator covering the table evenly in the short run (the
     paper's "lower 12 bits" of an LCG walk a fixed cycle).
+
+    A unit too coarse for the distribution is refused: rounding that turns
+    most positive delays into 0, or moves the table's mean by more than
+    ``max_mean_error`` of it (1 % by default), raises ``ValueError``.
     """
     unit = _unit_ns(unit_ns)
     values = quantile_values(dist, n, method) * (float(dist_unit_ns) / unit)
     if not np.all(np.isfinite(values)):
-        raise ValueError("the distribution gives non-finite delays")
+        bad = values[~np.isfinite(values)]
+        raise ValueError(f"the distribution gives non-finite delays, e.g. {bad[0]:g}")
     table = np.rint(values)
     if table.min() < 0:
         raise ValueError(
@@ -425,6 +571,7 @@ def distribution_table(
         )
     if table.max() * unit > MAX_DELAY_NS:
         raise ValueError(f"a delay of {table.max() * unit:.6g} ns exceeds the injector's 60 s")
+    _check_rounding(values, table, unit, max_mean_error)
     table = table.astype(np.int64)
     if seed is not None:
         table = np.random.default_rng(seed).permutation(table)
@@ -460,15 +607,31 @@ def write_distribution(
     injector.write_table(table.tolist(), table_path, unit=unit)
     injector.write_seed(seed_path, seed)
     to_dist = _unit_ns(unit) / float(dist_unit_ns)
-    frozen = _frozen(dist)
+    dist_mean, dist_std = moments(dist)
     return {
         "table_mean": float(table.mean()) * to_dist,
         "table_std": float(table.std()) * to_dist,
         "table_min": float(table.min()) * to_dist,
         "table_max": float(table.max()) * to_dist,
-        "dist_mean": float(frozen.mean()),
-        "dist_std": float(frozen.std()),
+        "dist_mean": dist_mean,
+        "dist_std": dist_std,
     }
+
+
+def moments(dist: Any) -> tuple[float, float]:
+    """Mean and standard deviation of a distribution; a constant's spread is exactly 0.
+
+    SciPy computes a one-point distribution's variance as ``E[X²] − E[X]²``,
+    which is NaN once ``E[X²]`` overflows; a constant has no spread by
+    definition. A non-finite moment of any other distribution raises
+    ``ValueError`` naming it.
+    """
+    frozen = _frozen(dist)
+    mean = float(frozen.mean())
+    std = 0.0 if _family(frozen) == "constant" else float(frozen.std())
+    if not (math.isfinite(mean) and math.isfinite(std)):
+        raise ValueError(f"distribution with mean {mean!r} and std {std!r}: both must be finite")
+    return mean, std
 
 
 # ------------------------------------------------------------------ per level
@@ -492,7 +655,8 @@ def fit_levels(
     derived log-normals share: the observations' mean as in the paper, or the
     fit's with ``mean_from="fit"``); and for every scale fraction ``f``
     (tag ``scale25`` …) ``shape_scale25, scale_us_scale25, std_us_scale25``.
-    :func:`distributions` turns a row into the five distributions.
+    :func:`distributions` turns a row into the five distributions. A level
+    with a sample that is not a positive finite latency raises ``ValueError``.
     """
     if mean_from not in ("observed", "fit"):
         raise ValueError("mean_from must be 'observed' or 'fit'")
@@ -502,8 +666,10 @@ def fit_levels(
     rows = []
     for level, group in samples.groupby("level", sort=True):
         x = group["latency_us"].to_numpy(float)
-        x = x[np.isfinite(x)]
-        fit = fit_lognormal(x)
+        try:
+            fit = fit_lognormal(x)
+        except ValueError as err:
+            raise ValueError(f"level {level}: {err}") from err
         target = fit.sample_mean if mean_from == "observed" else fit.mean
         row: dict[str, Any] = {
             "level": level,

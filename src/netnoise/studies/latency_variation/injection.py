@@ -200,8 +200,10 @@ def tidy_reports(records: Sequence[tuple[str, str, str]]) -> pd.DataFrame:
     frames = []
     for experiment, point, path in records:
         level, distribution = parse_point(point)
-        # The report's own "level" is the injector's (mpi or tcp).
-        frame = pd.read_csv(path).rename(columns={"level": "injector_level"})
+        # The report's own "level" is the injector's (mpi or tcp). Seeds span
+        # 64 bits: as text they survive files whose seeds all fit int64 beside
+        # files with larger ones (concatenated, both became float).
+        frame = pd.read_csv(path, dtype={"seed": str}).rename(columns={"level": "injector_level"})
         frame.insert(0, "distribution", distribution)
         frame.insert(0, "level", level)
         frame.insert(0, "experiment", experiment)

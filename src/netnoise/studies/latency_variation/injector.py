@@ -273,8 +273,10 @@ def read_report(path: str | os.PathLike[str]) -> dict[str, int | float | str]:
     """The ``key=value`` report the library writes at exit, numbers converted.
 
     Keys include ``level``, ``enabled``, ``delays`` (delays injected),
-    ``total_ns``/``mean_ns`` (time actually spent), ``drawn_mean_ns`` (mean
-    of the drawn entries), ``table_mean_ns`` (the intended mean) and
+    ``total_ns``/``mean_ns``/``std_ns`` (time actually spent),
+    ``drawn_mean_ns``/``drawn_std_ns`` (mean and standard deviation of the
+    drawn entries: the realised delay distribution; older reports lack the
+    two standard deviations), ``table_mean_ns`` (the intended mean) and
     ``late_delays`` (busy waits that lost the core and overshot by more than
     ``late_threshold_ns``) with ``late_total_ns``, and ``ontime_mean_ns`` (the
     mean of the other delays: the busy wait's own accuracy).

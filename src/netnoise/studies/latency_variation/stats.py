@@ -6,8 +6,10 @@
   pass as normal (:func:`ks_normality`, :func:`mann_whitney`).
 - Sec. 7 correlates the runtime of every NPB application with the mean and
   with the standard deviation of the injected latency (Pearson's r,
-  :func:`pearson`) and tests ``r_mean < r_std`` with Fisher's z (Table 4,
-  :func:`correlation_table`).
+  :func:`pearson`) and tests ``r_mean < r_std`` (Table 4,
+  :func:`correlation_table`): with Steiger's Z as the primary test, the
+  paper's Fisher z beside it, and the power of Steiger's test at the
+  measured effect (:func:`steiger_power`, :func:`steiger_sample_size`).
 
 Which Fisher test. The paper prints (the extracted formulas are clean here)
 
@@ -29,7 +31,18 @@ paper's form is :func:`fisher_z_independent` and is what Table 4's
 design (one shared variable) are exposed beside it:
 :func:`steiger_z` (Steiger 1980, eq. 14, pooled r̄) and :func:`williams_t`
 (Williams' T2, Steiger 1980, eq. 7). :func:`correlation_table` reports all
-three.
+three; Steiger's Z is the primary one: it holds its level where the
+latency mean and std correlate across the runs, where the independent form
+is far too conservative (tests/latency_variation/test_stats.py, 4,000
+simulations).
+
+Power. Under the alternative, Steiger's Z is approximately normal with unit
+variance around its value at the population correlations,
+``δ = (arctanh ρ12 − arctanh ρ13) √(n − 3) / √(2 − 2c)``; the power of the
+one-sided test ρ12 < ρ13 at level α is ``Φ(z_α − δ)`` and the n that reaches
+power P is ``3 + (z_{1−α} + z_P)² (2 − 2c) / (arctanh ρ12 − arctanh ρ13)²``.
+Simulations of trivariate normal runs check both (3,000 per design in the
+tests).
 """
 
 from __future__ import annotations
@@ -206,6 +219,13 @@ def _check_dependent(r12, r13, r23, n):
     return r12, r13, r23, n
 
 
+def _steiger_c(r12, r13, r23):
+    """Steiger's (1980) c: the covariance of the two z-transformed correlations."""
+    rbar2 = ((r12 + r13) / 2) ** 2
+    psi = r23 * (1 - 2 * rbar2) - 0.5 * rbar2 * (1 - 2 * rbar2 - r23**2)
+    return psi / (1 - rbar2) ** 2
+
+
 def steiger_z(r12, r13, r23, n, alternative: str = "less") -> dict[str, Any]:
     """Steiger's (1980) Z for ρ12 = ρ13, two correlations sharing variable 1.
 
@@ -216,11 +236,69 @@ def steiger_z(r12, r13, r23, n, alternative: str = "less") -> dict[str, Any]:
     and r̄ = 0 it is the independent form.
     """
     r12, r13, r23, n = _check_dependent(r12, r13, r23, n)
-    rbar2 = ((r12 + r13) / 2) ** 2
-    psi = r23 * (1 - 2 * rbar2) - 0.5 * rbar2 * (1 - 2 * rbar2 - r23**2)
-    c = psi / (1 - rbar2) ** 2
+    c = _steiger_c(r12, r13, r23)
     z = (np.arctanh(r12) - np.arctanh(r13)) * np.sqrt(n - 3) / np.sqrt(2 - 2 * c)
     return _z_test("steiger z (dependent)", z, alternative)
+
+
+def _check_level(alpha: float, power: float | None = None) -> None:
+    for name, value in (("alpha", alpha), ("power", power)):
+        if value is not None and not 0 < value < 1:
+            raise ValueError(f"{name} {value!r}: must lie strictly between 0 and 1")
+
+
+def steiger_power(r12, r13, r23, n, alpha: float = 0.05, alternative: str = "less"):
+    """Power of :func:`steiger_z` at level ``alpha`` for population correlations.
+
+    ``r12`` (runtime–mean), ``r13`` (runtime–std) and ``r23`` (mean–std, the
+    design's) are the correlations assumed true, ``n`` the runs. Normal
+    approximation of Z around ``δ`` (module docstring); arrays broadcast.
+    """
+    _check_level(alpha)
+    r12, r13, r23, n = _check_dependent(r12, r13, r23, n)
+    if alternative not in ALTERNATIVES:
+        raise ValueError(f"alternative {alternative!r}: use one of {', '.join(ALTERNATIVES)}")
+    c = _steiger_c(r12, r13, r23)
+    delta = (np.arctanh(r12) - np.arctanh(r13)) * np.sqrt(n - 3) / np.sqrt(2 - 2 * c)
+    norm = stats.norm
+    if alternative == "less":
+        power = norm.cdf(norm.ppf(alpha) - delta)
+    elif alternative == "greater":
+        power = norm.sf(norm.isf(alpha) - delta)
+    else:
+        z = norm.isf(alpha / 2)
+        power = norm.cdf(-z - delta) + norm.sf(z - delta)
+    return _scalar(np.asarray(power))
+
+
+def steiger_sample_size(
+    r12, r13, r23, power: float = 0.8, alpha: float = 0.05, alternative: str = "less"
+) -> float:
+    """The fewest runs at which :func:`steiger_power` reaches ``power`` (an integer ≥ 4).
+
+    ``math.inf`` where no n does: the correlations are equal or ordered
+    against a one-sided alternative. Closed form for one side (module
+    docstring), then the smallest integer whose power reaches the target.
+    """
+    _check_level(alpha, power)
+    if alternative not in ALTERNATIVES:
+        raise ValueError(f"alternative {alternative!r}: use one of {', '.join(ALTERNATIVES)}")
+    if not all(math.isfinite(v) and -1 < v < 1 for v in (r12, r13, r23)):
+        return math.nan
+    d = math.atanh(r12) - math.atanh(r13)
+    if d == 0 or (alternative == "less" and d > 0) or (alternative == "greater" and d < 0):
+        return math.inf
+    one_sided_alpha = alpha / 2 if alternative == "two-sided" else alpha
+    spread = 2 - 2 * float(_steiger_c(r12, r13, r23))
+    if not spread > 0:
+        return math.nan
+    z = stats.norm.isf(one_sided_alpha) + stats.norm.ppf(power)
+    n = max(4, math.ceil(3 + z**2 * spread / d**2))
+    while n > 4 and steiger_power(r12, r13, r23, n - 1, alpha, alternative) >= power:
+        n -= 1
+    while steiger_power(r12, r13, r23, n, alpha, alternative) < power:
+        n += 1
+    return float(n)
 
 
 def williams_t(r12, r13, r23, n, alternative: str = "less") -> dict[str, Any]:
@@ -245,10 +323,21 @@ def williams_t(r12, r13, r23, n, alternative: str = "less") -> dict[str, Any]:
     }
 
 
+#: Level and target power of the power columns of Table 4.
+ALPHA = 0.05
+TARGET_POWER = 0.8
+
+
 def compare_correlations(
     runtime: Any, latency_mean: Any, latency_std: Any, alternative: str = "less"
 ) -> dict[str, Any]:
-    """Table 4 for one application: r_mean, r_std and the three tests of r_mean vs r_std."""
+    """Table 4 for one application: r_mean, r_std and the three tests of r_mean vs r_std.
+
+    ``steiger_power`` is the power of Steiger's test at level ``ALPHA`` were
+    the measured correlations the true ones, ``n_for_power`` the runs it
+    needs for ``TARGET_POWER`` (inf: the measured effect points the other way
+    or is nil).
+    """
     y = np.asarray(runtime, dtype=float).ravel()
     m = np.asarray(latency_mean, dtype=float).ravel()
     s = np.asarray(latency_std, dtype=float).ravel()
@@ -269,6 +358,8 @@ def compare_correlations(
         "steiger_p": math.nan,
         "williams_t": math.nan,
         "williams_p": math.nan,
+        "steiger_power": math.nan,
+        "n_for_power": math.nan,
     }
     if n <= 3 or not (math.isfinite(rm["r"]) and math.isfinite(rs["r"])):
         return out
@@ -279,6 +370,13 @@ def compare_correlations(
         wt = williams_t(rm["r"], rs["r"], rms["r"], n, alternative=alternative)
         out["steiger_z"], out["steiger_p"] = float(st["z"]), float(st["pvalue"])
         out["williams_t"], out["williams_p"] = float(wt["t"]), float(wt["pvalue"])
+        if all(abs(r) < 1 for r in (rm["r"], rs["r"], rms["r"])):
+            out["steiger_power"] = float(
+                steiger_power(rm["r"], rs["r"], rms["r"], n, ALPHA, alternative)
+            )
+            out["n_for_power"] = steiger_sample_size(
+                rm["r"], rs["r"], rms["r"], TARGET_POWER, ALPHA, alternative
+            )
     return out
 
 
@@ -287,15 +385,17 @@ TABLE4_COLUMNS = (
     "n",
     "r_mean",
     "r_std",
-    "fisher_z",
-    "fisher_p",
-    "p_r_mean",
-    "p_r_std",
     "r_mean_std",
     "steiger_z",
     "steiger_p",
     "williams_t",
     "williams_p",
+    "fisher_z",
+    "fisher_p",
+    "p_r_mean",
+    "p_r_std",
+    "steiger_power",
+    "n_for_power",
 )
 
 
@@ -303,10 +403,14 @@ def correlation_table(runs: pd.DataFrame, alternative: str = "less") -> pd.DataF
     """Table 4: one row per application, in order of first appearance.
 
     ``runs`` has one row per application run: ``application, runtime_s,
-    latency_mean_us, latency_std_us`` (the injected distribution's mean and
-    standard deviation). ``r_mean``, ``r_std`` and ``fisher_p`` are the
-    paper's three columns ("Significant?" is ``fisher_p``, one-sided, see
-    the module docstring); ``n`` is the number of runs with all three values.
+    latency_mean_us, latency_std_us`` (the mean and standard deviation of
+    the latency injected into it). ``r_mean``, ``r_std`` and ``fisher_p`` are
+    the paper's three columns ("Significant?" is ``fisher_p``, one-sided, see
+    the module docstring); ``steiger_p`` is the primary test, ``r_mean_std``
+    the design's correlation of mean and std across the runs, and
+    ``steiger_power``, ``n_for_power`` the power analysis of
+    :func:`compare_correlations`; ``n`` is the number of runs with all three
+    values.
     """
     need = {"application", "runtime_s", "latency_mean_us", "latency_std_us"}
     missing = need - set(runs.columns)

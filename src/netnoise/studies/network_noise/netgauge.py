@@ -17,6 +17,7 @@ permutation, so the comparison is at the ratios both ran.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
 
@@ -27,21 +28,60 @@ from netnoise.sim.congestion import perturber_count
 #: Collectives Netgauge times back to back per sample.
 CALLS_PER_SAMPLE = 10
 PERTURB_BYTES = 10 * 1024 * 1024
-_NUMBER = r"([0-9.eE+-]+)"
-_ACC = re.compile(
-    rf"^# acc: (\d+) (\d+) (\d+) :: {_NUMBER} \({_NUMBER}\), {_NUMBER} \({_NUMBER}\)",
-    re.MULTILINE,
+_ACC = re.compile(r"^# acc: (\S+) (\S+) (\S+) :: (\S+) \((\S+)\), (\S+) \((\S+)\)\s*$")
+_ACC_FIELDS = (
+    "allocation",
+    "application ranks",
+    "size",
+    "unperturbed mean",
+    "unperturbed median",
+    "perturbed mean",
+    "perturbed median",
 )
 
 
+def _acc_values(line: str) -> tuple[list[int], list[float]] | str:
+    """The three counts and four times of one ``# acc:`` line, or what is wrong with it."""
+    match = _ACC.match(line)
+    if match is None:
+        return "not 'P c size :: mean (median), mean (median)'"
+    tokens = match.groups()
+    counts = []
+    for name, token in zip(_ACC_FIELDS[:3], tokens[:3], strict=True):
+        if not token.isdigit():
+            return f"{name} {token!r} is not a whole number"
+        counts.append(int(token))
+    times = []
+    for name, token in zip(_ACC_FIELDS[3:], tokens[3:], strict=True):
+        try:
+            value = float(token)
+        except ValueError:
+            return f"{name} {token!r} is not a number"
+        if not math.isfinite(value):
+            return f"{name} is {token!r}"
+        times.append(value)
+    return counts, times
+
+
 def parse_collvsnoise(text: str) -> pd.DataFrame:
-    """The ``# acc:`` lines of a collvsnoise run, per collective call, one row per size."""
-    rows = []
-    for m in _ACC.finditer(text):
-        ranks, app, size = (int(g) for g in m.groups()[:3])
-        quiet_mean, quiet_median, pert_mean, pert_median = (
-            float(g) / CALLS_PER_SAMPLE for g in m.groups()[3:]
-        )
+    """The ``# acc:`` lines of a collvsnoise run, per collective call, one row per size.
+
+    Every ``# acc:`` line must hold finite numbers: Netgauge prints ``nan`` or
+    ``inf`` when a size produced no valid sample, and a line that does not
+    parse is no measurement either. Such lines raise ``ValueError`` naming
+    each of them (line number, problem, text) rather than leaving a size
+    silently out of the table.
+    """
+    rows, problems = [], []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.startswith("# acc:"):
+            continue
+        values = _acc_values(line)
+        if isinstance(values, str):
+            problems.append(f"line {number}: {values}: {line.strip()[:120]}")
+            continue
+        (ranks, app, size), times = values
+        quiet_mean, quiet_median, pert_mean, pert_median = (t / CALLS_PER_SAMPLE for t in times)
         rows.append(
             {
                 "allocation": ranks,
@@ -53,6 +93,11 @@ def parse_collvsnoise(text: str) -> pd.DataFrame:
                 "perturbed_mean_us": pert_mean,
                 "perturbed_median_us": pert_median,
             }
+        )
+    if problems:
+        raise ValueError(
+            f"collvsnoise output: {len(problems)} summary line(s) without a measurement:\n"
+            + "\n".join(problems)
         )
     return pd.DataFrame(rows)
 
