@@ -41,7 +41,7 @@ $(VENV)/.installed: pyproject.toml requirements.lock
 
 reproduce: setup
 	$(SNAKEMAKE) --configfile $(CONFIG)
-	$(SNAKEMAKE) --configfile $(CONFIG) --report $(REPORT)
+	$(BIN)/netnoise report --configfile $(CONFIG) --output $(REPORT)
 	$(BIN)/netnoise bundle create --configfile $(CONFIG) --output results/bundle-$(PLATFORM_KIND).tar.gz
 	@echo "figures and tables: results/*/figures, results/*/tables; report: $(REPORT)"
 	@echo "results bundle: results/bundle-$(PLATFORM_KIND).tar.gz"
