@@ -15,8 +15,9 @@ REPORT := results/report.html
 PLATFORM_KIND = $(shell $(BIN)/python -c "import yaml,sys; print((yaml.safe_load(open('$(CONFIG)')) or {}).get('platform', {}).get('kind', 'testbed'))")
 BUNDLE ?= resources/cache/quick-testbed.tar.gz
 
+# chromium: the test that opens the report in a real browser (tests/core/test_report_browser.py).
 APT_PACKAGES := build-essential git make openmpi-bin libopenmpi-dev hwloc libhwloc-dev \
-	iproute2 iperf3 python3 python3-venv python3-dev
+	iproute2 iperf3 python3 python3-venv python3-dev chromium
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 
 .PHONY: setup system-packages reproduce review test lint clean

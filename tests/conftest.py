@@ -114,3 +114,16 @@ def localhost_platform():
 
 def pytest_configure(config):
     os.environ.setdefault("OMPI_MCA_btl_vader_single_copy_mechanism", "none")
+
+
+def pytest_terminal_summary(terminalreporter):
+    """Name the folders where tests left screenshots (user property ``screenshots``)."""
+    folders = {
+        value
+        for reports in terminalreporter.stats.values()
+        for report in reports
+        for name, value in getattr(report, "user_properties", ())
+        if name == "screenshots"
+    }
+    for folder in sorted(folders):
+        terminalreporter.write_line(f"screenshots: {folder}")
