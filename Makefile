@@ -15,8 +15,9 @@ REPORT := results/report.html
 PLATFORM_KIND = $(shell $(BIN)/python -c "import yaml,sys; print((yaml.safe_load(open('$(CONFIG)')) or {}).get('platform', {}).get('kind', 'testbed'))")
 BUNDLE ?= resources/cache/quick-testbed.tar.gz
 
+# chromium: the test that opens the report in a real browser (tests/core/test_report_browser.py).
 APT_PACKAGES := build-essential git make openmpi-bin libopenmpi-dev hwloc libhwloc-dev \
-	iproute2 iperf3 python3 python3-venv python3-dev
+	iproute2 iperf3 python3 python3-venv python3-dev chromium
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 
 .PHONY: setup system-packages reproduce review test lint clean
@@ -41,7 +42,7 @@ $(VENV)/.installed: pyproject.toml requirements.lock
 
 reproduce: setup
 	$(SNAKEMAKE) --configfile $(CONFIG)
-	$(SNAKEMAKE) --configfile $(CONFIG) --report $(REPORT)
+	$(BIN)/netnoise report --configfile $(CONFIG) --output $(REPORT)
 	$(BIN)/netnoise bundle create --configfile $(CONFIG) --output results/bundle-$(PLATFORM_KIND).tar.gz
 	@echo "figures and tables: results/*/figures, results/*/tables; report: $(REPORT)"
 	@echo "results bundle: results/bundle-$(PLATFORM_KIND).tar.gz"

@@ -59,6 +59,50 @@ def built_programs(tmp_path_factory) -> Path:
     return root / "bin"
 
 
+@pytest.fixture(scope="session")
+def platform_run(tmp_path_factory) -> Path:
+    """A small real run of ``.test/platform`` (build, the baseline ping-pong on
+    localhost, its table and figure, provenance, the report's pages), once per
+    session; its working directory."""
+    if shutil.which("mpicc") is None:
+        pytest.skip("Open MPI not installed")
+    workdir = tmp_path_factory.mktemp("platform-run")
+    small_config("platform", workdir)
+    out = snakemake("--cores", "1", cwd=workdir)
+    assert out.returncode == 0, out.stderr[-4000:]
+    return workdir
+
+
+@pytest.fixture(scope="session")
+def platform_report(platform_run) -> Path:
+    """The report of ``platform_run`` (netnoise report)."""
+    from netnoise import report
+
+    html = platform_run / "report.html"
+    report.build(html, workdir=platform_run, configfiles=[platform_run / "config" / "config.yaml"])
+    return html
+
+
+@pytest.fixture(scope="session")
+def platform_bundle(platform_run) -> tuple[Path, dict]:
+    """The results bundle of ``platform_run`` and its manifest."""
+    from netnoise import bundle
+
+    packed = platform_run / "bundle.tar.gz"
+    manifest = bundle.create(packed, workdir=platform_run, configfiles=["config/config.yaml"])
+    return packed, manifest
+
+
+@pytest.fixture(scope="session")
+def platform_review(platform_bundle, tmp_path_factory) -> tuple[Path, Path]:
+    """``netnoise review`` of ``platform_bundle``: its working directory (with the
+    report) and the bundle file."""
+    from netnoise import bundle
+
+    packed, _ = platform_bundle
+    return bundle.review(packed, tmp_path_factory.mktemp("review") / "review", cores=1), packed
+
+
 @pytest.fixture
 def localhost_platform():
     from netnoise.platform import from_config
@@ -70,3 +114,16 @@ def localhost_platform():
 
 def pytest_configure(config):
     os.environ.setdefault("OMPI_MCA_btl_vader_single_copy_mechanism", "none")
+
+
+def pytest_terminal_summary(terminalreporter):
+    """Name the folders where tests left screenshots (user property ``screenshots``)."""
+    folders = {
+        value
+        for reports in terminalreporter.stats.values()
+        for report in reports
+        for name, value in getattr(report, "user_properties", ())
+        if name == "screenshots"
+    }
+    for folder in sorted(folders):
+        terminalreporter.write_line(f"screenshots: {folder}")

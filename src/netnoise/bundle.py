@@ -47,7 +47,8 @@ import yaml
 
 from netnoise import __version__, provenance
 from netnoise import config as netnoise_config
-from netnoise.atomic import atomic_path
+from netnoise import report as netnoise_report
+from netnoise.atomic import atomic_path, write_json
 
 FORMAT = "netnoise-bundle-2"
 MANIFEST = "manifest.json"
@@ -61,6 +62,9 @@ MAX_BYTES = 4 << 30
 REVIEW_PREFIX = "nnrev"
 # Where a bundle keeps the tables of its run (to compare a review with).
 EXPECTED = "expected"
+# What a review records in its working directory: the bundle it rebuilt (its
+# path and SHA-256), which the report names as the source of its numbers.
+REVIEWED = "reviewed-bundle.json"
 REPO = Path(__file__).resolve().parents[2]
 SNAKEFILE = REPO / "workflow" / "Snakefile"
 SHIPPED = REPO / "resources" / "cache" / "quick-testbed.tar.gz"
@@ -522,6 +526,12 @@ def review(
     """Rebuild every figure and table (and the report) of ``bundle`` in ``workdir``."""
     workdir = Path(workdir).resolve()
     unpack(bundle, workdir)
+    record = {
+        "bundle": _shown(bundle),
+        "sha256": _sha256(Path(bundle).read_bytes()),
+        "reviewed": provenance.now(),
+    }
+    write_json(workdir / REVIEWED, record)
     config = review_configfiles(workdir)
     missing = missing_for_analysis(workdir, config)
     if missing:
@@ -535,11 +545,17 @@ def review(
     if subprocess.run(run, check=False).returncode != 0:
         raise BundleError(f"rebuilding the figures and tables from {bundle} failed (see above)")
     if report:
-        html = workdir / "report.html"
-        out = subprocess.run(_snakemake(workdir, config, "--report", str(html)), check=False)
-        if out.returncode != 0:
-            raise BundleError("the report could not be built (see above)")
+        try:
+            netnoise_report.build(workdir / "report.html", workdir=workdir, configfiles=config)
+        except subprocess.CalledProcessError as err:
+            raise BundleError("the report could not be built (see above)") from err
     return workdir
+
+
+def _shown(bundle: str | os.PathLike[str]) -> str:
+    """How the report names a bundle: its path in the repository, else its file name."""
+    path = Path(bundle).resolve()
+    return str(path.relative_to(REPO)) if path.is_relative_to(REPO) else path.name
 
 
 def open_results(

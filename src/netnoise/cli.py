@@ -12,7 +12,7 @@ from typing import NoReturn
 
 import yaml
 
-from netnoise import __version__, bundle, config, cpubench, io, studies
+from netnoise import __version__, bundle, config, cpubench, io, report, studies
 from netnoise.platform import PlatformUnavailable
 from netnoise.platform.testbed import TestbedPlatform
 from netnoise.testbed.fabric import TestbedError
@@ -90,6 +90,16 @@ def _cmd_review(args: argparse.Namespace) -> int:
             print(f"  {verdict}: {path}")
     print(f"figures: {out}/results/*/figures, tables: {out}/results/*/tables", end="")
     print("" if args.no_report else f", report: {out}/report.html")
+    return 0
+
+
+def _cmd_report(args: argparse.Namespace) -> int:
+    try:
+        report.build(args.output, workdir=args.workdir, configfiles=args.configfile)
+    except subprocess.CalledProcessError:
+        print("netnoise: the report could not be built (see above)", file=sys.stderr)
+        return 1
+    print(f"report: {args.output}")
     return 0
 
 
@@ -237,6 +247,16 @@ def build_parser() -> argparse.ArgumentParser:
     review.add_argument("--cores", type=int, default=2)
     review.add_argument("--no-report", action="store_true", help="skip the HTML report")
     review.set_defaults(func=_cmd_review)
+
+    report_cmd = sub.add_parser(
+        "report", help="the Snakemake report of a finished run, with netnoise's page style"
+    )
+    report_cmd.add_argument("--output", "-o", default="results/report.html")
+    report_cmd.add_argument("--workdir", default=".", help="where the workflow ran")
+    report_cmd.add_argument(
+        "--configfile", nargs="+", default=[str(DEFAULT_CONFIG)], help="the run's config files"
+    )
+    report_cmd.set_defaults(func=_cmd_report)
 
     benches = sub.add_parser(
         "bench", help="benchmarks that print figures (need root: they use testbeds)"

@@ -1,7 +1,5 @@
 from __future__ import annotations
 
-import shutil
-
 import pandas as pd
 import pytest
 import yaml
@@ -42,15 +40,9 @@ def test_paper_grid_is_larger_than_the_quick_one():
 
 @pytest.mark.mpi
 @pytest.mark.slow
-def test_small_real_run_end_to_end(tmp_path):
+def test_small_real_run_end_to_end(platform_run, platform_report, platform_bundle, platform_review):
     """Build, measure, tidy, tabulate and plot in a scratch working directory."""
-    if shutil.which("mpicc") is None:
-        pytest.skip("Open MPI not installed")
-    small_config("platform", tmp_path)
-    out = snakemake("--cores", "1", cwd=tmp_path)
-    assert out.returncode == 0, out.stderr[-4000:]
-
-    results = tmp_path / "results" / "localhost"
+    results = platform_run / "results" / "localhost"
     table = pd.read_csv(results / "tables" / "baseline_latency.csv")
     assert table["size_bytes"].tolist() == [8, 4096]
     assert (table["samples"] == 100).all()
@@ -64,21 +56,16 @@ def test_small_real_run_end_to_end(tmp_path):
     assert record["config"]["baseline"]["iterations"] == 50
     assert (results / "logs" / "baseline" / "pingpong_size8_rep0.log").exists()
     assert (results / "benchmarks" / "baseline" / "pingpong_size8_rep0.tsv").exists()
-
-    report = tmp_path / "report.html"
-    out = snakemake("--report", str(report), cwd=tmp_path)
-    assert out.returncode == 0, out.stderr[-4000:]
-    assert report.stat().st_size > 10_000
+    assert platform_report.stat().st_size > 10_000
 
     # Reviewer mode: the bundle of this run rebuilds the same table, measuring nothing.
     from netnoise import bundle
 
-    packed = tmp_path / "bundle.tar.gz"
-    manifest = bundle.create(packed, workdir=tmp_path, configfiles=["config/config.yaml"])
+    _, manifest = platform_bundle
     assert "results/localhost/tidy/baseline_latency.csv" in manifest["files"]
     assert not any("/raw/" in f and not f.endswith(".prov.json") for f in manifest["files"])
-    assert not any(f.endswith(("/pingpong", ".svg")) for f in manifest["files"])
-    review = bundle.review(packed, tmp_path / "review", cores=1)
+    assert not any(f.endswith(("/pingpong", ".svg", ".html")) for f in manifest["files"])
+    review, _ = platform_review
     rebuilt = review / "results" / "localhost"
     assert (rebuilt / "tables" / "baseline_latency.csv").read_text() == (
         results / "tables" / "baseline_latency.csv"

@@ -78,11 +78,7 @@ def test_targets_are_every_table_figure_and_the_model_on_the_testbed_only():
     assert plan.targets("slurm", "t", "f", "m.npz") == []
 
 
-def test_every_reported_table_and_figure_has_a_caption_and_is_made():
-    captions = REPO / "workflow" / "report" / "variability"
-    assert set(plan.REPORTED_TABLES) <= set(plan.TABLES)
-    for name in (*plan.REPORTED_TABLES, *plan.FIGURES):
-        assert (captions / f"{name}.rst").is_file(), name
+def test_every_figure_is_drawn():
     drawn = (REPO / "workflow" / "scripts" / "variability" / "plot.py").read_text()
     assert all(f'"{name}"' in drawn for name in plan.FIGURES)
 

@@ -62,12 +62,7 @@ rule make_asymmetric_patterns:
 
 rule validate_asymmetric_testbed:
     output:
-        table=report(
-            f"{AS_PATHS.tables}/testbed_validation.csv",
-            caption=f"{AS_PATHS.captions}/testbed_validation.rst",
-            category=AS_PATHS.category,
-            labels={"table": "two-rack testbed validation"},
-        ),
+        table=f"{AS_PATHS.tables}/testbed_validation.csv",
         provenance=f"{AS_PATHS.tables}/testbed_validation.csv.prov.json",
     log:
         f"{AS_PATHS.logs}/validate_testbed.log",
@@ -245,15 +240,7 @@ rule tabulate_asymmetric:
         published_within10=reference("asymmetric", "within10.csv"),
         published_alltoallv=reference("asymmetric", "alltoallv.csv"),
     output:
-        **{
-            name: report(
-                f"{AS_PATHS.tables}/{name}.csv",
-                caption=f"{AS_PATHS.captions}/{name}.rst",
-                category=AS_PATHS.category,
-                labels={"table": name},
-            )
-            for name in AS_TABLE_NAMES
-        },
+        **{name: f"{AS_PATHS.tables}/{name}.csv" for name in AS_TABLE_NAMES},
     log:
         f"{AS_PATHS.logs}/tabulate.log",
     conda:
@@ -275,11 +262,11 @@ rule plot_asymmetric:
     output:
         svg=expand(f"{AS_PATHS.figures}/{{name}}.svg", name=AS_FIGURE_NAMES),
         png=[
-            report(
+            report_result(
                 f"{AS_PATHS.figures}/{name}.png",
+                "asymmetric",
+                name,
                 caption=f"{AS_PATHS.captions}/{asymmetric_plan.caption(name)}.rst",
-                category=AS_PATHS.category,
-                labels={"figure": name},
             )
             for name in AS_FIGURE_NAMES
         ],

@@ -1,8 +1,11 @@
 from snakemake.logging import logger
 
+import os
 from types import SimpleNamespace
 
+from netnoise import bundle as netnoise_bundle
 from netnoise import config as netnoise_config
+from netnoise import report as netnoise_report
 from netnoise import studies as netnoise_studies
 from netnoise.build import list_programs
 from netnoise.jobs import expose_package
@@ -21,8 +24,10 @@ _RESULTS = f"results/{_PLATFORM}"
 _BIN = f"{_RESULTS}/bin"
 _LOGS = f"{_RESULTS}/logs"
 _BENCHMARKS = f"{_RESULTS}/benchmarks"
-# Sources live beside the workflow; results go to the working directory.
-_PROJECT = Path(workflow.basedir).parent
+# Sources live beside the workflow; results go to the working directory. Rules
+# name the sources relative to it, so the report's rule details show no
+# absolute path of the machine that ran them.
+_PROJECT = Path(os.path.relpath(Path(workflow.basedir).parent))
 _CSRC = _PROJECT / "csrc"
 _C_PROGRAMS = list_programs(_CSRC)
 _C_SOURCES = sorted(
@@ -41,6 +46,11 @@ def reference(study, name):
     return str(_PROJECT / "resources" / "reference" / study / name)
 
 
+def report_text(name):
+    """A text of the report in workflow/report/ (beside the workflow)."""
+    return str(_PROJECT / "workflow" / "report" / name)
+
+
 def program(name):
     """Path of a compiled C program of csrc/."""
     return f"{_BIN}/{name}"
@@ -50,7 +60,7 @@ def platform_paths():
     """Where the results shared by every study go (results/<platform.kind>): the
     programs, logs and benchmark timings, a build directory, and the platform's
     own raw results, tables and figures (testbed validation, baseline latency,
-    provenance) with their report captions and category."""
+    provenance) with their report captions."""
     return SimpleNamespace(
         results=_RESULTS,
         bin=_BIN,
@@ -62,7 +72,6 @@ def platform_paths():
         tables=f"{_RESULTS}/tables",
         figures=f"{_RESULTS}/figures",
         captions="../report/platform",
-        category="Platform",
     )
 
 
@@ -135,10 +144,46 @@ def benchmark_job(name, output, ranks, nodes, args):
     }
 
 
+def report_results(category):
+    """The results of a report category in their order: a study's (key), the
+    platform's ("platform") or the provenance ("provenance")."""
+    if category == "platform":
+        return netnoise_report.PLATFORM_RESULTS
+    if category == "provenance":
+        return netnoise_report.PROVENANCE_RESULTS
+    return netnoise_studies.get(category).module("plan").REPORT_RESULTS
+
+
+def report_category(category):
+    """The report category's name: a study's number and title, Platform, Provenance."""
+    if category in ("platform", "provenance"):
+        return category.capitalize()
+    study = netnoise_studies.get(category)
+    return f"{study.number} {study.title}"
+
+
+def report_result(path, category, name, caption):
+    """``path`` in the report as result ``name`` of ``category`` (report_results):
+    labelled with its place in the paper's order and its title."""
+    return report(
+        path,
+        caption=caption,
+        category=report_category(category),
+        labels=netnoise_report.labels(report_results(category), name),
+    )
+
+
+def reviewed_bundle():
+    """In a working directory ``netnoise review`` unpacked a bundle into: the
+    bundle's manifest and the review's record of its file and SHA-256."""
+    if not Path(netnoise_bundle.REVIEWED).is_file():
+        return {}
+    return {"manifest": netnoise_bundle.MANIFEST, "review": netnoise_bundle.REVIEWED}
+
+
 def study_paths(key):
-    """Where study ``key`` keeps its results, logs and benchmark timings, and how
-    its report entries are filed (its caption folder and category)."""
-    study = netnoise_studies.get(key)
+    """Where study ``key`` keeps its results, logs and benchmark timings, and its
+    report captions."""
     return SimpleNamespace(
         raw=f"{_RESULTS}/raw/{key}",
         tidy=f"{_RESULTS}/tidy/{key}",
@@ -148,7 +193,6 @@ def study_paths(key):
         logs=f"{_LOGS}/{key}",
         benchmarks=f"{_BENCHMARKS}/{key}",
         captions=f"../report/{key}",
-        category=f"{study.number} {study.title}",
     )
 
 
@@ -196,3 +240,128 @@ def release_testbed():
         TestbedPlatform(config["platform"]).testbed.down()
         for release in _RELEASES:
             release()
+
+
+# The report's pages (rules/report.smk): every table the report shows as a page
+# of its own, each study's front page, the longer description and where the
+# numbers come from; planned once every study has registered its targets.
+
+
+def _shared_report_tables():
+    """The platform's and the provenance's tables, by their report result."""
+    tables = platform_paths().tables
+    return {
+        "platform": {
+            "testbed_validation": f"{tables}/testbed_validation.csv",
+            "baseline_latency_table": f"{tables}/baseline_latency.csv",
+        },
+        "provenance": {
+            "cpu_summary": f"{tables}/cpu_summary.csv",
+            "provenance": f"{tables}/provenance.csv",
+        },
+    }
+
+
+def _study_report_pages(key, made):
+    """The pages of study ``key``: its front page (when this config makes any of
+    its results) and one per table of its REPORT_RESULTS that ``made`` holds."""
+    paths = study_paths(key)
+    shown = [
+        r
+        for r in report_results(key)
+        if {f"{paths.tables}/{r.name}.csv", f"{paths.figures}/{r.name}.png"} & made
+    ]
+    if not shown:
+        return []
+    pages = [
+        {
+            "kind": "about",
+            "category": key,
+            "name": "about",
+            "caption": "../report/study.rst",
+            "study": key,
+            "results": [r.title for r in shown],
+        }
+    ]
+    for result in shown:
+        csv = f"{paths.tables}/{result.name}.csv"
+        if csv in made:
+            pages.append(
+                {
+                    "kind": "table",
+                    "category": key,
+                    "name": result.name,
+                    "caption": f"{paths.captions}/{result.name}.rst",
+                    "csv": csv,
+                    "title": result.title,
+                    "units": dict(result.units),
+                }
+            )
+    return pages
+
+
+def _shared_report_pages(made):
+    """The Platform's pages (the report's longer description, its tables) and the
+    Provenance's (per-study summary, where the numbers come from, every result)."""
+    captions = platform_paths().captions
+    about = netnoise_report.find(netnoise_report.PLATFORM_RESULTS, "about_report")
+    pages = [
+        {
+            "kind": "text",
+            "category": "platform",
+            "name": about.name,
+            "caption": f"{captions}/{about.name}.rst",
+            "title": about.title,
+        }
+    ]
+    for category, tables in _shared_report_tables().items():
+        for name, csv in tables.items():
+            if category == "provenance" or csv in made:
+                result = netnoise_report.find(report_results(category), name)
+                pages.append(
+                    {
+                        "kind": "table",
+                        "category": category,
+                        "name": name,
+                        "caption": f"{captions}/{name}.rst",
+                        "csv": csv,
+                        "title": result.title,
+                        "units": dict(result.units),
+                    }
+                )
+    pages.append(
+        {
+            "kind": "source",
+            "category": "provenance",
+            "name": "source",
+            "caption": f"{captions}/source.rst",
+        }
+    )
+    return pages
+
+
+def report_page_specs():
+    """Every page of the report: what it shows, its file (``html``), its report
+    category, result name and caption."""
+    made = set(all_targets())
+    pages = [
+        *(p for key in netnoise_studies.KEYS for p in _study_report_pages(key, made)),
+        *_shared_report_pages(made),
+    ]
+    folder = f"{platform_paths().results}/report"
+    return [{**p, "html": f"{folder}/{p['category']}/{p['name']}.html"} for p in pages]
+
+
+def report_pages():
+    """The files of every page of the report (targets of the workflow)."""
+    return [page["html"] for page in report_page_specs()]
+
+
+def report_inputs(pages):
+    """What the report's pages are made from: the tables they show, the longer
+    description and, in a review, the bundle's manifest and record."""
+    return {
+        "tables": sorted({p["csv"] for p in pages if "csv" in p}),
+        "description": report_text("about.rst"),
+        **reviewed_bundle(),
+    }

@@ -220,11 +220,11 @@ rule plot_impact_compression:
     output:
         svg=expand(f"{IC_PATHS.figures}/{{name}}.svg", name=ic_plan.FIGURE_NAMES),
         png=[
-            report(
+            report_result(
                 f"{IC_PATHS.figures}/{name}.png",
+                "impact_compression",
+                name,
                 caption=f"{IC_PATHS.captions}/{name}.rst",
-                category=IC_PATHS.category,
-                labels={"figure": name},
             )
             for name in ic_plan.FIGURE_NAMES
         ],

@@ -105,12 +105,7 @@ rule tabulate_latency_characterization:
         samples=f"{LV_PATHS.tidy}/characterization.csv",
         load=f"{LV_PATHS.tidy}/load.csv",
     output:
-        report(
-            f"{LV_PATHS.tables}/characterization.csv",
-            caption=f"{LV_PATHS.captions}/characterization.rst",
-            category=LV_PATHS.category,
-            labels={"table": "latency under load"},
-        ),
+        f"{LV_PATHS.tables}/characterization.csv",
     log:
         f"{LV_PATHS.logs}/tabulate_characterization.log",
     conda:
@@ -154,11 +149,11 @@ rule plot_latency_characterization:
             f"{LV_PATHS.figures}/{{name}}.svg", name=lv_plan.CHARACTERIZATION_FIGURES
         ),
         png=[
-            report(
+            report_result(
                 f"{LV_PATHS.figures}/{name}.png",
+                "latency_variation",
+                name,
                 caption=f"{LV_PATHS.captions}/{name}.rst",
-                category=LV_PATHS.category,
-                labels={"figure": name},
             )
             for name in lv_plan.CHARACTERIZATION_FIGURES
         ],
@@ -288,15 +283,7 @@ rule analyse_latency_injection:
         distributions=f"{LV_PATHS.models}/distributions.csv",
         published_table4=reference("latency_variation", "table4.csv"),
     output:
-        **{
-            name: report(
-                f"{LV_PATHS.tables}/{name}.csv",
-                caption=f"{LV_PATHS.captions}/{name}.rst",
-                category=LV_PATHS.category,
-                labels={"table": name},
-            )
-            for name in lv_plan.INJECTION_TABLES
-        },
+        **{name: f"{LV_PATHS.tables}/{name}.csv" for name in lv_plan.INJECTION_TABLES},
         correlation_runs=f"{LV_PATHS.tidy}/correlation_runs.csv",
     log:
         f"{LV_PATHS.logs}/analyse_injection.log",
@@ -319,11 +306,11 @@ rule plot_latency_injection:
     output:
         svg=expand(f"{LV_PATHS.figures}/{{name}}.svg", name=lv_plan.INJECTION_FIGURES),
         png=[
-            report(
+            report_result(
                 f"{LV_PATHS.figures}/{name}.png",
+                "latency_variation",
+                name,
                 caption=f"{LV_PATHS.captions}/{name}.rst",
-                category=LV_PATHS.category,
-                labels={"figure": name},
             )
             for name in lv_plan.INJECTION_FIGURES
         ],

@@ -108,11 +108,11 @@ rule plot_network_noise_simulation:
     output:
         svg=expand(f"{NN_PATHS.figures}/{{name}}.svg", name=NN_FIGURE_NAMES),
         png=[
-            report(
+            report_result(
                 f"{NN_PATHS.figures}/{name}.png",
+                "network_noise",
+                name,
                 caption=f"{NN_PATHS.captions}/{name}.rst",
-                category=NN_PATHS.category,
-                labels={"figure": name},
             )
             for name in NN_FIGURE_NAMES
         ],
@@ -198,11 +198,11 @@ rule plot_network_noise_benchmark:
     output:
         svg=expand(f"{NN_PATHS.figures}/{{name}}.svg", name=NB_FIGURE_NAMES),
         png=[
-            report(
+            report_result(
                 f"{NN_PATHS.figures}/{name}.png",
+                "network_noise",
+                name,
                 caption=f"{NN_PATHS.captions}/{name}.rst",
-                category=NN_PATHS.category,
-                labels={"figure": name},
             )
             for name in NB_FIGURE_NAMES
         ],
@@ -276,12 +276,7 @@ rule tabulate_netgauge_comparison:
         netgauge=NETGAUGE_TIDY,
         netnoise=f"{NN_PATHS.tables}/benchmark_slowdown.csv",
     output:
-        report(
-            f"{NN_PATHS.tables}/netgauge_comparison.csv",
-            caption=f"{NN_PATHS.captions}/netgauge_comparison.rst",
-            category=NN_PATHS.category,
-            labels={"table": "netgauge_comparison"},
-        ),
+        f"{NN_PATHS.tables}/netgauge_comparison.csv",
     log:
         f"{NN_PATHS.logs}/tabulate_netgauge.log",
     conda:

@@ -12,12 +12,7 @@ PLATFORM_PATHS = platform_paths()
 
 rule validate_testbed:
     output:
-        table=report(
-            f"{PLATFORM_PATHS.tables}/testbed_validation.csv",
-            caption=f"{PLATFORM_PATHS.captions}/testbed_validation.rst",
-            category=PLATFORM_PATHS.category,
-            labels={"table": "testbed validation"},
-        ),
+        table=f"{PLATFORM_PATHS.tables}/testbed_validation.csv",
         provenance=f"{PLATFORM_PATHS.tables}/testbed_validation.csv.prov.json",
     log:
         f"{PLATFORM_PATHS.logs}/validate_testbed.log",
@@ -100,12 +95,7 @@ rule tabulate_baseline_latency:
     input:
         f"{PLATFORM_PATHS.tidy}/baseline_latency.csv",
     output:
-        report(
-            f"{PLATFORM_PATHS.tables}/baseline_latency.csv",
-            caption=f"{PLATFORM_PATHS.captions}/baseline_latency_table.rst",
-            category=PLATFORM_PATHS.category,
-            labels={"table": "baseline latency"},
-        ),
+        f"{PLATFORM_PATHS.tables}/baseline_latency.csv",
     log:
         f"{PLATFORM_PATHS.logs}/tabulate_baseline_latency.log",
     conda:
@@ -120,11 +110,11 @@ rule plot_baseline_latency:
         style=figure_style(),
     output:
         svg=f"{PLATFORM_PATHS.figures}/baseline_latency.svg",
-        png=report(
+        png=report_result(
             f"{PLATFORM_PATHS.figures}/baseline_latency.png",
+            "platform",
+            "baseline_latency_figure",
             caption=f"{PLATFORM_PATHS.captions}/baseline_latency_figure.rst",
-            category=PLATFORM_PATHS.category,
-            labels={"figure": "baseline latency"},
         ),
     log:
         f"{PLATFORM_PATHS.logs}/plot_baseline_latency.log",
@@ -144,18 +134,8 @@ rule tabulate_provenance:
         # After every table, so every measurement (and its sidecar) exists.
         tables=[t for t in all_targets() if t.endswith(".csv")],
     output:
-        provenance=report(
-            f"{PLATFORM_PATHS.tables}/provenance.csv",
-            caption=f"{PLATFORM_PATHS.captions}/provenance.rst",
-            category="Provenance",
-            labels={"table": "provenance"},
-        ),
-        cpu=report(
-            f"{PLATFORM_PATHS.tables}/cpu_summary.csv",
-            caption=f"{PLATFORM_PATHS.captions}/cpu_summary.rst",
-            category="Provenance",
-            labels={"table": "CPU load per study"},
-        ),
+        provenance=f"{PLATFORM_PATHS.tables}/provenance.csv",
+        cpu=f"{PLATFORM_PATHS.tables}/cpu_summary.csv",
     log:
         f"{PLATFORM_PATHS.logs}/tabulate_provenance.log",
     conda:

@@ -102,19 +102,7 @@ rule tabulate_variability:
         published_claims=reference("variability", "claims.csv"),
         published_features=reference("variability", "features.csv"),
     output:
-        **{
-            name: (
-                report(
-                    f"{VB_PATHS.tables}/{name}.csv",
-                    caption=f"{VB_PATHS.captions}/{name}.rst",
-                    category=VB_PATHS.category,
-                    labels={"table": name},
-                )
-                if name in variability_plan.REPORTED_TABLES
-                else f"{VB_PATHS.tables}/{name}.csv"
-            )
-            for name in variability_plan.TABLES
-        },
+        **{name: f"{VB_PATHS.tables}/{name}.csv" for name in variability_plan.TABLES},
     log:
         f"{VB_PATHS.logs}/tabulate.log",
     conda:
@@ -136,11 +124,11 @@ rule plot_variability:
     output:
         svg=expand(f"{VB_PATHS.figures}/{{name}}.svg", name=variability_plan.FIGURES),
         png=[
-            report(
+            report_result(
                 f"{VB_PATHS.figures}/{name}.png",
+                "variability",
+                name,
                 caption=f"{VB_PATHS.captions}/{name}.rst",
-                category=VB_PATHS.category,
-                labels={"figure": name},
             )
             for name in variability_plan.FIGURES
         ],

@@ -20,11 +20,43 @@ REPO = Path(__file__).resolve().parents[3]
 
 
 @dataclass(frozen=True)
+class Citation:
+    """The published paper a study reproduces, as its seed text gives it.
+
+    ``doi`` is None where the paper text shows none; ``note`` says which parts
+    come from the published paper rather than from its extracted text.
+    """
+
+    authors: str
+    title: str
+    venue: str | None
+    year: int | None
+    doi: str | None = None
+    note: str = ""
+
+    NO_DOI = "No DOI given in the paper text"
+
+    @property
+    def published(self) -> str:
+        """Venue and year, or that the paper text gives neither."""
+        given = ", ".join(str(p) for p in (self.venue, self.year) if p)
+        return given or "Venue and year not given in the paper text"
+
+    def text(self) -> str:
+        """One line: authors, title, venue, year and DOI, saying which the text lacks."""
+        doi = f"DOI {self.doi}" if self.doi else self.NO_DOI
+        return f"{self.authors}. {self.title}. {self.published}. {doi}."
+
+
+@dataclass(frozen=True)
 class Study:
     key: str
     number: str
     title: str
     seed: str
+    citation: Citation
+    testbed_changes: str
+    """What the emulated cluster changes against the paper's machines."""
     programs: tuple[str, ...] = ()
     """C sources (relative to the repository) that only this study runs."""
 
@@ -70,6 +102,20 @@ STUDIES = (
         "000",
         "Impact and Compression experiments, pairwise slowdown predictions",
         "000_7009c5ae4db82585.txt",
+        Citation(
+            authors="Marc Casas and Greg Bronevetsky",
+            title="Active Measurement of the Impact of Network Switch Utilization on "
+            "Application Performance",
+            venue="IEEE International Parallel and Distributed Processing Symposium (IPDPS)",
+            year=2014,
+            note="The extracted text starts at the abstract: title, authors, venue and year "
+            "are the published paper's.",
+        ),
+        "The paper probed one InfiniBand switch of LLNL's Cab cluster beside six HPC "
+        "applications. Here four proxy applications (csrc/apps) share one emulated switch "
+        "of 50 Mbit/s links, MPI over TCP: latencies are hundreds of microseconds instead "
+        "of about one, and the applications differ, so Table I and the predictors' errors "
+        "are compared by their structure and spread, not value by value.",
         ("csrc/bench/impactb.c",),
     ),
     Study(
@@ -77,6 +123,19 @@ STUDIES = (
         "001",
         "Network noise benchmark and congestion simulator",
         "001_9f0f9ede26bdffbe.txt",
+        Citation(
+            authors="Torsten Hoefler, Timo Schneider and Andrew Lumsdaine",
+            title="The Effect of Network Noise on Large-Scale Collective Communications",
+            venue="Parallel Processing Letters",
+            year=2009,
+            note="The extracted text has no title page: title and authors are the published "
+            "paper's; the venue and year are in its page headers.",
+        ),
+        "The paper ran its benchmark on InfiniBand fat-trees of up to 492 nodes and a "
+        "BlueGene/P torus, and simulated fat-trees and tori of thousands of endpoints. Here "
+        "the benchmark runs on the emulated cluster's few nodes behind one switch, and the "
+        "quick study simulates smaller topologies (config/paper.yaml has the paper's sizes); "
+        "the real fabrics of Fig. 11 are read only from configured ibnetdiscover files.",
         ("csrc/bench/noise.c",),
     ),
     Study(
@@ -84,12 +143,40 @@ STUDIES = (
         "002",
         "Counter-based model of network-induced variability",
         "002_9ff0e74a68d20027.txt",
+        Citation(
+            authors="Sudheer Chunduri, Elise Jennings, Kevin Harms, Christopher Knight "
+            "and Scott Parker",
+            title="A generalized statistics-based model for predicting network-induced variability",
+            venue=None,
+            year=None,
+            note="Argonne National Laboratory; the paper cites the June 2019 TOP500 list, so "
+            "it dates from 2019 or later.",
+        ),
+        "The paper read Aries network counters of a Cray XC40 (dragonfly) under production "
+        "load. Here a production-like campaign runs proxy applications with a seeded random "
+        "background per run on a two-rack testbed, and queue-discipline and link counters "
+        "stand for the Aries flit and stall counters; runs are seconds long and hundreds "
+        "rather than thousands.",
     ),
     Study(
         "asymmetric",
         "003",
         "Asymmetric communication model for hierarchical Ethernet",
         "003_691d34d3fcf0833d.txt",
+        Citation(
+            authors="Jun Zhu, Alexey Lastovetsky, Shoukat Ali, Rolf Riesen and Khalid Hasanov",
+            title="Asymmetric communication models for resource-constrained hierarchical "
+            "ethernet networks",
+            venue="Special issue paper, John Wiley & Sons (Concurrency and Computation: "
+            "Practice and Experience)",
+            year=2014,
+            note="The journal's name is the published paper's; the text shows its publisher, "
+            "the special issue and the 2014 copyright.",
+        ),
+        "The paper measured a two-switch cluster of 1 GbE NICs and a 10 GbE backbone (and "
+        "Grid'5000). Here the study brings up a two-rack testbed of its own: 32 emulated "
+        "nodes, 20 Mbit/s NICs and a 200 Mbit/s backbone (the paper's 1:10), deep queues, "
+        "MPI and iperf3 over TCP with CUBIC and BBR chosen per socket.",
         ("csrc/bench/p2p_concurrent.c",),
     ),
     Study(
@@ -97,6 +184,19 @@ STUDIES = (
         "004",
         "Latency variation versus latency mean, latency injection",
         "004_c25dd7b2cfbfc0d4.txt",
+        Citation(
+            authors="Robert Underwood, Jason Anderson and Amy Apon",
+            title="Measuring Network Latency Variation Impacts to High Performance Computing "
+            "Application Performance",
+            venue="ICPE '18: ACM/SPEC International Conference on Performance Engineering",
+            year=2018,
+            doi="10.1145/3184407.3184427",
+        ),
+        "The paper loaded an InfiniBand cluster and injected latency into the InfiniBand "
+        "sends of NAS Parallel Benchmarks. Here loadgen loads the emulated cluster's "
+        "TCP links, a TCP-level injector (csrc/injector, preloaded) delays the sends of "
+        "proxy applications for NPB FT, CG, MG and LU, and latencies are tens to hundreds "
+        "of microseconds instead of one or two.",
         (
             "csrc/bench/tcpping.c",
             "csrc/bench/barrier.c",

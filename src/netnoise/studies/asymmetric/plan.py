@@ -9,9 +9,30 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from netnoise.report import ABOUT, Result
 from netnoise.studies.asymmetric.patterns import FAMILIES, trial_count
 
 TABLE_NAMES = ("table2", "within10", "properties", "alltoallv")
+#: The report's results in the paper's order (netnoise.report); one Fig. 6 per
+#: congestion control the schema allows.
+REPORT_RESULTS = (
+    ABOUT,
+    Result("testbed_validation", "The two-rack testbed: TCP goodput per link"),
+    Result("fig4_fairness", "Fig. 4 · unidirectional fairness on a NIC and the backbone"),
+    Result("fig4a_nic_bidirectional", "Fig. 4a · links into and out of one NIC at once"),
+    Result("fig4b_backbone_bidirectional", "Fig. 4b · links into and out of a rack at once"),
+    Result("properties", "Sec. 5 · link shares of every property experiment (table)"),
+    Result("table2", "Table II · prediction errors of the random patterns"),
+    Result("within10", "Sec. 7.2 · share of links predicted within 10 %"),
+    *(
+        Result(
+            f"fig6_errors_{cc}", f"Fig. 6 · prediction errors of the random patterns, {cc.upper()}"
+        )
+        for cc in ("cubic", "bbr", "reno")
+    ),
+    Result("alltoallv", "Sec. 7.3 · Alltoallv time, measured and predicted (table)"),
+    Result("fig8_alltoallv", "Fig. 8 · Alltoallv time, measured and predicted (figure)"),
+)
 
 
 def figure_names(study: Mapping[str, Any]) -> list[str]:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from netnoise.report import ABOUT, Result
 from netnoise.studies.impact_compression.analysis import (
     ALONE,
     APPLICATION,
@@ -40,6 +41,24 @@ TABLE_NAMES = (
     "error_summary",
     "table1",
     "claims",
+)
+
+#: The report's results in the paper's order (netnoise.report).
+REPORT_RESULTS = (
+    ABOUT,
+    Result(
+        "fig3_impact_latency",
+        "Fig. 3 · ImpactB latency on the idle switch and beside each application",
+    ),
+    Result(
+        "fig6_compression_utilization",
+        "Fig. 6 · switch utilisation of each CompressionB configuration",
+    ),
+    Result("fig7_degradation", "Fig. 7 · degradation of each application against utilisation"),
+    Result("table1_slowdowns", "Table I · pairwise slowdowns beside the paper's (figure)"),
+    Result("table1", "Table I · pairwise slowdowns, % (table)"),
+    Result("fig8_prediction_errors", "Fig. 8 · prediction error of every pairing, per method"),
+    Result("fig9_error_summary", "Fig. 9 · quartiles of each method's prediction error"),
 )
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from netnoise.report import ABOUT, LATENCY_UNITS, Result
 from netnoise.studies.latency_variation.names import (
     PROBES,
     VALIDATION_DISTRIBUTIONS,
@@ -37,6 +38,43 @@ INJECTION_FIGURES = (
     "fig15_fixed_mean_low",
     "fig16_fixed_mean_high",
     "table4_correlations",
+)
+#: The report's results in the paper's order (netnoise.report).
+REPORT_RESULTS = (
+    ABOUT,
+    Result("injector_delay", "Sec. 3.2 · injector validation: intended and achieved delays"),
+    Result("injector_delay_summary", "Sec. 3.2 · injector validation per level and distribution"),
+    Result(
+        "characterization",
+        "Sec. 5 · latency under load (the data of Fig. 2–3)",
+        LATENCY_UNITS | {"level": "%"},
+    ),
+    Result("fig2_latency_mean", "Fig. 2 · mean latency against background load"),
+    Result("fig3_latency_std", "Fig. 3 · latency standard deviation against background load"),
+    Result("fig4_idle_distribution", "Fig. 4 · idle latency distribution and its log-normal fit"),
+    Result("fig5_packet_mean", "Fig. 5 · mean packet latency under injection"),
+    Result("fig6_packet_median", "Fig. 6 · median packet latency under injection"),
+    Result("fig7_pingpong_mean", "Fig. 7 · mean MPI ping-pong latency under injection"),
+    Result("fig8_pingpong_median", "Fig. 8 · median MPI ping-pong latency under injection"),
+    Result("fig9_barrier_mean", "Fig. 9 · mean barrier time under injection"),
+    Result("fig10_barrier_median", "Fig. 10 · median barrier time under injection"),
+    Result(
+        "validation",
+        "Fig. 5–10 · the probes and the barrier under injection (table)",
+        {"level": "%"},
+    ),
+    Result("fig11_runtime_uniform", "Fig. 11 · runtimes under uniform injection"),
+    Result("fig12_runtime_lognorm", "Fig. 12 · runtimes under log-normal injection"),
+    Result("runtimes", "Fig. 11–12 · runtimes per level and distribution (table)", {"level": "%"}),
+    Result("normality", "Sec. 6 · normality tests of latencies and runtimes", {"level": "%"}),
+    Result("mann_whitney", "Sec. 6 · Mann–Whitney U, log-normal against uniform", {"level": "%"}),
+    Result("fig13_runtime_vs_mean", "Fig. 13 · runtime against injected latency mean"),
+    Result("fig14_runtime_vs_std", "Fig. 14 · runtime against injected latency spread"),
+    Result("table4_correlations", "Table 4 · correlation of runtime with latency mean and spread"),
+    Result("table4", "Table 4 · the correlation tests in full (table)"),
+    Result("fig15_fixed_mean_low", "Fig. 15 · runtime at the lower fixed mean"),
+    Result("fig16_fixed_mean_high", "Fig. 16 · runtime at the higher fixed mean"),
+    Result("fixed_mean", "Fig. 15–16 · runtimes at fixed means (table)", {"level": "%"}),
 )
 INJECTION_TABLES = (
     "table4",

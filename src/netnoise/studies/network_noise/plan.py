@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from netnoise.report import ABOUT, Result
 from netnoise.studies.network_noise.analysis import point_name
 from netnoise.studies.network_noise.netgauge import collvsnoise_argv
 
@@ -24,6 +25,25 @@ BENCHMARK_FIGURES = (
 )
 #: The simulation points run at one fixed ratio (Fig. 13 and 16).
 SIZE_SWEEP_RATIO = 0.5
+
+#: The report's results in the paper's order (netnoise.report).
+REPORT_RESULTS = (
+    ABOUT,
+    Result(
+        "fig3_boxplot_ratio", "Fig. 3 · allreduce times with and without perturbation, per ratio"
+    ),
+    Result(
+        "fig4_slowdown_ratio", "Fig. 4 · slowdown of each collective against the perturbation ratio"
+    ),
+    Result("fig5_slowdown_allocation", "Fig. 5 · allreduce slowdown against the allocation size"),
+    Result("fig6_boxplot_collectives", "Fig. 6 · every collective with and without perturbation"),
+    Result("netgauge_comparison", "Sec. 2 · Netgauge's collvsnoise beside the noise benchmark"),
+    Result("fig11_fabric_ratio", "Fig. 11 · simulated slowdown on real fabrics"),
+    Result("topologies", "Tables 1–2 · the simulated fat-trees and tori"),
+    Result("fig13_fat_tree_size", "Fig. 13 · simulated slowdown against fat-tree size"),
+    Result("fig15_torus_ratio", "Fig. 15 · simulated slowdown on tori against the ratio"),
+    Result("fig16_torus_size", "Fig. 16 · simulated slowdown against torus size"),
+)
 
 
 def simulation_points(nn: dict[str, Any]) -> dict[str, tuple[str, str, float]]:

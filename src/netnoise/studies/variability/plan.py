@@ -10,9 +10,11 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from netnoise.report import ABOUT, Result
 from netnoise.studies.variability.campaign import batches, run_keys
 
-# What the tabulate rule writes (tables/variability/<name>.csv) ...
+# What the tabulate rule writes (tables/variability/<name>.csv); the report shows
+# those of REPORT_RESULTS, the others only feed figures.
 TABLES = (
     "table2_runtime_statistics",
     "table3_metrics",
@@ -28,18 +30,6 @@ TABLES = (
     "table6_use_cases",
     "controlled_estimates",
 )
-# ... of which the report shows these; the others only feed figures.
-REPORTED_TABLES = (
-    "table2_runtime_statistics",
-    "table3_metrics",
-    "table4_correlations",
-    "feature_importance",
-    "model_summary",
-    "train_fraction",
-    "table5_unseen_application",
-    "table6_use_cases",
-    "controlled_estimates",
-)
 # What the plot rule draws (figures/variability/<name>.svg and .png).
 FIGURES = (
     "fig1_runtimes",
@@ -51,6 +41,31 @@ FIGURES = (
     "fig9_unseen_application",
     "fig10_sparse_samples",
     "fig11_rf_bound",
+)
+
+#: The report's results in the paper's order (netnoise.report).
+REPORT_RESULTS = (
+    ABOUT,
+    Result("fig1_runtimes", "Fig. 1 · runtime of every production run"),
+    Result("table2_runtime_statistics", "Table II · runtime statistics of the production runs"),
+    Result("fig2_features", "Fig. 2 · distributions of the four dominant features"),
+    Result("table3_metrics", "Table III · the counter metrics and the counters standing for them"),
+    Result("table4_correlations", "Table IV · correlation of runtime with three metrics"),
+    Result(
+        "fig4_controlled_extremes", "Fig. 4 · stall ratio of production runs and the two extremes"
+    ),
+    Result("controlled_estimates", "Sec. III-F · the model's estimates of the controlled runs"),
+    Result("feature_importance", "Sec. IV-A · random-forest importance of the seven features"),
+    Result("fig5_tsne", "Fig. 5 · t-SNE embedding of the features"),
+    Result("fig7_predicted_vs_true", "Fig. 7 · SVR prediction against true runtime z-score"),
+    Result("model_summary", "Sec. IV-C · the model trained on all production runs"),
+    Result("fig8_learning_curve", "Fig. 8 · learning curve of the SVR"),
+    Result("train_fraction", "Sec. V-A · accuracy against the training share"),
+    Result("fig9_unseen_application", "Fig. 9 · predictions for an application left out"),
+    Result("fig10_sparse_samples", "Fig. 10 · predictions with a few runs of it in training"),
+    Result("table5_unseen_application", "Table V · accuracy on each application left out"),
+    Result("fig11_rf_bound", "Fig. 11 · random-forest bound of every estimate"),
+    Result("table6_use_cases", "Table VI · the use cases of Sec. VI"),
 )
 
 # A run of a measurement job: [application, node count, run index].

@@ -1,0 +1,48 @@
+from pathlib import Path
+
+import pandas as pd
+
+from netnoise import report, studies
+from netnoise.jobs import logged
+
+with logged(snakemake.log[0]) as log:
+    inputs = snakemake.input
+    reviewed = hasattr(inputs, "review")
+    source = report.describe_source(
+        pd.read_csv(snakemake.params.provenance),
+        snakemake.params.platform,
+        manifest=report.read_json(inputs.manifest) if reviewed else None,
+        review=report.read_json(inputs.review) if reviewed else None,
+    )
+    summary = report.table_html(
+        pd.read_csv(snakemake.params.summary),
+        report.find(report.PROVENANCE_RESULTS, "cpu_summary").units,
+    )
+    pages = {}
+    for page in snakemake.params.pages:
+        kind = page["kind"]
+        if kind == "table":
+            before = ""
+            if page["csv"] == snakemake.params.provenance:
+                before = f"<h2>Per study</h2>\n{summary}\n<h2>Every measured result</h2>\n"
+            text = report.table_page(
+                page["csv"],
+                page["title"],
+                page["units"],
+                source=source.sentence_html,
+                before=before,
+            )
+        elif kind == "about":
+            text = report.about_page(
+                studies.get(page["study"]), page["results"], source=source.sentence_html
+            )
+        elif kind == "text":
+            text = report.text_page(
+                page["title"], Path(inputs.description).read_text(), source=source.sentence_html
+            )
+        else:
+            text = report.source_page(source)
+        pages[page["html"]] = text
+    pages[snakemake.output.source] = source.sentence_rst + "\n"
+    report.write_pages(pages)
+    log.info("%d pages; %s", len(pages), source.sentence_html)
