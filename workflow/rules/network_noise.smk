@@ -176,12 +176,7 @@ rule tabulate_network_noise_benchmark:
         NB_TIDY,
     output:
         slowdown=f"{NN_PATHS.tables}/benchmark_slowdown.csv",
-        claims=report(
-            f"{NN_PATHS.tables}/benchmark_claims.csv",
-            caption=f"{NN_PATHS.captions}/benchmark_claims.rst",
-            category=NN_PATHS.category,
-            labels={"table": "benchmark_claims"},
-        ),
+        claims=f"{NN_PATHS.tables}/benchmark_claims.csv",
     log:
         f"{NN_PATHS.logs}/tabulate_benchmark.log",
     conda:

@@ -59,6 +59,9 @@ REPORT_RESULTS = (
     Result("table1", "Table I · pairwise slowdowns, % (table)"),
     Result("fig8_prediction_errors", "Fig. 8 · prediction error of every pairing, per method"),
     Result("fig9_error_summary", "Fig. 9 · quartiles of each method's prediction error"),
+    Result("error_summary", "Fig. 8–9 · every method and baseline scored, beside the paper"),
+    Result("utilization", "Fig. 3, 6 · ImpactB latency and utilisation with their intervals"),
+    Result("claims", "The study's claims, each with its target and the paper's value"),
 )
 
 

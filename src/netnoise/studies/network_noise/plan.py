@@ -37,6 +37,7 @@ REPORT_RESULTS = (
     ),
     Result("fig5_slowdown_allocation", "Fig. 5 · allreduce slowdown against the allocation size"),
     Result("fig6_boxplot_collectives", "Fig. 6 · every collective with and without perturbation"),
+    Result("benchmark_claims", "Sec. 4 · the benchmark's claims beside their controls"),
     Result("netgauge_comparison", "Sec. 2 · Netgauge's collvsnoise beside the noise benchmark"),
     Result("fig11_fabric_ratio", "Fig. 11 · simulated slowdown on real fabrics"),
     Result("topologies", "Tables 1–2 · the simulated fat-trees and tori"),
