@@ -67,6 +67,8 @@ use rule corun as measure_impact_idle with:
         f"{IC_PATHS.logs}/impact_idle.log",
     benchmark:
         f"{IC_PATHS.benchmarks}/impact_idle.tsv"
+    resources:
+        **measurement_resources(IC_RANKS),
     params:
         measured=lambda wc, output: IC_IMPACTB(output.impact, IC["impact_samples"]),
         background=[],
@@ -85,6 +87,8 @@ use rule corun as measure_impact_of_application with:
         f"{IC_PATHS.logs}/impact_app_{{app}}.log",
     benchmark:
         f"{IC_PATHS.benchmarks}/impact_app_{{app}}.tsv"
+    resources:
+        **measurement_resources(IC_RANKS, 2),
     params:
         measured=IC_MEASURED_APP,
         background=lambda wc, output: [IC_IMPACTB(output.impact)],
@@ -103,6 +107,8 @@ use rule corun as measure_impact_of_compression with:
         f"{IC_PATHS.logs}/impact_compression_{{cb}}.log",
     benchmark:
         f"{IC_PATHS.benchmarks}/impact_compression_{{cb}}.tsv"
+    resources:
+        **measurement_resources(IC_RANKS, 2),
     params:
         measured=lambda wc, output: IC_IMPACTB(output.impact, IC["impact_samples"]),
         background=lambda wc, output: [IC_COMPRESSIONB(wc, output)],
@@ -122,6 +128,8 @@ use rule corun as measure_application_alone with:
         f"{IC_PATHS.logs}/alone_{{app}}.log",
     benchmark:
         f"{IC_PATHS.benchmarks}/alone_{{app}}.tsv"
+    resources:
+        **measurement_resources(IC_RANKS),
     params:
         measured=IC_MEASURED_APP,
         background=[],
@@ -140,6 +148,8 @@ use rule corun as measure_application_under_compression with:
         f"{IC_PATHS.logs}/compression_{{app}}_{{cb}}.log",
     benchmark:
         f"{IC_PATHS.benchmarks}/compression_{{app}}_{{cb}}.tsv"
+    resources:
+        **measurement_resources(IC_RANKS, 2),
     params:
         measured=IC_MEASURED_APP,
         background=lambda wc, output: [IC_COMPRESSIONB(wc, output)],
@@ -162,6 +172,8 @@ use rule corun as measure_pairing with:
         f"{IC_PATHS.logs}/pairing_{{app}}_{{partner}}.log",
     benchmark:
         f"{IC_PATHS.benchmarks}/pairing_{{app}}_{{partner}}.tsv"
+    resources:
+        **measurement_resources(IC_RANKS, 2),
     params:
         measured=IC_MEASURED_APP,
         background=lambda wc, output: [
