@@ -20,7 +20,7 @@ APT_PACKAGES := build-essential git make openmpi-bin libopenmpi-dev hwloc libhwl
 	iproute2 iperf3 python3 python3-venv python3-dev chromium
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 
-.PHONY: setup system-packages reproduce review test lint clean
+.PHONY: setup system-packages reproduce review test lint clean cluster-profile
 setup: system-packages $(VENV)/.installed
 
 # Installs only what is missing, so a second run costs one dpkg query.
@@ -60,6 +60,16 @@ lint: setup
 test: lint
 	$(MAKE) -C csrc check
 	$(BIN)/pytest
+
+# `snakemake --profile slurm` finds a bare profile name only in the user's
+# Snakemake profile directory (or /etc/xdg/snakemake, or the working directory).
+PROFILE_HOME := $(or $(XDG_CONFIG_HOME),$(HOME)/.config)/snakemake
+cluster-profile:
+	@if [ -e $(PROFILE_HOME)/slurm ] && [ ! -L $(PROFILE_HOME)/slurm ]; then \
+	  echo "$(PROFILE_HOME)/slurm exists and is not a link: move it aside first"; exit 1; fi
+	mkdir -p $(PROFILE_HOME)
+	ln -sfn $(CURDIR)/profiles/slurm $(PROFILE_HOME)/slurm
+	@echo "snakemake --profile slurm now uses $(CURDIR)/profiles/slurm"
 
 clean:
 	rm -rf results .snakemake csrc/build

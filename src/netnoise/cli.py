@@ -16,6 +16,10 @@ from netnoise import __version__, bundle, config, cpubench, io, report, studies
 from netnoise.platform import PlatformUnavailable
 from netnoise.platform.testbed import TestbedPlatform
 from netnoise.testbed.fabric import TestbedError
+from netnoise.testbed.slurm import ACCOUNT as SLURM_ACCOUNT
+from netnoise.testbed.slurm import DEFAULT_PORT as SLURM_PORT
+from netnoise.testbed.slurm import PARTITION as SLURM_PARTITION
+from netnoise.testbed.slurm import SlurmCluster
 
 DEFAULT_CONFIG = Path("config/config.yaml")
 
@@ -122,6 +126,23 @@ def _cmd_testbed_up(args: argparse.Namespace) -> int:
         f"testbed {status['prefix']} up in {state['setup_s']:.2f} s: {len(status['nodes'])} nodes, "
         f"{status['racks']} rack(s), links {status['links']}"
     )
+    if args.slurm:
+        cluster = SlurmCluster(platform.testbed, args.slurm_port).start()
+        print(
+            f"Slurm cluster up in {cluster['start_s']:.1f} s: partition {SLURM_PARTITION}, "
+            f"account {SLURM_ACCOUNT}; for its commands: "
+            f"export SLURM_CONF={cluster['slurm_conf']}"
+        )
+    return 0
+
+
+def _cmd_testbed_env(args: argparse.Namespace) -> int:
+    cluster = SlurmCluster(_testbed(args).testbed)
+    if not cluster.conf.exists():
+        print("netnoise: this testbed has no Slurm cluster (netnoise testbed up --slurm)")
+        return 1
+    for name, value in cluster.env().items():
+        print(f"export {name}={value}")
     return 0
 
 
@@ -132,14 +153,28 @@ def _cmd_testbed_down(args: argparse.Namespace) -> int:
 
 
 def _cmd_testbed_status(args: argparse.Namespace) -> int:
-    status = _testbed(args).testbed.status()
+    testbed = _testbed(args).testbed
+    status = testbed.status()
+    cluster = SlurmCluster(testbed)
+    if cluster.dir.exists():
+        status["slurm"] = cluster.status()
     if args.json:
         print(json.dumps(status, indent=2))
     else:
         print(f"testbed {status['prefix']}: {'up' if status['up'] else 'down'}")
+        slurm_nodes = status.get("slurm", {}).get("nodes", {})
         for node in status["nodes"]:
-            print(f"  {node['name']}  {node['address']}  rack {node['rack']}")
-    return 0 if status["up"] or not args.check else 1
+            state = f"  slurm {slurm_nodes.get(node['name'], '-')}" if "slurm" in status else ""
+            print(f"  {node['name']}  {node['address']}  rack {node['rack']}{state}")
+        if "slurm" in status:
+            slurm = status["slurm"]
+            down = [d for d, pid in slurm["daemons"].items() if pid is None]
+            print(
+                f"slurm: {'up' if slurm['up'] else 'not running: ' + ', '.join(down)}, "
+                f"SLURM_CONF={slurm['slurm_conf']}"
+            )
+    up = status["up"] and status.get("slurm", {}).get("up", True)
+    return 0 if up or not args.check else 1
 
 
 def _cmd_testbed_exec(args: argparse.Namespace) -> int:
@@ -196,12 +231,26 @@ def build_parser() -> argparse.ArgumentParser:
         "(default: %(default)s, or the schema defaults when it does not exist)",
     )
     tb = testbed.add_subparsers(dest="action", required=True)
-    tb.add_parser("up", help="bring it up (after removing leftovers)").set_defaults(
-        func=_cmd_testbed_up
+    up = tb.add_parser("up", help="bring it up (after removing leftovers)")
+    up.add_argument(
+        "--slurm",
+        action="store_true",
+        help="and a Slurm cluster of its nodes: slurmctld, slurmdbd here, one slurmd per node",
     )
-    tb.add_parser("down", help="kill what runs inside and remove it").set_defaults(
-        func=_cmd_testbed_down
+    up.add_argument(
+        "--slurm-port",
+        type=int,
+        default=SLURM_PORT,
+        help="slurmctld's port; slurmd uses the next, slurmdbd the one after "
+        "(default: %(default)s)",
     )
+    up.set_defaults(func=_cmd_testbed_up)
+    tb.add_parser(
+        "down", help="kill what runs inside and remove it (its Slurm cluster too)"
+    ).set_defaults(func=_cmd_testbed_down)
+    tb.add_parser(
+        "env", help="print the shell exports that reach its Slurm cluster (SLURM_CONF)"
+    ).set_defaults(func=_cmd_testbed_env)
     status = tb.add_parser("status", help="nodes, addresses, link rates, up or not")
     status.add_argument("--json", action="store_true")
     status.add_argument("--check", action="store_true", help="exit 1 when it is down")

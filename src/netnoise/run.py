@@ -293,8 +293,10 @@ def _corun_once(
     jobs = [*background, measured]
     processes: list[_Process] = []
     extra_outputs = [counters_output] if counters_output is not None else []
+    # The handshake files go beside the log, on the file system every node of a
+    # cluster shares: a rank on another node cannot reach the runner's /tmp.
     with (
-        tempfile.TemporaryDirectory(prefix="netnoise-run-") as scratch_dir,
+        tempfile.TemporaryDirectory(prefix=".netnoise-run-", dir=log_path.parent) as scratch_dir,
         DirectoryWatch(scratch_dir) as watch,
         open(log_path, "ab") as log_fh,
         _staged([*(j.output for j in jobs), *extra_outputs]) as staged,

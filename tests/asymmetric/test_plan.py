@@ -86,9 +86,18 @@ def test_targets_only_on_the_testbed(small):
         "T/testbed_validation.csv",
     ]
     assert len(targets) == 2 * 5 + 5
-    assert plan.skipped("testbed") is None
-    assert plan.targets("T", "F", small, "slurm") == []
-    assert plan.skipped("slurm") == (
-        "asymmetric (seed 003) skipped: it runs on its own two-rack testbed, "
-        "so it needs platform.kind testbed, not slurm"
+    assert plan.skipped("testbed") is None and plan.skipped("slurm") is None
+    # On a cluster: no check of emulated links.
+    assert plan.targets("T", "F", small, "slurm") == targets[:-1]
+    assert plan.targets("T", "F", small, "localhost") == []
+    assert plan.skipped("localhost") == (
+        "asymmetric (seed 003) skipped: it needs two racks, its own testbed's or a "
+        "Slurm cluster's, so platform.kind testbed or slurm, not localhost"
     )
+
+
+def test_a_cluster_job_holds_the_nodes_of_its_patterns(tmp_path):
+    patterns = tmp_path / "p.csv"
+    patterns.write_text("trial,link,src,dst,bytes\n0,0,b1,a1,5\n0,1,a1,b2,5\n1,0,a2,b1,5\n")
+    assert plan.pattern_nodes(patterns) == ["b1", "a1", "b2", "a2"]
+    assert plan.slurm_placement(patterns) == "--exclusive --nodelist=b1,a1,b2,a2"

@@ -1,11 +1,11 @@
-"""Seed 003 in the workflow: its jobs on the testbed, and a warning elsewhere."""
+"""Seed 003 in the workflow: its jobs on the testbed, and a warning on localhost."""
 
 from __future__ import annotations
 
 from tests.conftest import snakemake
 
 
-def test_workflow_plans_the_study_on_the_testbed_only(tmp_path):
+def test_workflow_plans_the_study_on_the_testbed_not_localhost(tmp_path):
     overlay = tmp_path / "overlay.yaml"
     overlay.write_text("platform:\n  testbed:\n    prefix: na\n")
     out = snakemake("-n", "--forceall", "--configfile", str(overlay))

@@ -61,7 +61,8 @@ def test_rank_environment_goes_to_the_ranks_not_the_launcher():
 
 
 def test_testbed_joins_the_injector_and_the_congestion_shim(tmp_path):
-    from netnoise.platform.testbed import TCP_SHIM, TestbedPlatform
+    from netnoise.platform.base import TCP_SHIM
+    from netnoise.platform.testbed import TestbedPlatform
 
     (tmp_path / TCP_SHIM).touch()
     testbed = {

@@ -29,7 +29,6 @@ import pandas as pd
 import pytest
 import yaml
 
-from netnoise.config import load
 from netnoise.io import read_benchmark
 from netnoise.platform import from_config
 from netnoise.platform.slurm import parse_scontrol
@@ -121,7 +120,12 @@ def workspace(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("slurm-run")
     (root / "config").mkdir()
     config = {
-        "platform": {"kind": "slurm", "timeout_s": 120, "slurm": {"nodes": 1}},
+        # The one node's two CPUs hold the test's 2 ranks.
+        "platform": {
+            "kind": "slurm",
+            "timeout_s": 120,
+            "slurm": {"nodes": 1, "tasks_per_node": 2},
+        },
         "baseline": {"ranks": 2, "sizes": [8], "iterations": 50, "warmup": 5, "repetitions": 1},
         # Seed 003 needs its emulated racks; the workflow would skip it here anyway.
         "asymmetric": {"enabled": False},
@@ -262,37 +266,33 @@ def test_squeue_status_command(workspace, slurm_env):
     check_measurement(workspace, slurm_env, jobs)
 
 
-def test_site_profile_matches_the_paper_config():
-    """profiles/slurm asks for what config/paper.yaml runs: one task per rank, the
-    launcher as the mpi resource, one measurement at a time, a status command."""
+def test_site_profile_leaves_the_allocation_to_the_rules():
+    """profiles/slurm sets only what a site decides (runtime, partition, whole
+    nodes); tasks, nodes and the launcher of each measurement follow from the
+    config (workflow/rules/common.smk: measurement_resources), so a profile entry
+    cannot contradict the config's ranks. One measurement at a time, a status command."""
     profile = yaml.safe_load(SITE_PROFILE.read_text())
-    paper = load(REPO / "config" / "paper.yaml")
-    measure = profile["set-resources"]["measure_baseline_latency"]
     assert profile["executor"] == "slurm"
-    assert measure["tasks"] == paper["baseline"]["ranks"]
-    assert measure["mpi"] == paper["platform"]["slurm"]["launcher"]
-    assert measure["network"] == 1 and "network=1" in profile["resources"]
+    assert "network=1" in profile["resources"]
     assert profile["slurm-status-command"] in ("sacct", "squeue")
     assert profile["default-resources"]["slurm_partition"]
+    for rule, resources in profile["set-resources"].items():
+        assert not {"tasks", "nodes", "mpi", "network"} & set(resources), rule
 
 
 def test_test_profile_only_adapts_to_the_local_cluster():
     """The overrides of the test replace nothing but the local cluster's names, the
-    slice's size and the status-check timing."""
+    slice's runtimes and the status-check timing."""
     overrides = yaml.safe_load(TEST_PROFILE.read_text())
     assert set(overrides["default-resources"]) == {"slurm_partition", "slurm_account"}
-    assert set(overrides["set-resources"]["measure_baseline_latency"]) == {
-        "tasks",
-        "nodes",
-        "runtime",
-    }
+    for resources in overrides["set-resources"].values():
+        assert set(resources) == {"runtime"}
     merged = merge(yaml.safe_load(SITE_PROFILE.read_text()), overrides)
     site = yaml.safe_load(SITE_PROFILE.read_text())
-    for key in ("mpi", "network", "slurm_extra"):
-        assert (
-            merged["set-resources"]["measure_baseline_latency"][key]
-            == site["set-resources"]["measure_baseline_latency"][key]
-        )
+    assert (
+        merged["set-resources"]["measure_baseline_latency"]["slurm_extra"]
+        == site["set-resources"]["measure_baseline_latency"]["slurm_extra"]
+    )
     assert merged["default-resources"]["mem_mb"] == site["default-resources"]["mem_mb"]
 
 
@@ -322,6 +322,27 @@ def test_slurm_placement_words():
     argv = platform.mpi_launch(["./pingpong"], 2, ["n1", "n2"]).argv
     assert "--nodes=2" not in argv
     assert argv[-3:] == ["--nodelist", "n1,n2", "./pingpong"]
+
+
+def test_slurm_steps_inside_a_job_take_only_their_cores(monkeypatch):
+    """Inside a job every launch is an --exact step, so the two launches of a
+    co-run share the allocation on separate cores instead of the second one
+    waiting for the first one's (Slurm 22.05: "Requested nodes are busy")."""
+    platform = from_config({"kind": "slurm", "slurm": {"launcher": "srun --mpi=pmix"}})
+    monkeypatch.delenv("SLURM_JOB_ID", raising=False)
+    assert "--exact" not in platform.mpi_launch(["./pingpong"], 2).argv
+    monkeypatch.setenv("SLURM_JOB_ID", "7")
+    assert platform.mpi_launch(["./pingpong"], 2).argv[:5] == [
+        "srun",
+        "--mpi=pmix",
+        "-n",
+        "2",
+        "--exact",
+    ]
+    # A node per rank, in rank order, with repeats: an arbitrary distribution.
+    argv = platform.mpi_launch(["./pingpong"], 3, ["a", "a", "b"]).argv
+    assert argv[-4:] == ["--nodelist", "a,a,b", "--distribution=arbitrary", "./pingpong"]
+    assert not any(w.startswith("--ntasks-per-node") for w in argv)
 
 
 def test_slurm_describe_outside_a_job(monkeypatch):

@@ -23,7 +23,9 @@ from netnoise.studies.variability.campaign import (
     RunKey,
     batches,
     draw,
+    machine_of_testbed,
     measure_runs,
+    racks_of_testbed,
     racks_spanned,
     run_keys,
     run_seed,
@@ -31,6 +33,7 @@ from netnoise.studies.variability.campaign import (
 from netnoise.testbed.fabric import TestbedSpec
 
 SPEC = TestbedSpec("nv", 8, 2, 50.0, 100.0, 16000, 100000, "default", 2)
+RACKS = racks_of_testbed(SPEC)
 RACK = {n.name: n.rack for n in SPEC.node_list()}
 
 
@@ -50,8 +53,8 @@ def test_a_runs_seed_depends_on_what_identifies_it_only():
 
 def test_production_draws_are_valid_reproducible_and_cover_the_conditions():
     settings = BackgroundSettings()
-    draws = [draw(SPEC, 4, "production", run_seed(2, "production", "a", 4, i)) for i in range(600)]
-    assert draws[17] == draw(SPEC, 4, "production", draws[17].seed)
+    draws = [draw(RACKS, 4, "production", run_seed(2, "production", "a", 4, i)) for i in range(600)]
+    assert draws[17] == draw(RACKS, 4, "production", draws[17].seed)
     for d in draws:
         assert len(d.job_nodes) == 4 == len(set(d.job_nodes))
         assert len(d.loaded_nodes) == len(set(d.loaded_nodes)) and len(d.loaded_nodes) % 2 == 0
@@ -71,7 +74,7 @@ def test_production_draws_are_valid_reproducible_and_cover_the_conditions():
     generators = Counter(d.generator for d in draws if d.loaded_nodes)
     assert abs(generators["loadgen"] - generators["compressionb"]) < 0.2 * sum(generators.values())
     # Placement: jobs in one rack and across both, loadgen pairs within and across.
-    assert {racks_spanned(SPEC, d.job_nodes) for d in draws} == {1, 2}
+    assert {racks_spanned(RACKS, d.job_nodes) for d in draws} == {1, 2}
     crossing = [RACK[d.loaded_nodes[0]] != RACK[d.loaded_nodes[1]] for d in draws if d.loaded_nodes]
     assert 0.2 < np.mean(crossing) < 0.8
     # The loads spread over the range: the mean of a uniform draw.
@@ -85,10 +88,10 @@ def test_production_draws_are_valid_reproducible_and_cover_the_conditions():
 
 
 def test_the_controlled_extremes():
-    dedicated = draw(SPEC, 4, "dedicated", 5)
+    dedicated = draw(RACKS, 4, "dedicated", 5)
     assert dedicated.job_nodes == ("nv-n01", "nv-n02", "nv-n03", "nv-n04")  # one rack
     assert dedicated.generator == "none" and dedicated.loaded_nodes == ()
-    maximal = draw(SPEC, 4, "maximal", 5)
+    maximal = draw(RACKS, 4, "maximal", 5)
     assert Counter(RACK[n] for n in maximal.job_nodes) == {1: 2, 2: 2}
     # Every node loaded, each job node paired with a free node of the other rack.
     assert set(maximal.loaded_nodes) == set(RACK) and maximal.shared_nodes == 4
@@ -97,16 +100,16 @@ def test_the_controlled_extremes():
     assert maximal.generator == "loadgen" and maximal.parameters == {"load": 1.0}
     pairs = zip(maximal.loaded_nodes[::2], maximal.loaded_nodes[1::2], strict=True)
     assert all(RACK[a] != RACK[b] for a, b in pairs)  # every pair crosses the backbone
-    assert draw(SPEC, 2, "maximal", 1).job_nodes == ("nv-n01", "nv-n05")
+    assert draw(RACKS, 2, "maximal", 1).job_nodes == ("nv-n01", "nv-n05")
     with pytest.raises(ValueError, match="unknown campaign 'busy'"):
-        draw(SPEC, 2, "busy", 1)
-    with pytest.raises(ValueError, match="does not fit the 8 testbed nodes"):
-        draw(SPEC, 9, "production", 1)
+        draw(RACKS, 2, "busy", 1)
+    with pytest.raises(ValueError, match="does not fit the 8 nodes"):
+        draw(RACKS, 9, "production", 1)
 
 
 def test_background_arguments_and_settings():
     settings = BackgroundSettings()
-    loadgen = draw(SPEC, 2, "maximal", 3).background_args(settings, 50.0)
+    loadgen = draw(RACKS, 2, "maximal", 3).background_args(settings, 50.0)
     assert loadgen == ["--load", "1.0000", "--link-mbit", "50", "--size", "65536", "--seed", "3"]
     burst = Draw(
         "production",
@@ -165,7 +168,7 @@ def test_campaign_runs_feed_the_variability_cli(built_programs, tmp_path, capsys
         platform.check()
         runs = measure_runs(
             platform,
-            spec,
+            machine_of_testbed(spec),
             run_keys(["halo3d"], [2], 8),
             apps,
             campaign="production",
@@ -174,7 +177,7 @@ def test_campaign_runs_feed_the_variability_cli(built_programs, tmp_path, capsys
         )
         (busy,) = measure_runs(
             platform,
-            spec,
+            machine_of_testbed(spec),
             [RunKey("halo3d", 4, 0)],
             apps,
             campaign="maximal",

@@ -20,11 +20,22 @@ def test_config_cross_checks_name_the_key():
     fails({"variability": {"background": {"load": [0.9, 0.2]}}}, "load: low 0.9 is above high 0.2")
     ok = validate({"variability": {"testbed": {"nodes": 12}, "node_counts": [4, 12]}})
     assert ok["variability"]["testbed"] == {"nodes": 12, "racks": 2, "backbone_mbit": 100}
-    # Other platforms leave the study out: no testbed size to check.
+    # On a cluster the jobs' allocations hold the nodes: no testbed size to check,
+    # but the maximal extreme needs nodes to load and loadgen a link rate.
+    on_cluster = {
+        "platform": {"kind": "slurm"},
+        "asymmetric": {"enabled": False},
+        "latency_variation": {"enabled": False},
+    }
+    fails(
+        {**on_cluster, "variability": {"node_counts": [4, 512]}},
+        r"controlled_runs: .* variability.slurm.background_nodes \(0; loadgen needs at least 2\)",
+    )
+    fails(
+        {**on_cluster, "variability": {"slurm": {"background_nodes": 4}}},
+        "variability.slurm.link_mbit: null, but loadgen's load",
+    )
+    assert validate({**on_cluster, "variability": {"node_counts": [4, 512], "controlled_runs": 0}})
     assert validate(
-        {
-            "platform": {"kind": "slurm"},
-            "latency_variation": {"enabled": False},
-            "variability": {"node_counts": [4, 512]},
-        }
+        {**on_cluster, "variability": {"slurm": {"background_nodes": 4, "link_mbit": 100}}}
     )

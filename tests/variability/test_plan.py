@@ -70,12 +70,20 @@ def test_measured_applications_name_their_program_and_arguments():
     assert plan.programs(same) == ["bin/one"]
 
 
-def test_targets_are_every_table_figure_and_the_model_on_the_testbed_only():
-    files = plan.targets("testbed", "t", "f", "m.npz")
+def test_targets_are_every_table_figure_and_the_model_on_a_testbed_or_cluster():
+    files = plan.targets("testbed", "t", "f", "m.joblib")
     assert len(files) == 2 * len(plan.FIGURES) + len(plan.TABLES) + 1 == 32
     assert files[:2] == ["f/fig1_runtimes.svg", "f/fig1_runtimes.png"]
-    assert "t/table6_use_cases.csv" in files and files[-1] == "m.npz"
-    assert plan.targets("slurm", "t", "f", "m.npz") == []
+    assert "t/table6_use_cases.csv" in files and files[-1] == "m.joblib"
+    assert plan.targets("slurm", "t", "f", "m.joblib") == files
+    assert plan.skipped("slurm") is None
+    assert plan.targets("localhost", "t", "f", "m.joblib") == []
+    assert "variability (seed 002) skipped" in plan.skipped("localhost")
+
+
+def test_a_cluster_job_holds_its_largest_run_and_the_background_nodes():
+    study = {"slurm": {"background_nodes": 2}}
+    assert plan.allocation(study, [["a", 4, 0], ["b", 8, 0], ["a", 4, 1]]) == 10
 
 
 def test_every_figure_is_drawn():

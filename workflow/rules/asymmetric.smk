@@ -1,9 +1,11 @@
 # Seed 003: link sharing on the NICs and the backbone of two racks (Sec. 5, Fig. 4),
 # random patterns (Sec. 7.1-7.2, Table II, Fig. 6) and an Alltoallv (Sec. 7.3, Fig. 8)
-# on the study's own two-rack testbed, against the asymmetric and the fairness model.
-# Planning: netnoise.studies.asymmetric.plan; the testbed: ...asymmetric.testbed.
+# on the study's own two-rack testbed or two racks of a Slurm cluster, against the
+# asymmetric and the fairness model. Planning: netnoise.studies.asymmetric.plan; the
+# testbed: ...asymmetric.testbed; a cluster's racks and rates: ...asymmetric.cluster.
 from snakemake.logging import logger
 
+from netnoise.studies.asymmetric import cluster as asymmetric_cluster
 from netnoise.studies.asymmetric import patterns as asymmetric_patterns
 from netnoise.studies.asymmetric import plan as asymmetric_plan
 from netnoise.studies.asymmetric import testbed as asymmetric_testbed
@@ -11,24 +13,31 @@ from netnoise.studies.asymmetric import testbed as asymmetric_testbed
 AS = config["asymmetric"]
 AS_PATHS = study_paths("asymmetric")
 AS_PLATFORM = asymmetric_testbed.study_platform(config["platform"], AS)
-AS_RACKS = asymmetric_testbed.racks(AS_PLATFORM["testbed"])
+# The study with the link rates of where it runs (what its patterns and models read).
+AS_STUDY = asymmetric_cluster.on_platform(config["platform"], AS)
+AS_RACKS = f"{AS_PATHS.raw}/racks.json"
 AS_TABLE_NAMES = asymmetric_plan.TABLE_NAMES
 AS_FIGURE_NAMES = asymmetric_plan.figure_names(AS)
 AS_RUNS = asymmetric_plan.runs(AS_PATHS.raw, AS)
-AS_SKIPPED = asymmetric_plan.skipped(config["platform"]["kind"])
+AS_KIND = config["platform"]["kind"]
+AS_SKIPPED = asymmetric_plan.skipped(AS_KIND)
+# The TCP level (iperf3) and the link checks run on the study's testbed only.
+AS_TESTBED = AS_KIND == "testbed"
+AS_VALIDATION = [f"{AS_PATHS.tables}/testbed_validation.csv"] if AS_TESTBED else []
 
 if AS["enabled"] and AS_SKIPPED:
     logger.warning(AS_SKIPPED)
 
 
 wildcard_constraints:
-    congestion=r"cubic|bbr|reno",
+    congestion=r"cubic|bbr|reno|default",
     family=r"properties|random|alltoallv",
 
 
 # Cheap table and figure steps run on the submitting host under a cluster
 # executor (profiles/slurm); only builds and measurements become jobs.
 localrules:
+    map_asymmetric_racks,
     make_asymmetric_patterns,
     tidy_asymmetric,
     fit_asymmetric_platform,
@@ -39,14 +48,30 @@ localrules:
 
 study_targets(
     "asymmetric",
-    lambda: asymmetric_plan.targets(
-        AS_PATHS.tables, AS_PATHS.figures, AS, config["platform"]["kind"]
-    ),
+    lambda: asymmetric_plan.targets(AS_PATHS.tables, AS_PATHS.figures, AS, AS_KIND),
 )
 on_release(lambda: asymmetric_testbed.release(config["platform"], AS))
 
 
+# The racks the patterns are drawn on, resolved when the study starts (on a
+# cluster from scontrol, which a dry run need not reach) and kept with the results.
+rule map_asymmetric_racks:
+    output:
+        AS_RACKS,
+    log:
+        f"{AS_PATHS.logs}/racks.log",
+    conda:
+        "../../envs/analysis.yaml"
+    params:
+        platform=config["platform"],
+        study=AS,
+    script:
+        "../scripts/asymmetric/map_racks.py"
+
+
 rule make_asymmetric_patterns:
+    input:
+        racks=AS_RACKS,
     output:
         f"{AS_PATHS.raw}/patterns/{{family}}.csv",
     log:
@@ -54,8 +79,7 @@ rule make_asymmetric_patterns:
     conda:
         "../../envs/analysis.yaml"
     params:
-        study=AS,
-        racks=AS_RACKS,
+        study=AS_STUDY,
     script:
         "../scripts/asymmetric/make_patterns.py"
 
@@ -86,7 +110,7 @@ rule measure_asymmetric_properties:
         program=program("p2p_concurrent"),
         shim=program("libnntcpcc.so"),
         patterns=f"{AS_PATHS.raw}/patterns/properties.csv",
-        validation=f"{AS_PATHS.tables}/testbed_validation.csv",
+        validation=AS_VALIDATION,
     output:
         results=asymmetric_plan.results(AS_PATHS.raw, AS, "properties"),
         provenance=asymmetric_plan.results(AS_PATHS.raw, AS, "properties", ".prov.json"),
@@ -97,7 +121,14 @@ rule measure_asymmetric_properties:
     conda:
         "../../envs/build.yaml"
     resources:
-        network=1,
+        # On a cluster: whole nodes, those of the family's patterns.
+        **measurement_resources(
+            lambda wc, input: len(asymmetric_plan.pattern_nodes(input.patterns)),
+            nodes=lambda wc, input: len(asymmetric_plan.pattern_nodes(input.patterns)),
+            slurm_extra=lambda wc, input: asymmetric_plan.slurm_placement(
+                input.patterns
+            ),
+        ),
     params:
         platform=lambda wc: asymmetric_testbed.study_platform(
             config["platform"], AS, wc.congestion
@@ -113,7 +144,7 @@ use rule measure_asymmetric_properties as measure_asymmetric_random with:
         program=program("p2p_concurrent"),
         shim=program("libnntcpcc.so"),
         patterns=f"{AS_PATHS.raw}/patterns/random.csv",
-        validation=f"{AS_PATHS.tables}/testbed_validation.csv",
+        validation=AS_VALIDATION,
     output:
         results=asymmetric_plan.results(AS_PATHS.raw, AS, "random"),
         provenance=asymmetric_plan.results(AS_PATHS.raw, AS, "random", ".prov.json"),
@@ -128,7 +159,7 @@ use rule measure_asymmetric_properties as measure_asymmetric_alltoallv with:
         program=program("p2p_concurrent"),
         shim=program("libnntcpcc.so"),
         patterns=f"{AS_PATHS.raw}/patterns/alltoallv.csv",
-        validation=f"{AS_PATHS.tables}/testbed_validation.csv",
+        validation=AS_VALIDATION,
     output:
         results=asymmetric_plan.results(AS_PATHS.raw, AS, "alltoallv"),
         provenance=asymmetric_plan.results(AS_PATHS.raw, AS, "alltoallv", ".prov.json"),
@@ -173,7 +204,7 @@ rule tidy_asymmetric:
         mpi=[path for *_, paths in AS_RUNS for path in paths],
         tcp=expand(
             f"{AS_PATHS.raw}/tcp/properties_{{congestion}}.csv",
-            congestion=AS["congestion_controls"],
+            congestion=AS["congestion_controls"] if AS_TESTBED else [],
         ),
     output:
         links=f"{AS_PATHS.tidy}/mpi_links.csv",
@@ -186,14 +217,15 @@ rule tidy_asymmetric:
     params:
         families=asymmetric_patterns.FAMILIES,
         runs=AS_RUNS,
-        congestion_controls=AS["congestion_controls"],
+        congestion_controls=AS["congestion_controls"] if AS_TESTBED else [],
     script:
         "../scripts/asymmetric/tidy.py"
 
 
 rule fit_asymmetric_platform:
     input:
-        f"{AS_PATHS.tidy}/mpi_links.csv",
+        links=f"{AS_PATHS.tidy}/mpi_links.csv",
+        racks=AS_RACKS,
     output:
         f"{AS_PATHS.models}/platform_{{congestion}}.yaml",
     log:
@@ -201,8 +233,7 @@ rule fit_asymmetric_platform:
     conda:
         "../../envs/analysis.yaml"
     params:
-        racks=AS_RACKS,
-        testbed=AS_PLATFORM["testbed"],
+        testbed=AS_STUDY["testbed"],
     script:
         "../scripts/asymmetric/fit_platform.py"
 

@@ -22,7 +22,13 @@ rule build_programs:
 
 
 # Real applications (applications.<name>.source) and Netgauge: third-party
-# code from a path or URL the user configures, built in a fresh copy.
+# code from a path or URL the user configures, built in a fresh copy, on the
+# submitting host under a cluster executor: a login node reaches the internet
+# where compute nodes usually do not, and has the MPI the jobs use.
+localrules:
+    build_application,
+
+
 rule build_application:
     output:
         binary=f"{SHARED.bin}/apps/{{app}}",

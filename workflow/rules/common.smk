@@ -1,5 +1,6 @@
 from snakemake.logging import logger
 
+import inspect
 import os
 from types import SimpleNamespace
 
@@ -88,6 +89,44 @@ def study_nodes(count):
         return None
     prefix = config["platform"]["testbed"]["prefix"]
     return [f"{prefix}-n{i:02d}" for i in range(1, count + 1)]
+
+
+def _derived(value, compute):
+    """compute(value), or, when value is a function of the wildcards (and the
+    input), one of the same arguments: a resource that follows a wildcard (an
+    allocation size) or an input file (the nodes of a pattern)."""
+    if not callable(value):
+        return compute(value)
+    if "input" in inspect.signature(value).parameters:
+        return lambda wildcards, input: compute(value(wildcards, input))
+    return lambda wildcards: compute(value(wildcards))
+
+
+def slurm_nodes(ranks):
+    """Nodes of a Slurm job whose launches start ``ranks`` ranks each, as the
+    platform.slurm placement spreads them."""
+    slurm = config["platform"]["slurm"]
+    return slurm["nodes"] or -(-ranks // slurm["tasks_per_node"])
+
+
+def measurement_resources(ranks, launches=1, **slurm):
+    """Resources of a measurement job: one at a time on the network (network=1)
+    and, on the slurm platform, its allocation: ``tasks`` for every rank of its
+    ``launches`` co-running launches of ``ranks`` ranks each (a number, or a
+    function of the wildcards and maybe the input), ``nodes`` for one launch, and
+    ``mpi`` (the launcher),
+    which makes the executor run the rule in the job itself, whose script starts
+    the ranks as steps. ``slurm`` replaces any of them (a job sized otherwise)."""
+    resources = {"network": 1}
+    if _PLATFORM != "slurm":
+        return resources
+    resources["mpi"] = config["platform"]["slurm"]["launcher"]
+    resources["tasks"] = _derived(ranks, lambda r: launches * r)
+    placement = config["platform"]["slurm"]
+    # Without a node count or ranks per node, srun spreads the ranks as it likes.
+    if placement["nodes"] or placement["tasks_per_node"]:
+        resources["nodes"] = _derived(ranks, slurm_nodes)
+    return {**resources, **slurm}
 
 
 def application_binary(name):

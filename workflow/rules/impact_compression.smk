@@ -71,6 +71,8 @@ use rule corun as measure_impact_idle with:
         f"{IC_PATHS.logs}/impact_idle.log",
     benchmark:
         f"{IC_PATHS.benchmarks}/impact_idle.tsv"
+    resources:
+        **measurement_resources(IC_RANKS),
     params:
         measured=lambda wc, output: IC_IMPACTB(output.impact, IC["impact_samples"]),
         background=[],
@@ -89,6 +91,8 @@ use rule corun as measure_impact_of_application with:
         f"{IC_PATHS.logs}/impact_app_{{app}}.log",
     benchmark:
         f"{IC_PATHS.benchmarks}/impact_app_{{app}}.tsv"
+    resources:
+        **measurement_resources(IC_RANKS, 2),
     params:
         # ImpactB measures (a fixed sample count) while the application loops, as
         # for the idle switch and CompressionB: its samples all fall in the
@@ -110,6 +114,8 @@ use rule corun as measure_impact_of_compression with:
         f"{IC_PATHS.logs}/impact_compression_{{cb}}.log",
     benchmark:
         f"{IC_PATHS.benchmarks}/impact_compression_{{cb}}.tsv"
+    resources:
+        **measurement_resources(IC_RANKS, 2),
     params:
         measured=lambda wc, output: IC_IMPACTB(output.impact, IC["impact_samples"]),
         background=lambda wc, output: [IC_COMPRESSIONB(wc, output)],
@@ -129,6 +135,8 @@ use rule corun as measure_application_alone with:
         f"{IC_PATHS.logs}/alone_{{app}}.log",
     benchmark:
         f"{IC_PATHS.benchmarks}/alone_{{app}}.tsv"
+    resources:
+        **measurement_resources(IC_RANKS),
     params:
         measured=IC_MEASURED_APP,
         background=[],
@@ -147,6 +155,8 @@ use rule corun as measure_application_under_compression with:
         f"{IC_PATHS.logs}/compression_{{app}}_{{cb}}.log",
     benchmark:
         f"{IC_PATHS.benchmarks}/compression_{{app}}_{{cb}}.tsv"
+    resources:
+        **measurement_resources(IC_RANKS, 2),
     params:
         measured=IC_MEASURED_APP,
         background=lambda wc, output: [IC_COMPRESSIONB(wc, output)],
@@ -169,6 +179,8 @@ use rule corun as measure_pairing with:
         f"{IC_PATHS.logs}/pairing_{{app}}_{{partner}}.log",
     benchmark:
         f"{IC_PATHS.benchmarks}/pairing_{{app}}_{{partner}}.tsv"
+    resources:
+        **measurement_resources(IC_RANKS, 2),
     params:
         measured=IC_MEASURED_APP,
         background=lambda wc, output: [IC_BACKGROUND_APP(wc.partner, output.partner)],

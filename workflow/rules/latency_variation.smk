@@ -57,6 +57,8 @@ use rule corun as measure_latency_under_load with:
         f"{LV_PATHS.logs}/characterize_{{probe}}_L{{level}}.log",
     benchmark:
         f"{LV_PATHS.benchmarks}/characterize_{{probe}}_L{{level}}.tsv"
+    resources:
+        **measurement_resources(LV_RANKS, 2),
     params:
         measured=lambda wc, output: benchmark_job(
             wc.probe,
@@ -195,13 +197,13 @@ rule measure_injected_latency:
     conda:
         "../../envs/build.yaml"
     resources:
-        network=1,
+        **measurement_resources(LV_RANKS),
     params:
         platform=config["platform"],
         jobs=lambda wc, output: lv_plan.injected_probes(
             LV, LV_NODES, output.results, benchmark_job
         ),
-        injector_level=LV_INJ["injector_level"],
+        injector_level=lv_plan.injector_level(LV, config["platform"]),
         unit=LV_FIT["table_unit"],
         wait=LV_INJ["wait"],
         config={"latency_variation": LV},
@@ -231,13 +233,13 @@ rule measure_injected_applications:
     conda:
         "../../envs/build.yaml"
     resources:
-        network=1,
+        **measurement_resources(LV_RANKS),
     params:
         platform=config["platform"],
         jobs=lambda wc, output: lv_plan.injected_applications(
             LV, LV_NODES, output.results, application_job
         ),
-        injector_level=LV_INJ["injector_level"],
+        injector_level=lv_plan.injector_level(LV, config["platform"]),
         unit=LV_FIT["table_unit"],
         wait=LV_INJ["wait"],
         config={"latency_variation": LV},

@@ -35,8 +35,11 @@ if NETGAUGE_NOTICE:
 
 
 # Cheap table and figure steps run on the submitting host under a cluster
-# executor (profiles/slurm); only builds and measurements become jobs.
+# executor (profiles/slurm); only measurements and the C build become jobs.
+# Netgauge is built there too: its source may be a URL, and a login node
+# reaches the internet where compute nodes usually do not.
 localrules:
+    build_netgauge,
     summarise_network_noise_simulation,
     plot_network_noise_simulation,
     tidy_network_noise_benchmark,
@@ -140,7 +143,8 @@ rule measure_network_noise:
     conda:
         "../../envs/build.yaml"
     resources:
-        network=1,
+        # The allocation sweep's jobs are as large as their allocation.
+        **measurement_resources(lambda wc: int(wc.allocation)),
     params:
         ranks=lambda wc: int(wc.allocation),
         nodes=lambda wc: NB_NODES(int(wc.allocation)),
@@ -243,6 +247,8 @@ use rule corun as measure_netgauge_collvsnoise with:
         f"{NN_PATHS.logs}/netgauge_collvsnoise.log",
     benchmark:
         f"{NN_PATHS.benchmarks}/netgauge_collvsnoise.tsv"
+    resources:
+        **measurement_resources(NB["nodes"]),
     params:
         measured=lambda wc, input, output: nn_plan.netgauge_job(
             NB, input.program, output.result, NB_NODES(NB["nodes"])

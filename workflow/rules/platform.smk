@@ -58,6 +58,8 @@ rule measure_baseline_latency:
         f"{PLATFORM_PATHS.benchmarks}/baseline/pingpong_size{{size}}_rep{{rep}}.tsv"
     conda:
         "../../envs/build.yaml"
+    resources:
+        **measurement_resources(BASELINE["ranks"]),
     params:
         ranks=BASELINE["ranks"],
         args=lambda wc: [

@@ -2,6 +2,8 @@
 # controlled extremes, and the counter-based variability model (Sec. II-VI).
 # Its plan (jobs, programs, platform, targets): netnoise.studies.variability.plan.
 
+from snakemake.logging import logger
+
 from netnoise import config as netnoise_config
 from netnoise.studies.variability import plan as variability_plan
 
@@ -14,6 +16,13 @@ VB_BATCHES = variability_plan.measurement_batches(VB)
 VB_APPLICATIONS = variability_plan.measured_applications(
     VB, config["applications"], application_binary
 )
+VB_ALLOCATION = lambda wc: variability_plan.allocation(
+    VB, VB_BATCHES[wc.campaign][int(wc.batch)]
+)
+VB_SKIPPED = variability_plan.skipped(config["platform"]["kind"])
+
+if VB["enabled"] and VB_SKIPPED:
+    logger.warning(VB_SKIPPED)
 
 
 wildcard_constraints:
@@ -52,7 +61,9 @@ rule measure_variability_runs:
     conda:
         "../../envs/build.yaml"
     resources:
-        network=1,
+        # On a cluster, a job holding the batch's largest measured job and its
+        # background nodes, one task per node.
+        **measurement_resources(VB_ALLOCATION, nodes=VB_ALLOCATION),
     params:
         runs=lambda wildcards: VB_BATCHES[wildcards.campaign][int(wildcards.batch)],
         applications=VB_APPLICATIONS,

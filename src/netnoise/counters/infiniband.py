@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
@@ -20,14 +21,23 @@ RENAMED = {
 }
 
 
-def snapshot_rows(root: str | os.PathLike[str] = SYSFS) -> list[dict[str, Any]]:
+def snapshot_rows(
+    root: str | os.PathLike[str] = SYSFS,
+    node: str | None = None,
+    wanted: Collection[str] | None = None,
+) -> list[dict[str, Any]]:
+    """One reading of every port of the ``wanted`` HCAs (all when None); the device
+    is the HCA's name, ``NODE:HCA`` when ``node`` names the host read."""
     root = Path(root)
     if not root.is_dir():
         raise FileNotFoundError(f"{root}: no InfiniBand devices (is the driver loaded?)")
     rows = []
     t = now()
     for counters in sorted(root.glob("*/ports/*/counters")):
-        device = counters.parents[2].name
+        hca = counters.parents[2].name
+        if wanted is not None and hca not in wanted:
+            continue
+        device = f"{node}:{hca}" if node else hca
         port = counters.parent.name
         for path in sorted(counters.iterdir()):
             try:

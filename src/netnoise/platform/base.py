@@ -4,6 +4,7 @@ import os
 import shutil
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 
@@ -28,6 +29,31 @@ def mpirun_exports(env: dict[str, str] | None) -> list[str]:
     for name, value in (env or {}).items():
         words += ["-x", f"{name}={value}"]
     return words
+
+
+TCP_SHIM = "libnntcpcc.so"
+
+
+def tcp_congestion_env(
+    congestion: str, binary: Path, env: dict[str, str] | None, key: str
+) -> dict[str, str]:
+    """``env`` plus what sets every rank's TCP congestion control to ``congestion``
+    (``default`` keeps the host's): the shim built beside the benchmarks, preloaded,
+    sets it per socket. ``key`` names the config key asking for it."""
+    rank_env = dict(env or {})
+    if congestion == "default":
+        return rank_env
+    shim = binary.parent / TCP_SHIM
+    if not shim.exists():
+        raise PlatformUnavailable(
+            f"{key} is {congestion!r} but {shim} is missing; it is built with the "
+            "benchmarks (rule build_programs)"
+        )
+    # Both preloads (e.g. the latency injector and the shim) load: ld.so reads a list.
+    preload = [rank_env["LD_PRELOAD"]] if rank_env.get("LD_PRELOAD") else []
+    rank_env["LD_PRELOAD"] = ":".join([*preload, str(shim)])
+    rank_env["NN_TCP_CONGESTION"] = congestion
+    return rank_env
 
 
 def open_mpi_root_env() -> dict[str, str]:

@@ -15,6 +15,13 @@ rule (``SLURM_JOB_ID`` and ``SLURM_CLUSTER_NAME`` stay), including
 ``SLURM_CONF`` and ``SLURM_JOB_NODELIST``: ``srun`` still finds the job
 through ``SLURM_JOB_ID`` and the config at its default path, and
 :meth:`Slurm.describe` asks ``scontrol`` for what the environment lost.
+
+Inside a job every launch is a step with ``--exact``: it gets only the CPUs
+its ranks ask for. Without it Slurm 22.05 gives the first step of a co-run
+every CPU of the allocation and the second one waits forever ("Requested
+nodes are busy"); with it the measured job and its background share the
+allocation on separate cores. Ranks are spread one per node by default
+(``platform.slurm.tasks_per_node: 1``): a study's ranks stand for its nodes.
 """
 
 from __future__ import annotations
@@ -26,7 +33,13 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-from netnoise.platform.base import Launch, Platform, mpirun_exports
+from netnoise.platform.base import (
+    Launch,
+    Platform,
+    PlatformUnavailable,
+    mpirun_exports,
+    tcp_congestion_env,
+)
 
 SLURM_ENV = ("SLURM_JOB_ID", "SLURM_JOB_NODELIST", "SLURM_JOB_NUM_NODES", "SLURM_CLUSTER_NAME")
 # Fields of `scontrol show job` that say where and how a measurement ran.
@@ -57,6 +70,46 @@ def placement_words(slurm: dict[str, Any]) -> list[str]:
         words.append(f"--switches={slurm['switches']}")
     words.extend(slurm.get("srun_args", []))
     return words
+
+
+def _scontrol(*args: str, timeout_s: float = 10) -> str:
+    """What ``scontrol ARGS`` prints; PlatformUnavailable if it cannot say."""
+    if shutil.which("scontrol") is None:
+        raise PlatformUnavailable("scontrol is not on PATH: this host is not a Slurm node")
+    try:
+        out = subprocess.run(
+            ["scontrol", *args], capture_output=True, text=True, timeout=timeout_s, check=False
+        )
+    except (OSError, subprocess.TimeoutExpired) as err:
+        raise PlatformUnavailable(f"scontrol {' '.join(args)}: {err}") from err
+    if out.returncode != 0:
+        raise PlatformUnavailable(f"scontrol {' '.join(args)} failed: {out.stderr.strip()}")
+    return out.stdout
+
+
+def expand_hostlist(expression: str) -> list[str]:
+    """Node names of a Slurm host list (``n[01-03],m7``), in order."""
+    return _scontrol("show", "hostnames", expression).split()
+
+
+def leaf_switches() -> dict[str, list[str]]:
+    """Leaf switch -> its nodes, from ``scontrol show topology`` (a tree topology);
+    empty where the cluster has none."""
+    switches = {}
+    for line in _scontrol("show", "topology").splitlines():
+        fields = parse_scontrol(line)
+        if fields.get("Level") == "0" and "SwitchName" in fields and fields.get("Nodes"):
+            switches[fields["SwitchName"]] = expand_hostlist(fields["Nodes"])
+    return switches
+
+
+def allocation_nodes(job_id: str | None = None) -> list[str]:
+    """The nodes of the job this process runs in (or of ``job_id``), in order."""
+    job_id = job_id or os.environ.get("SLURM_JOB_ID")
+    if not job_id:
+        raise PlatformUnavailable("not inside a Slurm job (SLURM_JOB_ID is not set)")
+    fields = parse_scontrol(_scontrol("show", "job", "-o", job_id))
+    return expand_hostlist(fields["NodeList"])
 
 
 def parse_scontrol(text: str) -> dict[str, str]:
@@ -108,13 +161,66 @@ class Slurm(Platform):
         nodes: list[str] | None = None,
         env: dict[str, str] | None = None,
     ) -> Launch:
+        """``nodes``: the nodes to spread the ranks over, or, when a node appears more
+        than once, the node of every rank in rank order (one entry per rank)."""
         placement = self.placement
         if nodes:
-            # Named nodes fix the node count; a configured --nodes could contradict it.
-            placement = [w for w in placement if not w.startswith("--nodes=")]
+            # Named nodes fix the node count and the ranks per node; a configured
+            # --nodes or --ntasks-per-node could contradict them.
+            placement = [w for w in placement if not w.startswith(("--nodes=", "--ntasks-per"))]
             placement = [*placement, "--nodelist", ",".join(nodes)]
+            if len(set(nodes)) < len(nodes):
+                if len(nodes) != ranks:
+                    raise PlatformUnavailable(
+                        f"a placement with repeated nodes needs one node per rank: "
+                        f"{len(nodes)} nodes for {ranks} ranks"
+                    )
+                # Rank i on the i-th node listed.
+                placement = [*placement, "--distribution=arbitrary"]
+        rank_env = tcp_congestion_env(
+            self.config["slurm"].get("tcp_congestion", "default"),
+            Path(program[0]),
+            env,
+            "platform.slurm.tcp_congestion",
+        )
         return Launch(
-            [*self.launch_words, "-n", str(ranks), *placement, *self._exports(env), *program]
+            [
+                *self.launch_words,
+                "-n",
+                str(ranks),
+                *self._step_words(),
+                *placement,
+                *self._exports(rank_env),
+                *program,
+            ]
+        )
+
+    @staticmethod
+    def _step_words() -> list[str]:
+        """Inside a job, a launch is a step that gets only the CPUs it asks for."""
+        return ["--exact"] if os.environ.get("SLURM_JOB_ID") else []
+
+    def node_step(self, program: list[str], nodes: list[str]) -> Launch:
+        """One task of a non-MPI ``program`` on each of ``nodes``, as a step of the
+        current job that shares its CPUs with every other step (``--overlap``): a
+        helper beside the measured ranks, e.g. a counter sampler."""
+        srun = self.launch_words[0]
+        if Path(srun).name != "srun":
+            raise PlatformUnavailable(
+                f"starting a helper on every node of the job needs srun, not {srun!r} "
+                "(platform.slurm.launcher)"
+            )
+        return Launch(
+            [
+                srun,
+                "--overlap",
+                "-n",
+                str(len(nodes)),
+                "--ntasks-per-node=1",
+                "--nodelist",
+                ",".join(nodes),
+                *program,
+            ]
         )
 
     def _exports(self, env: dict[str, str] | None) -> list[str]:

@@ -11,10 +11,9 @@ from netnoise.platform.base import (
     PlatformUnavailable,
     mpirun_exports,
     open_mpi_root_env,
+    tcp_congestion_env,
 )
 from netnoise.testbed.fabric import Testbed, TestbedError, TestbedSpec
-
-TCP_SHIM = "libnntcpcc.so"
 
 
 def host_tcp_congestion() -> str:
@@ -100,18 +99,9 @@ class TestbedPlatform(Platform):
             "--bind-to",
             "none",
         ]
-        rank_env = dict(env or {})
-        if spec.tcp_congestion != "default":
-            shim = binary.parent / TCP_SHIM
-            if not shim.exists():
-                raise PlatformUnavailable(
-                    f"platform.testbed.tcp_congestion is {spec.tcp_congestion!r} but {shim} "
-                    "is missing; it is built with the benchmarks (rule build_programs)"
-                )
-            # Both preloads (e.g. the latency injector and the shim) load: ld.so reads a list.
-            preload = [rank_env["LD_PRELOAD"]] if rank_env.get("LD_PRELOAD") else []
-            rank_env["LD_PRELOAD"] = ":".join([*preload, str(shim)])
-            rank_env["NN_TCP_CONGESTION"] = spec.tcp_congestion
+        rank_env = tcp_congestion_env(
+            spec.tcp_congestion, binary, env, "platform.testbed.tcp_congestion"
+        )
         mpirun += mpirun_exports(rank_env)
         argv = self.testbed.exec_argv(chosen[0], [*mpirun, str(binary), *program[1:]])
         return Launch(argv, open_mpi_root_env())

@@ -206,7 +206,12 @@ class Testbed:
         return self.existing_namespaces() == sorted(self.spec.namespaces())
 
     def down(self) -> list[str]:
-        """Kill everything running inside the testbed and remove it; return what was removed."""
+        """Kill everything running inside the testbed and remove it (its Slurm
+        cluster first, if it has one); return what was removed."""
+        if (self.state_dir / "slurm").exists():
+            from netnoise.testbed.slurm import SlurmCluster
+
+            SlurmCluster(self).stop()
         removed = self.existing_namespaces()
         for ns in removed:
             self._kill_namespace_processes(ns)

@@ -1,3 +1,5 @@
+import json
+
 import pandas as pd
 import yaml
 
@@ -6,15 +8,18 @@ from netnoise.jobs import logged
 from netnoise.studies.asymmetric.analysis import fit_platform
 
 with logged(snakemake.log[0]) as log:
-    links = pd.read_csv(snakemake.input[0])
+    links = pd.read_csv(snakemake.input.links)
+    with open(snakemake.input.racks) as fh:
+        racks = json.load(fh)
     congestion = snakemake.wildcards.congestion
     mine = links[(links["family"] == "properties") & (links["congestion"] == congestion)]
-    platform = fit_platform(mine, snakemake.params.racks, snakemake.params.testbed)
+    platform = fit_platform(mine, racks, snakemake.params.testbed)
     log.info("fitted platform (%s): %s", congestion, platform)
     with atomic_open(snakemake.output[0]) as fh:
         fh.write(
             f"# Seed 003 model platform fitted to the {congestion} property runs: the NIC rate\n"
-            "# of one link alone (MPI level), the backbone scaled by the configured ratio.\n"
+            "# of one link alone (MPI level), the backbone scaled by the configured ratio\n"
+            "# (or the most the backbone runs moved together, where no rate is configured).\n"
             "# Input of `netnoise predict asymmetric --platform`.\n"
         )
         yaml.safe_dump(platform, fh, sort_keys=False)

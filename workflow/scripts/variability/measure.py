@@ -7,6 +7,14 @@ from netnoise.studies.variability import campaign
 with logged(snakemake.log[0]):
     study = snakemake.params.config["variability"]
     platform = from_config(snakemake.params.platform)
+    if platform.kind == "slurm":
+        cluster = study["slurm"]
+        machine = campaign.cluster_machine(
+            platform, cluster["link_mbit"], cluster["ports"], snakemake.log[0]
+        )
+    else:
+        platform.check()
+        machine = campaign.machine_of_testbed(platform.testbed.spec)
     applications = {
         name: campaign.Measured(
             app["program"], tuple(map(str, app["args"])), study["warmup"], study["iterations"]
@@ -16,7 +24,7 @@ with logged(snakemake.log[0]):
     out_dir = Path(snakemake.output[0])
     campaign.measure_runs(
         platform,
-        platform.testbed.spec,
+        machine,
         [campaign.RunKey(*run) for run in snakemake.params.runs],
         applications,
         campaign=snakemake.wildcards.campaign,

@@ -49,16 +49,28 @@ def fit_platform(
 ) -> dict[str, Any]:
     """The model platform (the CLI's PLATFORM.yaml) from the MPI property runs of one
     congestion control: the NIC rate is that of one link alone on a NIC, the backbone
-    carries backbone_mbit / nic_mbit times as much (the paper's 940 Mbit/s and 9.4 Gbit/s)."""
+    carries backbone_mbit / nic_mbit times as much (the paper's 940 Mbit/s and 9.4 Gbit/s);
+    with backbone_mbit unknown (None: a cluster's), as much as the backbone runs moved
+    together at most (all their links' bytes over the slowest link's time)."""
     alone = links[(links["experiment"] == "nic_unidirectional") & (links["links"] == 1)]
     if alone.empty:
         raise ValueError("no single-link NIC run (asymmetric.properties.nic_links needs 1)")
     nic_bps = float((8 * alone["bytes"] / alone["time_s"]).mean())
-    ratio = testbed["backbone_mbit"] / testbed["nic_mbit"]
+    if testbed["backbone_mbit"] is not None:
+        backbone_bps = nic_bps * testbed["backbone_mbit"] / testbed["nic_mbit"]
+    else:
+        backbone = links[links["experiment"] == "backbone_unidirectional"]
+        if backbone.empty:
+            raise ValueError(
+                "no backbone run to fit the backbone rate to (asymmetric.properties."
+                "backbone_links is empty); give asymmetric.slurm.backbone_mbit"
+            )
+        together = backbone.groupby("trial").agg(bits=("bytes", "sum"), time_s=("time_s", "max"))
+        backbone_bps = float((8 * together["bits"] / together["time_s"]).max())
     return {
         "racks": {f"rack{r}": list(nodes) for r, nodes in rack_nodes.items()},
         "nic_bps": nic_bps,
-        "backbone_bps": nic_bps * ratio,
+        "backbone_bps": backbone_bps,
     }
 
 

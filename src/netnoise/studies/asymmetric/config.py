@@ -5,13 +5,46 @@ from __future__ import annotations
 from typing import Any
 
 from netnoise.config import enabled
+from netnoise.studies.asymmetric.cluster import nodes_per_rack
 
 
 def problems(config: dict[str, Any]) -> list[str]:
     study = enabled(config, "asymmetric")
     if "testbed" not in study:
         return []
-    return _testbed_problems(study, config.get("platform", {}).get("testbed", {}).get("prefix"))
+    platform = config.get("platform", {})
+    if platform.get("kind") == "slurm":
+        return _cluster_problems(study, platform.get("slurm", {}))
+    return _testbed_problems(study, platform.get("testbed", {}).get("prefix"))
+
+
+def _cluster_problems(study: dict[str, Any], slurm: dict[str, Any]) -> list[str]:
+    """Seed 003 on a cluster: racks that fit its patterns, congestion controls its
+    MPI can use."""
+    problems = []
+    racks = study["slurm"]["racks"]
+    if racks is not None:
+        shared = set(racks[0]).intersection(*racks[1:])
+        if shared:
+            problems.append(
+                f"asymmetric.slurm.racks: {', '.join(sorted(shared))} in more than one rack"
+            )
+        need = nodes_per_rack(study)
+        for i, nodes in enumerate(racks, start=1):
+            if len(nodes) < need:
+                problems.append(
+                    f"asymmetric.slurm.racks: rack {i} has {len(nodes)} nodes; the study's "
+                    f"patterns need {need} per rack"
+                )
+    chosen = {*study["congestion_controls"], *study["random"]["congestion_controls"]}
+    if slurm.get("fabric", "rdma") == "rdma" and chosen != {"default"}:
+        problems.append(
+            "asymmetric.congestion_controls: platform.slurm.fabric is rdma, where MPI moves "
+            "its messages without TCP, so TCP congestion controls do not apply; use "
+            "[default] (and random.congestion_controls: [default]), or set "
+            "platform.slurm.fabric: tcp if the cluster's MPI runs over TCP"
+        )
+    return problems + _pattern_problems(study, min(map(len, racks)) if racks else None, 2)
 
 
 def _testbed_problems(study: dict[str, Any], main_prefix: str | None) -> list[str]:
@@ -34,13 +67,21 @@ def _testbed_problems(study: dict[str, Any], main_prefix: str | None) -> list[st
             f"asymmetric.testbed.prefix: {main_prefix!r} is platform.testbed.prefix too; "
             "the study's testbed needs its own"
         )
+    return problems + _pattern_problems(study, per_rack, racks)
+
+
+def _pattern_problems(study: dict[str, Any], per_rack: int | None, racks: int) -> list[str]:
+    """The patterns against racks of ``per_rack`` nodes (None: not known before the
+    study runs), and the study's other keys."""
+    problems = []
+    nodes = None if per_rack is None else per_rack * racks
     props = study["properties"]
     if 1 not in props["nic_links"]:
         problems.append(
             "asymmetric.properties.nic_links: must include 1 (one link alone calibrates "
             "the models' NIC rate)"
         )
-    for n in props["backbone_links"]:
+    for n in props["backbone_links"] if per_rack is not None else []:
         if n > per_rack:
             problems.append(
                 f"asymmetric.properties.backbone_links: {n} links need {n} nodes per rack; "
@@ -57,10 +98,10 @@ def _testbed_problems(study: dict[str, Any], main_prefix: str | None) -> list[st
                 )
     rand = study["random"]
     for n in rand["nodes"]:
-        if n % racks or n // racks > per_rack:
+        if n % racks or (per_rack is not None and n // racks > per_rack):
             problems.append(
-                f"asymmetric.random.nodes: {n} must be a multiple of asymmetric.testbed.racks "
-                f"({racks}) and at most asymmetric.testbed.nodes ({nodes})"
+                f"asymmetric.random.nodes: {n} must be a multiple of the racks "
+                f"({racks})" + (f" and at most their nodes ({nodes})" if nodes else "")
             )
     extra = [c for c in rand["congestion_controls"] if c not in study["congestion_controls"]]
     if extra:

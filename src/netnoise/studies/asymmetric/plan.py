@@ -6,8 +6,11 @@ folders; ``workflow/rules/asymmetric.smk`` calls them to plan its rules.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from typing import Any
+
+import pandas as pd
 
 from netnoise.report import ABOUT, Result
 from netnoise.studies.asymmetric.patterns import FAMILIES, trial_count
@@ -26,9 +29,12 @@ REPORT_RESULTS = (
     Result("within10", "Sec. 7.2 · share of links predicted within 10 %"),
     *(
         Result(
-            f"fig6_errors_{cc}", f"Fig. 6 · prediction errors of the random patterns, {cc.upper()}"
+            f"fig6_errors_{cc}",
+            f"Fig. 6 · prediction errors of the random patterns, {cc.upper()}"
+            if cc != "default"
+            else "Fig. 6 · prediction errors of the random patterns, the site's TCP",
         )
-        for cc in ("cubic", "bbr", "reno")
+        for cc in ("cubic", "bbr", "reno", "default")
     ),
     Result("alltoallv", "Sec. 7.3 · Alltoallv time, measured and predicted (table)"),
     Result("fig8_alltoallv", "Fig. 8 · Alltoallv time, measured and predicted (figure)"),
@@ -86,21 +92,38 @@ def run_config(study: Mapping[str, Any], congestion: str) -> dict[str, Any]:
 
 def skipped(kind: str) -> str | None:
     """Why the study does not run on platform ``kind`` (None: it runs)."""
-    if kind == "testbed":
+    if kind != "localhost":
         return None
     return (
-        "asymmetric (seed 003) skipped: it runs on its own two-rack testbed, "
-        f"so it needs platform.kind testbed, not {kind}"
+        "asymmetric (seed 003) skipped: it needs two racks, its own testbed's or a "
+        "Slurm cluster's, so platform.kind testbed or slurm, not localhost"
     )
 
 
 def targets(tables: str, figures: str, study: Mapping[str, Any], kind: str) -> list[str]:
-    """The study's final files (its figures, tables and testbed validation) under the
-    folders ``tables`` and ``figures``; none unless on the testbed platform."""
+    """The study's final files (its figures, tables and, on the testbed, the check of
+    its links) under the folders ``tables`` and ``figures``; none where it is skipped."""
     if skipped(kind):
         return []
+    validation = [f"{tables}/testbed_validation.csv"] if kind == "testbed" else []
     return [
         *(f"{figures}/{name}.{ext}" for name in figure_names(study) for ext in ("svg", "png")),
         *(f"{tables}/{name}.csv" for name in TABLE_NAMES),
-        f"{tables}/testbed_validation.csv",
+        *validation,
     ]
+
+
+def pattern_nodes(path: str | os.PathLike[str]) -> list[str]:
+    """Every node a family's patterns (the file ``path``) use, in order of appearance."""
+    links = pd.read_csv(path)
+    return list(
+        dict.fromkeys(
+            node for pair in zip(links["src"], links["dst"], strict=True) for node in pair
+        )
+    )
+
+
+def slurm_placement(path: str | os.PathLike[str]) -> str:
+    """sbatch words of a Slurm job running the patterns of ``path``: whole nodes, those
+    the patterns name (processes are then placed on them one per link end)."""
+    return f"--exclusive --nodelist={','.join(pattern_nodes(path))}"

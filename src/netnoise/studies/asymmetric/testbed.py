@@ -29,8 +29,13 @@ def study_platform(
     platform: Mapping[str, Any], study: Mapping[str, Any], congestion: str | None = None
 ) -> dict[str, Any]:
     """The ``platform`` config of the study's testbed: platform.testbed with the keys of
-    asymmetric.testbed replaced, its own prefix, and the TCP congestion control of the run."""
+    asymmetric.testbed replaced, its own prefix, and the TCP congestion control of the run.
+    On a Slurm cluster the platform itself, with the run's congestion control."""
     merged = copy.deepcopy(dict(platform))
+    if merged.get("kind") == "slurm":
+        if congestion is not None:
+            merged["slurm"] = {**merged["slurm"], "tcp_congestion": congestion}
+        return merged
     testbed = dict(merged["testbed"])
     testbed.update({k: study["testbed"][k] for k in TESTBED_KEYS})
     testbed["prefix"] = study_prefix(platform, study)

@@ -68,7 +68,11 @@ def tidy_mpi(
 
 
 def tidy_tcp(frames: Mapping[str, pd.DataFrame], trials: pd.DataFrame) -> pd.DataFrame:
-    """iperf3 rows of every congestion control joined with their pattern's descriptors."""
+    """iperf3 rows of every congestion control joined with their pattern's descriptors
+    (none where the TCP level was not measured: on a cluster)."""
+    if not frames:
+        columns = [*trials.columns, "rate_mbit", "retransmits", "mean_rtt_us", "congestion"]
+        return pd.DataFrame(columns=columns)
     out = []
     for congestion, frame in frames.items():
         joined = trials.merge(

@@ -185,7 +185,6 @@ def offered_load(config: str, grid: dict, link_mbit: float) -> float:
     return point["messages"] * grid["size"] * 8 / (seconds * link_mbit * 1e6)
 
 
-
 def utilization_table(
     impact: pd.DataFrame, grid: dict | None = None, link_mbit: float | None = None
 ) -> pd.DataFrame:

@@ -141,9 +141,7 @@ def compressionb_args(
     return [*args, "--cycle-hz", grid["cycle_hz"], "--size", grid["size"], "--iterations", 0]
 
 
-def impact_files(
-    raw: str, study: dict[str, Any], link_mbit: float | None = None
-) -> dict[str, str]:
+def impact_files(raw: str, study: dict[str, Any], link_mbit: float | None = None) -> dict[str, str]:
     """Component -> its ImpactB result file: the idle switch, each application, each
     CompressionB configuration."""
     files = {"idle": f"{raw}/impact/idle.csv"}

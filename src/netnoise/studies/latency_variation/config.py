@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from netnoise.config import enabled, nodes_beyond_testbed, undefined_applications
+from netnoise.studies.latency_variation.plan import mpi_bypasses_tcp
 
 
 def problems(config: dict[str, Any]) -> list[str]:
@@ -41,6 +42,14 @@ def problems(config: dict[str, Any]) -> list[str]:
         problems.append(
             "latency_variation.characterize.link_mbit: null only works on the testbed "
             "(it takes platform.testbed.nic_mbit); give the link rate of your network in Mbit/s"
+        )
+    if injection.get("injector_level") == "tcp" and mpi_bypasses_tcp(platform):
+        problems.append(
+            "latency_variation.injection.injector_level: tcp delays a rank's TCP sends, but "
+            "platform.slurm.fabric is rdma: MPI moves its messages without TCP there "
+            "(InfiniBand, RoCE, Omni-Path, Slingshot), so nothing would be injected; use "
+            "mpi or auto (mpi there), or set platform.slurm.fabric: tcp if the cluster's "
+            "MPI runs over TCP sockets"
         )
     if "nodes" in study:
         problems += nodes_beyond_testbed(config, {"latency_variation.nodes": [study["nodes"]]})

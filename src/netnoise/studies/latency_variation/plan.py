@@ -133,6 +133,22 @@ def loadgen_args(lv: dict[str, Any], level: int, platform: dict[str, Any]) -> li
 # ---------------------------------------------------------------- Sec. 6–7
 
 
+def mpi_bypasses_tcp(platform: dict[str, Any]) -> bool:
+    """Whether MPI moves messages without TCP here: on a Slurm cluster whose fabric
+    is rdma (InfiniBand, RoCE, Omni-Path, Slingshot). The testbed's MPI runs over TCP."""
+    return platform.get("kind") == "slurm" and platform.get("slurm", {}).get("fabric") == "rdma"
+
+
+def injector_level(lv: dict[str, Any], platform: dict[str, Any]) -> str:
+    """Where the injector delays (``injection.injector_level``, ``auto`` resolved): a
+    TCP-level injector injects nothing where MPI bypasses TCP, so ``auto`` takes the
+    MPI level there and the TCP level, the paper's post_send, elsewhere."""
+    level = lv["injection"]["injector_level"]
+    if level != "auto":
+        return level
+    return "mpi" if mpi_bypasses_tcp(platform) else "tcp"
+
+
 def distributions(lv: dict[str, Any]) -> list[str]:
     """The distributions fitted at every level (:func:`.names.distribution_names`)."""
     return distribution_names(lv["fit"]["scale_fractions"], lv["fit"]["stds_us"])

@@ -1,4 +1,4 @@
-"""Seed 002's measurement campaign on the testbed: one seeded random background per run.
+"""Seed 002's measurement campaign: one seeded random background per run.
 
 Chunduri et al. ran each application 200-500 times in Theta's production
 workload, so every run met a different mix of other jobs, and read the Aries
@@ -44,27 +44,47 @@ and its timed part starts once the background is in full swing; its runtime is
 that of the whole timed part, the window the counters cover.
 
 Every run is a directory that ``netnoise variability`` reads (see
-:mod:`netnoise.studies.variability.metrics`): ``counters.csv`` (the testbed counters
-of the job's NICs and of the fabric, sampled from the start of the timed run
+:mod:`netnoise.studies.variability.metrics`): ``counters.csv`` (the counters
+of the job's NICs and of the network, sampled from the start of the timed run
 to its end), ``run.json`` (nodes, runtime, application, the network ports the
 job sees, and the draw), ``application.csv`` and, with load,
 ``background.csv``, each with its provenance sidecar.
+
+Where runs are placed and their counters read is a :class:`Machine`:
+
+- the testbed (:func:`machine_of_testbed`): all its nodes and racks; the counters
+  of the job's NICs and of every switch port and uplink, read over netlink;
+- a Slurm job's allocation (:func:`cluster_machine`): a production campaign on
+  a cluster is a series of Slurm jobs spread over time under the machine's own
+  background, each a batch of runs. A run draws its placement within the
+  allocation and, where the allocation has nodes beyond the measured job's
+  (``variability.slurm.background_nodes``), a synthetic background on them as on
+  the testbed; racks are the allocation's leaf switches. Its counters are read on
+  its nodes by samplers started as a step beside it
+  (:mod:`netnoise.counters.remote`): each node's NICs, and the far end of each
+  link as the job's network ports.
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import os
+import tempfile
 import zlib
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from netnoise.atomic import write_json
+from netnoise.counters import Snapshot, remote
 from netnoise.io import read_benchmark
 from netnoise.platform import Platform
+from netnoise.platform.slurm import Slurm, allocation_nodes, leaf_switches
 from netnoise.run import Job, corun
 from netnoise.studies.variability.metrics import COUNTERS_FILE, RUN_FILE, testbed_network_ports
 from netnoise.testbed import counters as testbed_counters
@@ -151,9 +171,74 @@ def run_seed(seed: int, campaign: str, application: str, node_count: int, index:
     return int(state[0]) % SEED_LIMIT
 
 
-def _racks(spec: TestbedSpec) -> list[list[str]]:
+Racks = Sequence[Sequence[str]]
+
+
+@dataclasses.dataclass(frozen=True)
+class Machine:
+    """Where a campaign's runs go: the node names of each rack (switch), in order;
+    the rate of a node link (Mbit/s, what loadgen's load is a share of);
+    ``counters(job_nodes, run_dir)``, a context manager giving the snapshot function
+    of a run's counters; ``network_ports(job_nodes, samples)``, the network queues
+    among the samples that count as the job's."""
+
+    racks: tuple[tuple[str, ...], ...]
+    nic_mbit: float
+    counters: Callable[[Sequence[str], Path], AbstractContextManager[Snapshot]]
+    network_ports: Callable[[Sequence[str], pd.DataFrame], set[tuple[str, str]]]
+
+
+def racks_of_testbed(spec: TestbedSpec) -> tuple[tuple[str, ...], ...]:
     nodes = spec.node_list()
-    return [[n.name for n in nodes if n.rack == r] for r in range(1, spec.racks + 1)]
+    return tuple(tuple(n.name for n in nodes if n.rack == r) for r in range(1, spec.racks + 1))
+
+
+def machine_of_testbed(spec: TestbedSpec) -> Machine:
+    """The testbed: every node; counters of the job's NICs and of the whole fabric."""
+    return Machine(
+        racks_of_testbed(spec),
+        spec.nic_mbit,
+        lambda nodes, _run_dir: testbed_counters.Counters(spec, nodes),
+        lambda nodes, _samples: testbed_network_ports(spec, nodes),
+    )
+
+
+def cluster_machine(
+    platform: Slurm, nic_mbit: float | None, ports: Sequence[str], log: str | os.PathLike[str]
+) -> Machine:
+    """The allocation of the Slurm job this runs in, its nodes grouped by leaf switch
+    (one rack where the cluster has no tree topology); counters read on the job's
+    nodes by samplers beside it, reading ``ports`` (all but loopback when empty)."""
+    nodes = allocation_nodes()
+    mine = set(nodes)
+    racks = [tuple(n for n in members if n in mine) for members in leaf_switches().values()]
+    racks = [rack for rack in racks if rack]
+    placed = {n for rack in racks for n in rack}
+    racks += [tuple(n for n in nodes if n not in placed)] if len(placed) < len(nodes) else []
+
+    @contextlib.contextmanager
+    def counters(job_nodes: Sequence[str], run_dir: Path) -> Iterator[Snapshot]:
+        run_dir.parent.mkdir(parents=True, exist_ok=True)
+        with (
+            tempfile.TemporaryDirectory(
+                prefix=f".{run_dir.name}.counters-", dir=run_dir.parent
+            ) as scratch,
+            remote.RemoteCounters(
+                job_nodes,
+                scratch,
+                lambda argv: platform.node_step(argv, list(job_nodes)).argv,
+                ports=ports,
+                log=log,
+            ) as snapshot,
+        ):
+            yield snapshot
+
+    return Machine(
+        tuple(racks),
+        nic_mbit or 0.0,
+        counters,
+        lambda _nodes, samples: remote.network_ports(samples.to_dict("records")),
+    )
 
 
 def _interleave(groups: Sequence[Sequence[str]]) -> list[str]:
@@ -165,23 +250,23 @@ def _interleave(groups: Sequence[Sequence[str]]) -> list[str]:
 
 
 def draw(
-    spec: TestbedSpec,
+    racks: Racks,
     node_count: int,
     campaign: str,
     seed: int,
     settings: BackgroundSettings = BackgroundSettings(),
 ) -> Draw:
-    """The conditions of the run with this seed (see the module docstring)."""
-    names = [n.name for n in spec.node_list()]
+    """The conditions of the run with this seed (see the module docstring) on the
+    nodes of ``racks`` (node names per rack, in order)."""
+    names = [name for rack in racks for name in rack]
     if not 2 <= node_count <= len(names):
         raise ValueError(
-            f"a measured job of {node_count} nodes does not fit the {len(names)} testbed nodes "
+            f"a measured job of {node_count} nodes does not fit the {len(names)} nodes "
             "(it needs at least 2)"
         )
     if campaign == "dedicated":
         return Draw(campaign, seed, tuple(names[:node_count]), "none", (), {})
     if campaign == "maximal":
-        racks = _racks(spec)
         # Job nodes taken from the racks in turn, each paired with a free node of
         # the other rack; the other free nodes, in turn, pair across racks too.
         job = _interleave(racks)[:node_count]
@@ -217,8 +302,8 @@ def draw(
     return Draw(campaign, seed, tuple(job), generator, tuple(loaded), parameters, shared)
 
 
-def racks_spanned(spec: TestbedSpec, nodes: Iterable[str]) -> int:
-    rack_of = {n.name: n.rack for n in spec.node_list()}
+def racks_spanned(racks: Racks, nodes: Iterable[str]) -> int:
+    rack_of = {name: i for i, rack in enumerate(racks) for name in rack}
     return len({rack_of[n] for n in nodes})
 
 
@@ -266,7 +351,7 @@ def batches(keys: Sequence[RunKey], size: int) -> list[list[RunKey]]:
 
 def measure_runs(
     platform: Platform,
-    spec: TestbedSpec,
+    machine: Machine,
     runs: Iterable[RunKey],
     applications: Mapping[str, Measured],
     *,
@@ -284,7 +369,7 @@ def measure_runs(
 
     ``programs`` maps ``loadgen`` and ``compressionb`` to their binaries. Each
     run's background is started, the application launched with its warm-up
-    runs, the counters of its NICs and of the fabric sampled every
+    runs, the counters of its NICs and of the network sampled every
     ``counter_interval_s`` from the start of its timed run to its end, then the
     background stopped. Every file of a run is written atomically and
     ``run.json`` last, so a run directory with ``run.json`` is complete.
@@ -295,7 +380,7 @@ def measure_runs(
         app = applications[key.application]
         run = out / key.name
         run_seed_ = run_seed(seed, campaign, key.application, key.node_count, key.index)
-        conditions = draw(spec, key.node_count, campaign, run_seed_, settings)
+        conditions = draw(machine.racks, key.node_count, campaign, run_seed_, settings)
         measured = Job(
             key.application,
             [
@@ -316,13 +401,13 @@ def measure_runs(
             background.append(
                 Job(
                     conditions.generator,
-                    [generator, *conditions.background_args(settings, spec.nic_mbit)],
+                    [generator, *conditions.background_args(settings, machine.nic_mbit)],
                     len(conditions.loaded_nodes),
                     run / BACKGROUND_FILE,
                     list(conditions.loaded_nodes),
                 )
             )
-        with testbed_counters.Counters(spec, conditions.job_nodes) as counters:
+        with machine.counters(conditions.job_nodes, run) as counters:
             corun(
                 platform,
                 measured,
@@ -337,7 +422,7 @@ def measure_runs(
                 launch_together=True,
             )
         runtime = float(read_benchmark(run / APPLICATION_FILE).data["runtime_s"].sum())
-        ports = testbed_network_ports(spec, conditions.job_nodes)
+        ports = machine.network_ports(conditions.job_nodes, pd.read_csv(run / COUNTERS_FILE))
         write_json(
             run / RUN_FILE,
             {
@@ -349,7 +434,7 @@ def measure_runs(
                 "network_ports": [list(p) for p in sorted(ports)],
                 "campaign": campaign,
                 "index": key.index,
-                "racks_spanned": racks_spanned(spec, conditions.job_nodes),
+                "racks_spanned": racks_spanned(machine.racks, conditions.job_nodes),
                 "counter_interval_s": counter_interval_s,
                 "draw": conditions.as_dict(),
             },

@@ -50,6 +50,8 @@ def problems(config: dict[str, Any]) -> list[str]:
                 problems.append(
                     f"variability.node_counts: {count} exceeds the study's testbed nodes ({nodes})"
                 )
+    if platform.get("kind") == "slurm":
+        problems += _cluster_problems(study)
     runs = study.get("runs", 2)
     per_application = runs * len(counts)
     for added in model.get("added", []):
@@ -69,4 +71,26 @@ def problems(config: dict[str, Any]) -> list[str]:
         low, high = background.get(key, [1, 1])
         if low > high:
             problems.append(f"variability.background.{key}: low {low} is above high {high}")
+    return problems
+
+
+def _cluster_problems(study: dict[str, Any]) -> list[str]:
+    """A synthetic background on a cluster needs nodes and, for loadgen, a link rate."""
+    cluster = study.get("slurm", {})
+    background = cluster.get("background_nodes", 0)
+    problems = []
+    if study.get("controlled_runs", 2) and background < 2:
+        problems.append(
+            "variability.controlled_runs: the maximal-background extreme loads nodes beside "
+            "the measured job, which on a cluster are variability.slurm.background_nodes "
+            f"({background}; loadgen needs at least 2); give some, or controlled_runs: 0 "
+            "to leave both extremes out"
+        )
+    generators = study.get("background", {}).get("generators", ["loadgen"])
+    uses_loadgen = "loadgen" in generators or study.get("controlled_runs", 2)
+    if background and uses_loadgen and cluster.get("link_mbit") is None:
+        problems.append(
+            "variability.slurm.link_mbit: null, but loadgen's load is a share of the link "
+            "rate: give the rate of a node link in Mbit/s"
+        )
     return problems

@@ -119,13 +119,26 @@ def programs(measured: Mapping[str, Mapping[str, Any]]) -> list[str]:
     return sorted({app["program"] for app in measured.values()})
 
 
-def targets(platform_kind: str, tables: str, figures: str, model: str) -> list[str]:
-    """The study's final files: every table, figure and the trained model.
+def allocation(study: Mapping[str, Any], runs: Sequence[Run]) -> int:
+    """Nodes of a Slurm job measuring ``runs``: its largest measured job's, and the
+    nodes of the synthetic background (``variability.slurm.background_nodes``)."""
+    return max(node_count for _, node_count, _ in runs) + study["slurm"]["background_nodes"]
 
-    The campaign draws placements on the testbed and reads its counters, so other
-    platforms have none.
-    """
-    if platform_kind != "testbed":
+
+def skipped(platform_kind: str) -> str | None:
+    """Why the study does not run on this platform (None: it runs)."""
+    if platform_kind != "localhost":
+        return None
+    return (
+        "variability (seed 002) skipped: its runs are placed on nodes and read the "
+        "counters of their links, which localhost has not; use platform.kind testbed or slurm"
+    )
+
+
+def targets(platform_kind: str, tables: str, figures: str, model: str) -> list[str]:
+    """The study's final files: every table, figure and the trained model (none
+    where the study is skipped)."""
+    if skipped(platform_kind):
         return []
     return [
         *(f"{figures}/{name}.{ext}" for name in FIGURES for ext in ("svg", "png")),
