@@ -85,7 +85,7 @@ def test_the_study_platform_lays_its_testbed_over_the_shared_one():
 
 def test_targets_are_every_table_figure_and_the_model_on_the_testbed_only():
     files = plan.targets("testbed", "t", "f", "m.joblib")
-    assert len(files) == 2 * len(plan.FIGURES) + len(plan.TABLES) + 1 == 35
+    assert len(files) == 2 * len(plan.FIGURES) + len(plan.TABLES) + 1 == 37
     assert files[:2] == ["f/fig1_runtimes.svg", "f/fig1_runtimes.png"]
     assert "t/table6_use_cases.csv" in files and files[-1] == "m.joblib"
     assert plan.targets("slurm", "t", "f", "m.joblib") == []

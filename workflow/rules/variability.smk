@@ -136,6 +136,8 @@ rule plot_variability:
         published_claims=reference("variability", "claims.csv"),
         published_table5=reference("variability", "table5.csv"),
         style=figure_style(),
+    params:
+        bound_level=VB["model"]["bound_level"],
     output:
         svg=expand(f"{VB_PATHS.figures}/{{name}}.svg", name=variability_plan.FIGURES),
         png=[

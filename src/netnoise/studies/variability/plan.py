@@ -58,6 +58,7 @@ FIGURES = (
     "fig9_unseen_application",
     "fig10_sparse_samples",
     "fig11_rf_bound",
+    "cross_validation",
 )
 
 # A run of a measurement job: [application, node count, run index].
