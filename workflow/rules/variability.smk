@@ -136,8 +136,6 @@ rule plot_variability:
         published_claims=reference("variability", "claims.csv"),
         published_table5=reference("variability", "table5.csv"),
         style=figure_style(),
-    params:
-        bound_level=VB["model"]["bound_level"],
     output:
         svg=expand(f"{VB_PATHS.figures}/{{name}}.svg", name=variability_plan.FIGURES),
         png=[
@@ -153,5 +151,7 @@ rule plot_variability:
         f"{VB_PATHS.logs}/plot.log",
     conda:
         "../../envs/analysis.yaml"
+    params:
+        bound_level=VB["model"]["bound_level"],
     script:
         "../scripts/variability/plot.py"
