@@ -285,7 +285,14 @@ HOSTILE = {
     ),
     "platform other than the manifest's": (
         lambda _: GOOD,
-        {"config": {"platform": {"kind": "slurm"}, "latency_variation": {"enabled": False}}},
+        {
+            "config": {
+                "platform": {"kind": "slurm", "slurm": {"fabric": "tcp"}},
+                "impact_compression": {"compression": {"link_mbit": 50}},
+                "variability": {"enabled": False},
+                "latency_variation": {"enabled": False},
+            }
+        },
         None,
         "its config runs on 'slurm', its manifest says 'testbed'",
     ),

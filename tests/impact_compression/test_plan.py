@@ -60,7 +60,7 @@ def test_offered_loads_set_b_so_every_node_offers_that_share_of_its_link():
         "p1_m4_b340787200": (1, 4, 340787200),
         "p1_m4_b68157440": (1, 4, 68157440),
     }
-    with pytest.raises(ValueError, match="compression.link_mbit"):
+    with pytest.raises(ValueError, match=r"compression\.link_mbit"):
         plan.compression_configs(study)
 
 

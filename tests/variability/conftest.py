@@ -3,6 +3,7 @@ and the tables of the study's analysis (trained once for every test file)."""
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -56,7 +57,8 @@ def fresh():
 
 def synthetic_runs(seed: int = 1, runs: int = 30) -> pd.DataFrame:
     """A tidy table whose z truth is known (synthetic_table), with the campaign columns,
-    plus controlled runs: dedicated at the fastest and maximal beyond the slowest."""
+    plus two controlled runs of each: dedicated at the fastest and maximal beyond the
+    slowest, each repeating its group's conditions with 1 % runtime noise."""
     apps = {
         "cg_solver": {"base": 560.0, "sens": 0.15, "rate": 2.0e8, "stall_scale": 1.0},
         "halo3d": {"base": 1500.0, "sens": 0.08, "rate": 6.0e7, "stall_scale": 1.0},
@@ -68,11 +70,14 @@ def synthetic_runs(seed: int = 1, runs: int = 30) -> pd.DataFrame:
     table["index"] = table.groupby(["application", "nodes"]).cumcount()
     table["stall_ratio_mean"] = table["stall_ratio_p75"]
     controlled = []
+    noise = np.random.default_rng([seed, 2])
     for campaign, pick in (("dedicated", "idxmin"), ("maximal", "idxmax")):
         idx = table.groupby(["application", "nodes"])["g"].agg(pick)
-        rows = table.loc[idx].copy()
+        rows = pd.concat([table.loc[idx]] * 2).sort_index(kind="stable")
         rows["campaign"] = campaign
+        rows["index"] = rows.groupby(["application", "nodes"]).cumcount()
         rows["runtime_s"] *= 0.97 if campaign == "dedicated" else 1.1
+        rows["runtime_s"] *= 1 + 0.01 * noise.standard_normal(len(rows))
         controlled.append(rows)
     return pd.concat([table, *controlled], ignore_index=True)
 
@@ -82,6 +87,8 @@ SETTINGS = study.ModelSettings(
     grid={"C": [10.0, 100.0], "gamma": [0.03, 0.3]},
     trees=50,
     seed=0,
+    repeats=2,
+    inner_cv=3,
     added=(0, 10, 20),
     unseen_application="cg_solver",
     sparse_application="halo3d",

@@ -88,6 +88,58 @@ def test_cli_estimate_prints_the_models_estimate(cli_model, capsys):
     assert metrics["nodes"] == 4 and metrics["network_ports"] == 4
 
 
+def test_cli_estimate_reads_a_counters_csv_alone(cli_model, tmp_path, capsys):
+    """The counters CSV of a run gives the run directory's estimate: its nodes are its
+    node_nic devices and its runtime the span of its samples."""
+    root, model = cli_model
+    run = write_run(root / "csv", app="milc", volume=4e8, sens=0.15, c=2.0, b=0.3, seed=42)
+    csv = run / "counters.csv"
+    capsys.readouterr()
+    assert cli("variability", "estimate", str(run), "--model", str(model), "--json") == 0
+    from_dir = json.loads(capsys.readouterr().out)
+    assert cli("variability", "estimate", str(csv), "--model", str(model), "--json") == 0
+    from_csv = json.loads(capsys.readouterr().out)
+    for key in ("z", "bound", "svr", "rf", "rf_bound", "verdict"):
+        assert from_csv[key] == (None if from_dir[key] is None else pytest.approx(from_dir[key]))
+    assert from_csv["run"] == str(csv) and from_csv["application"] is None
+    assert cli("variability", "estimate", str(csv), "--model", str(model)) == 0
+    assert f"{csv} (4 nodes)" in capsys.readouterr().out
+    # Nodes and runtime can be given: one node's bytes over the given runtime.
+    assert cli("variability", "metrics", str(csv), "--runtime-s", "50", "--nodes", "nn-n01") == 0
+    metrics = json.loads(capsys.readouterr().out)
+    assert metrics["nodes"] == 1 and metrics["runtime_s"] == 50.0
+    counters = pd.read_csv(csv)
+    sent = counters.query("device == 'nn-n01' and counter == 'tx_bytes'")["value"].max()
+    assert metrics["injection_rate_total"] == pytest.approx(sent / 50)
+
+
+def test_cli_counters_csv_errors_say_what_is_wrong(cli_model, tmp_path, capsys):
+    _, model = cli_model
+    run = write_run(tmp_path / "run", app="milc", volume=4e8, sens=0.15, c=1.0, b=0.5, seed=5)
+    csv = run / "counters.csv"
+    capsys.readouterr()
+
+    def fails(path, *options: str, match: str) -> None:
+        assert cli("variability", "estimate", str(path), *options, "--model", str(model)) == 2
+        assert match in capsys.readouterr().err
+
+    fails(run, "--runtime-s", "3", match="--runtime-s: for a counters CSV only")
+    binary = tmp_path / "binary.csv"
+    binary.write_bytes(bytes(range(256)) * 4)
+    fails(binary, match="not a counter CSV")
+    (tmp_path / "empty.csv").write_text("")
+    fails(tmp_path / "empty.csv", match="empty file")
+    (tmp_path / "columns.csv").write_text("time,device\n0,a\n")
+    fails(tmp_path / "columns.csv", match="missing column(s) time_s, port, counter, value")
+    frame = pd.read_csv(csv)
+    frame[frame["time_s"] == 0].to_csv(tmp_path / "start.csv", index=False)
+    fails(tmp_path / "start.csv", match="all samples at one time")
+    frame[frame["role"] != "node_nic"].to_csv(tmp_path / "fabric.csv", index=False)
+    fails(tmp_path / "fabric.csv", match="no node_nic rows")
+    frame.assign(value="x").to_csv(tmp_path / "text.csv", index=False)
+    fails(tmp_path / "text.csv", match="value is not a number")
+
+
 def test_cli_says_when_no_prediction_can_be_given(cli_model, tmp_path, capsys):
     _, model = cli_model
     # A zero bound: no SVR prediction can fall inside the forest's interval.
@@ -108,7 +160,7 @@ def test_cli_bad_input_gives_a_message_and_exit_code_2(cli_model, tmp_path, caps
         assert cli("variability", *argv) == 2
         assert match in capsys.readouterr().err
 
-    fails("estimate", str(tmp_path / "nowhere"), "--model", str(model), match="not a directory")
+    fails("estimate", str(tmp_path / "nowhere"), "--model", str(model), match="no such file")
     fails("estimate", str(run), "--model", str(tmp_path / "none.npz"), match="none.npz")
     (tmp_path / "junk.npz").write_text("x")
     fails("estimate", str(run), "--model", str(tmp_path / "junk.npz"), match="not a")

@@ -20,4 +20,11 @@ def test_figures_draw_ours_with_the_papers_values(campaign_table, evaluated):
     assert len(figures.feature_distributions(campaign_table).axes) == 4
     assert len(figures.tsne(evaluated["tsne"]).axes[0].collections) == 6
     assert "2000" in figures.learning_curve(evaluated["learning_curve"], 2000).axes[0].get_title()
+    cv = figures.cross_validation(evaluated["cv_folds"], evaluated["model_evaluation"], 0.9)
+    left, right = cv.axes
+    assert [t.get_text() for t in left.get_yticklabels()] == list(figures.CV_LABELS.values())
+    legend = [t.get_text() for t in left.get_legend().get_texts()]
+    assert "paper (0.91)" in legend and sum(t.startswith("ceiling") for t in legend) == 2
+    assert "calibration level 90%" in [t.get_text() for t in right.get_legend().get_texts()]
+    assert "Nested 2 x 5-fold" in cv.texts[0].get_text()
     plt.close("all")

@@ -10,6 +10,8 @@ import numpy as np
 import pandas as pd
 import pytest
 from sklearn.ensemble import RandomForestRegressor
+from sklearn.metrics import r2_score
+from sklearn.model_selection import GridSearchCV, cross_val_predict
 
 from netnoise.bundle import SHIPPED
 from netnoise.studies.variability import model as v
@@ -21,14 +23,60 @@ from tests.variability.conftest import GRID
 
 def test_svr_cross_validated_r2_is_high_on_the_truth_and_zero_on_shuffled(clean):
     X, y = dataset(clean)
-    params, best = v.grid_search(X, y, grid=GRID)
-    scores = cv_r2(X, y, params)
+    choice = v.select_svr(X, y, grid=GRID)
+    scores = cv_r2(X, y, choice.params)
     assert len(scores) == 10
-    assert scores.mean() == pytest.approx(best)
-    assert best > 0.8
+    assert choice.score == pytest.approx(scores.mean())
+    assert choice.fold_scores == pytest.approx(scores)
+    assert choice.score > 0.8
+    # The choice and its score are GridSearchCV's on the same folds ...
+    search = GridSearchCV(
+        v.svr_pipeline(),
+        {f"svr__{k}": w for k, w in GRID.items()},
+        scoring="r2",
+        cv=v.folds(10, 0),
+    ).fit(X, y)
+    assert {f"svr__{k}": w for k, w in choice.params.items()} == search.best_params_
+    assert choice.score == pytest.approx(search.best_score_)
+    # ... and its out-of-fold predictions those of the fold models.
+    assert r2_score(y, choice.out_of_fold) == pytest.approx(
+        r2_score(y, cross_val_predict(v.svr_pipeline(choice.params), X, y, cv=v.folds(10, 0)))
+    )
     shuffled = np.random.default_rng(0).permutation(y.to_numpy())
-    _, noise = v.grid_search(X, shuffled, grid={"C": [1.0], "gamma": [0.03, 0.3]})
-    assert -0.3 < noise < 0.1
+    noise = v.select_svr(X, shuffled, grid={"C": [1.0], "gamma": [0.03, 0.3]})
+    assert -0.3 < noise.score < 0.1
+
+
+def test_bound_scale_is_the_conformal_quantile_of_the_normalised_residuals():
+    rng = np.random.default_rng(0)
+    spread = rng.uniform(0.5, 2.0, 999)
+    z = spread * rng.standard_normal(999)  # residual / spread is standard normal
+    k = v.calibrated_bound_scale(z, np.zeros(999), spread, 0.9)
+    assert k == pytest.approx(1.645, abs=0.1)
+    # The ⌈(n + 1)·level⌉-th smallest normalised residual: 900 of 999 within.
+    assert (np.abs(z) <= k * spread).sum() == 900
+    assert v.calibrated_bound_scale(z, np.zeros(999), spread, 0.5) == pytest.approx(0.674, abs=0.08)
+    # No spread: never contained unless exact; no trees left the run out: not counted.
+    assert v.calibrated_bound_scale([0, 1, 0], [0, 0, 0], [0.0, 0.0, 1.0], 0.5) == 0.0
+    assert v.calibrated_bound_scale([0, 1, 0], [0, 0, 0], [np.nan, 0.0, 1.0], 0.3) == 0.0
+    with pytest.raises(ValueError, match=r"8 runs are too few .* 90%"):
+        v.calibrated_bound_scale(z[:8], np.zeros(8), spread[:8], 0.9)
+    with pytest.raises(ValueError, match="strictly between 0 and 1"):
+        v.calibrated_bound_scale(z, np.zeros(999), spread, 1.0)
+
+
+def test_out_of_bag_spread_stands_in_for_the_spread_over_new_runs(clean, fresh):
+    X, y = dataset(clean)
+    fitted = v.random_forest(X, y, n_estimators=100)
+    oob = v.out_of_bag_spread(fitted, X)
+    assert np.isfinite(oob).all()
+    forest = v.Forest.from_estimator(fitted)
+    _, on_training = forest.interval(X.to_numpy(float))
+    _, on_new = forest.interval(dataset(fresh)[0].to_numpy(float))
+    # The trees spread over runs they did not draw as over new runs; the whole
+    # forest spreads much less over the runs most of its trees trained on.
+    assert np.median(oob) == pytest.approx(np.median(on_new), rel=0.3)
+    assert np.median(on_training) < 0.8 * np.median(oob)
 
 
 def test_combined_model_coverage_and_containment(model, fresh):
@@ -73,7 +121,9 @@ def test_training_is_deterministic(mixed):
     X, _ = dataset(mixed)
     pd.testing.assert_frame_equal(fit[0].predict(X), fit[1].predict(X))
     Xs, ys = dataset(small)
-    other, _ = v.combined_evaluation(Xs, ys, fit[0].params, cv=5, n_estimators=20, seed=1)
+    again, _ = v.combined_evaluation(Xs, ys, grid=grid, cv=5, n_estimators=20, n_jobs=2)
+    pd.testing.assert_frame_equal(again, fit[0].evaluation)  # whatever the processes
+    other, _ = v.combined_evaluation(Xs, ys, grid=grid, cv=5, n_estimators=20, seed=1)
     assert not other.equals(fit[0].evaluation)  # the seed does matter
     assert synthetic_table(seed=3).equals(synthetic_table(seed=3))
 

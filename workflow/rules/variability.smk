@@ -95,6 +95,8 @@ rule train_variability_model:
         f"{VB_PATHS.logs}/train.log",
     conda:
         "../../envs/analysis.yaml"
+    # Folds of the out-of-fold evaluation train in parallel (same result).
+    threads: 2
     params:
         model=VB["model"],
         seed=VB["seed"],
@@ -118,6 +120,8 @@ rule tabulate_variability:
         f"{VB_PATHS.logs}/tabulate.log",
     conda:
         "../../envs/analysis.yaml"
+    # Folds of the nested repeated cross-validation run in parallel (same tables).
+    threads: 2
     params:
         model=VB["model"],
         seed=VB["seed"],
@@ -147,5 +151,7 @@ rule plot_variability:
         f"{VB_PATHS.logs}/plot.log",
     conda:
         "../../envs/analysis.yaml"
+    params:
+        bound_level=VB["model"]["bound_level"],
     script:
         "../scripts/variability/plot.py"

@@ -33,5 +33,10 @@ with logged(snakemake.log[0]):
             pd.read_csv(inputs.learning_curve), claims["learning_curve_samples"]
         ),
         "fig11_rf_bound": figures.rf_bound(pd.read_csv(inputs.rf_bound), summary),
+        "cross_validation": figures.cross_validation(
+            pd.read_csv(inputs.cv_folds),
+            pd.read_csv(inputs.model_evaluation),
+            snakemake.params.bound_level,
+        ),
     }
     save_named(drawn, [*snakemake.output.svg, *snakemake.output.png])

@@ -1,3 +1,5 @@
+import time
+
 import pandas as pd
 
 from netnoise.atomic import write_csv
@@ -9,6 +11,7 @@ with logged(snakemake.log[0]) as log:
     inputs = snakemake.input
     table = pd.read_csv(inputs.runs)
     settings = study.ModelSettings.from_config(snakemake.params.model, snakemake.params.seed)
+    started = time.perf_counter()
     tables = study.evaluate(
         table,
         variability.load_model(inputs.model),
@@ -17,6 +20,15 @@ with logged(snakemake.log[0]) as log:
         features=pd.read_csv(inputs.published_features),
         unseen=pd.read_csv(inputs.published_table5),
         use_cases=pd.read_csv(inputs.published_table6),
+        n_jobs=snakemake.threads,
+    )
+    log.info(
+        "model evaluation of %d runs (%d x %d-fold nested CV) in %.1f s on %d process(es)",
+        tables["model_summary"].set_index("quantity").at["runs", "netnoise"],
+        settings.repeats,
+        settings.cv,
+        time.perf_counter() - started,
+        snakemake.threads,
     )
     tables["table2_runtime_statistics"] = study.runtime_statistics(
         table, pd.read_csv(inputs.published_table2)
@@ -24,6 +36,7 @@ with logged(snakemake.log[0]) as log:
     tables["table3_metrics"] = study.metrics_table(table)
     tables["table4_correlations"] = study.correlations(table, pd.read_csv(inputs.published_table4))
     log.info("model summary:\n%s", tables["model_summary"].to_string(index=False))
+    log.info("model evaluation:\n%s", tables["model_evaluation"].to_string(index=False))
     log.info("unseen application:\n%s", tables["table5_unseen_application"].to_string(index=False))
     for name, path in snakemake.output.items():
         write_csv(path, tables[name])

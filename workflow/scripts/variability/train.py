@@ -6,13 +6,16 @@ from netnoise.studies.variability import model as variability
 
 with logged(snakemake.log[0]) as log:
     settings = study.ModelSettings.from_config(snakemake.params.model, snakemake.params.seed)
-    model = study.train(pd.read_csv(snakemake.input[0]), settings)
+    model = study.train(pd.read_csv(snakemake.input[0]), settings, n_jobs=snakemake.threads)
     log.info(
-        "trained on %s: %s, %d-fold R2 %.3f, coverage %.3f, containment %.3f",
+        "trained on %s: %s, %d-fold R2 %.3f (the grid's best), bound %.2f x the trees' "
+        "spread (%.0f %% level); out of fold: coverage %.3f, containment %.3f",
         model.applications,
         model.params,
         settings.cv,
         model.cv_r2,
+        model.bound_scale,
+        100 * settings.bound_level,
         model.coverage,
         model.containment,
     )

@@ -39,6 +39,13 @@ DRAW_COLUMNS = (
     "sleep_cycles",
     "racks_spanned",
 )
+# What a run's conditions are (the conditions-only model's inputs): its draw, nodes
+# and application.
+CONDITIONS = (
+    *(c for c in DRAW_COLUMNS if c not in ("campaign", "index", "seed")),
+    "nodes",
+    "application",
+)
 
 
 def run_dirs(root: str | os.PathLike[str]) -> list[Path]:
@@ -134,6 +141,8 @@ CORRELATED = {
     "r_network_stalls_p95": "network_stalls_p95",
 }
 PAPER_COLUMNS = ("mean_s", "std_s", "max_s", "cv", "max_over_min")
+# The paper's figures model_evaluation sets beside ours.
+PAPER_EVALUATION_CLAIMS = ("cv_r2", "train_fraction_0.75", "coverage", "containment")
 
 
 def production(table: pd.DataFrame) -> pd.DataFrame:
@@ -208,6 +217,11 @@ class ModelSettings:
     )
     trees: int = 100
     seed: int = 0
+    # Repeated CV (and draws of the added runs of Table V), the inner folds that
+    # choose the grid inside a training fold, the share of new runs the bound holds.
+    repeats: int = 10
+    inner_cv: int = 5
+    bound_level: float = 0.9
     added: tuple[int, ...] = (0, 20, 40)
     train_fractions: tuple[float, ...] = (0.75, 0.5, 0.25, 0.1)
     unseen_application: str | None = None
@@ -223,6 +237,9 @@ class ModelSettings:
             grid=model.get("grid", dict(variability.DEFAULT_GRID)),
             trees=model.get("trees", 100),
             seed=seed,
+            repeats=model.get("repeats", 10),
+            inner_cv=model.get("inner_cv", 5),
+            bound_level=model.get("bound_level", 0.9),
             added=tuple(model.get("added", (0, 20, 40))),
             train_fractions=tuple(model.get("train_fractions", (0.75, 0.5, 0.25, 0.1))),
             unseen_application=model.get("unseen_application"),
@@ -232,14 +249,19 @@ class ModelSettings:
         )
 
 
-def train(table: pd.DataFrame, settings: ModelSettings) -> variability.VariabilityModel:
+def train(
+    table: pd.DataFrame, settings: ModelSettings, *, n_jobs: int = 1
+) -> variability.VariabilityModel:
     """The model of Sec. IV-V on the production runs."""
     return variability.train(
         production(table),
         grid=settings.grid,
         cv=settings.cv,
+        inner_cv=settings.inner_cv,
         seed=settings.seed,
         n_estimators=settings.trees,
+        level=settings.bound_level,
+        n_jobs=n_jobs,
     )
 
 
@@ -257,10 +279,14 @@ def evaluate(
     features: pd.DataFrame,
     unseen: pd.DataFrame,
     use_cases: pd.DataFrame,
+    n_jobs: int = 1,
 ) -> dict[str, pd.DataFrame]:
     """Every table of Sec. IV-VI from the tidy runs and the trained model, the paper's
     numbers beside ours (``claims``, ``features``, ``unseen`` = Table V, ``use_cases`` =
-    Table VI, the reference tables of resources/reference/variability/)."""
+    Table VI, the reference tables of resources/reference/variability/), and the
+    nested repeated CV with its references (``model_evaluation``, ``cv_folds``,
+    ``noise_floor``; :mod:`netnoise.studies.variability.evaluation`). The costly
+    parts run ``n_jobs`` processes at a time; the tables do not depend on it."""
     runs = production(table)
     X, y = model_features.dataset(runs)
     if not model.evaluation.index.equals(X.index) or not np.allclose(model.evaluation["z_true"], y):
@@ -275,6 +301,7 @@ def evaluate(
         ("cv_folds", float(settings.cv), 10.0),
         *((f"svr_{k}", float(v), math.nan) for k, v in sorted(params.items())),
         ("cv_r2", model.cv_r2, _claim(claims, "cv_r2")),
+        ("bound_scale", model.bound_scale, math.nan),
         ("coverage", model.coverage, _claim(claims, "coverage")),
         ("containment", model.containment, _claim(claims, "containment")),
     ]
@@ -287,7 +314,7 @@ def evaluate(
         features[["feature", "rank"]].rename(columns={"rank": "paper_rank"}), on="feature"
     )
 
-    curve = evaluation.learning_curve_table(X, y, params, cv=settings.cv, seed=seed)
+    curve = evaluation.learning_curve_table(X, y, params, cv=settings.cv, seed=seed, n_jobs=n_jobs)
     out["learning_curve"] = curve
     fractions = evaluation.train_fraction_r2(X, y, params, fractions=settings.train_fractions)
     fractions["paper_r2"] = [
@@ -295,7 +322,15 @@ def evaluate(
     ]
     out["train_fraction"] = fractions
 
-    loao = evaluation.leave_one_application_out(runs, params, added=settings.added, seed=seed)
+    loao = evaluation.leave_one_application_out(
+        runs,
+        grid=settings.grid,
+        cv=settings.inner_cv,
+        added=settings.added,
+        draws=settings.repeats,
+        seed=seed,
+        n_jobs=n_jobs,
+    )
     programs = runs.drop_duplicates("application").set_index("application")["program"]
     loao.insert(1, "paper_application", paper_application(loao["application"].map(programs)))
     # The paper's row of the application each proxy stands for, at its own counts
@@ -313,8 +348,14 @@ def evaluate(
     ):
         if figure != "fig7" and application is None:
             continue
+        # Fig. 7 as the paper's (the grid chosen on all runs); Fig. 9 and 10 with
+        # the grid Table V chose without the held-out application, first draw.
+        chosen = params
+        if application is not None:
+            row = loao[loao["application"] == application].iloc[0]
+            chosen = {k: float(row[k]) for k in settings.grid}
         points = evaluation.predicted_vs_true(
-            runs, params, test_application=application, added=added, seed=seed
+            runs, chosen, test_application=application, added=added, seed=seed
         )
         points.insert(0, "figure", figure)
         points["added"] = added
@@ -322,6 +363,32 @@ def evaluate(
         points["n_train"] = points.attrs["n_train"]
         figures.append(points)
     out["predicted_vs_true"] = pd.concat(figures, ignore_index=True)
+
+    predictions = evaluation.repeated_cv(
+        X,
+        y,
+        apps.astype(str) + " x " + runs.loc[X.index, "nodes"].astype(str),
+        evaluation.condition_matrix(runs.loc[X.index], CONDITIONS),
+        grid=settings.grid,
+        cv=settings.cv,
+        inner_cv=settings.inner_cv,
+        repeats=settings.repeats,
+        seed=seed,
+        n_estimators=settings.trees,
+        level=settings.bound_level,
+        n_jobs=n_jobs,
+    )
+    out["cv_folds"] = evaluation.fold_scores(predictions)
+    out["noise_floor"] = evaluation.noise_floor(table, CONDITIONS)
+    out["model_evaluation"] = evaluation.model_evaluation(
+        predictions,
+        variability.select_svr(X, y, grid=settings.grid, cv=settings.cv, seed=seed),
+        float(out["predicted_vs_true"].query("figure == 'fig7'")["r2"].iloc[0]),
+        out["noise_floor"],
+        inner_cv=settings.inner_cv,
+        level=settings.bound_level,
+        paper={q: _claim(claims, q) for q in PAPER_EVALUATION_CLAIMS},
+    )
 
     bound = model.evaluation.join(runs[["application", "nodes", "runtime_s"]])
     out["rf_bound"] = bound.reset_index(drop=True)

@@ -2,9 +2,30 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from netnoise.config import enabled, study_testbed, undefined_applications
+
+
+def calibration_rank(runs: int, level: float) -> int:
+    """The rank of the residual that calibrates a bound holding ``level`` of new runs
+    on ``runs`` calibration runs (split-conformal: ⌈(n + 1)·level⌉)."""
+    return math.ceil(round((runs + 1) * level, 9))
+
+
+def minimum_runs(cv: int, inner_cv: int, level: float) -> int:
+    """The fewest runs the model trains on with ``cv`` folds, ``inner_cv`` folds inside
+    each training fold (two runs per inner test fold) and a bound for ``level``."""
+    need = 2 * cv
+    while True:
+        smallest_training = need - math.ceil(need / cv)
+        if (
+            smallest_training >= 2 * inner_cv
+            and calibration_rank(smallest_training, level) <= smallest_training
+        ):
+            return need
+        need += 1
 
 
 def problems(config: dict[str, Any]) -> list[str]:
@@ -60,11 +81,13 @@ def problems(config: dict[str, Any]) -> list[str]:
                 f"variability.model.added: {added} runs of a held-out application leave "
                 f"fewer than 2 of its {per_application} runs (runs x node_counts) to test"
             )
-    cv = model.get("cv", 10)
-    if runs * len(counts) * len(chosen) < 2 * cv:
+    cv, inner_cv = model.get("cv", 10), model.get("inner_cv", 5)
+    need = minimum_runs(cv, inner_cv, model.get("bound_level", 0.9))
+    if runs * len(counts) * len(chosen) < need:
         problems.append(
             f"variability.runs: {runs * len(counts) * len(chosen)} production runs in all are "
-            f"too few for {cv}-fold cross-validation (need {2 * cv})"
+            f"too few for {cv}-fold cross-validation with {inner_cv} folds inside and the "
+            f"bound's level (need {need}: variability.model.cv, inner_cv, bound_level)"
         )
     background = study.get("background", {})
     for key in ("load", "compression_messages", "compression_sleep_cycles"):

@@ -1,4 +1,5 @@
-"""Seed 002 figures: Fig. 1, 2, 4, 5, 7-11 from the tidy runs and the model's tables."""
+"""Seed 002 figures: Fig. 1, 2, 4, 5, 7-11 from the tidy runs and the model's tables, and
+the nested repeated cross-validation beside the paper's protocol."""
 
 from __future__ import annotations
 
@@ -207,4 +208,74 @@ def rf_bound(bound: pd.DataFrame, summary: pd.DataFrame) -> plt.Figure:
         fontsize=10,
     )
     ax.legend(fontsize=8, ncol=2)
+    return fig
+
+
+# Rows of cross_validation's left panel, top to bottom, and their labels.
+CV_LABELS = {
+    "group_mean": "per-group mean",
+    "conditions_forest": "conditions only (forest)",
+    "counters_forest": "counters (forest)",
+    "counters_svr": "counters (SVR)",
+    "combined": "combined, runs given an estimate",
+}
+RATE_LABELS = {
+    "given": "share given an estimate",
+    "containment": "true z within bound (given)",
+    "interval_coverage": "true z within bound (all)",
+}
+
+
+def cross_validation(folds: pd.DataFrame, evaluation: pd.DataFrame, level: float) -> plt.Figure:
+    """The nested repeated CV: every fold's R² of each model beside the paper's 0.91,
+    the paper's protocol on our runs and the noise ceiling; the combined model's
+    rates per fold beside the bound's calibration level and the paper's rates."""
+    rows = evaluation.set_index("model")
+    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.4), gridspec_kw={"width_ratios": [3, 2]})
+    names = [m for m in CV_LABELS if m in set(folds["model"])]
+    scores = [folds.loc[folds["model"] == m, "r2"].dropna() for m in names]
+    labels = [CV_LABELS[m] for m in names]
+    left.boxplot(scores, orientation="horizontal", tick_labels=labels, widths=0.5)
+    pooled = [rows.at[m, "r2_pooled"] for m in names]
+    left.plot(pooled, range(1, len(names) + 1), "D", color="C3", label="pooled out-of-fold R²")
+    for name, marker, label in (
+        ("svr_grid_best", "^", "grid's best score on its own folds"),
+        ("svr_single_split", "v", "one 75/25 split"),
+    ):
+        if name in rows.index:
+            y = names.index("counters_svr") + 1
+            left.plot(rows.at[name, "r2_mean"], y + 0.3, marker, color="C1", label=label)
+    paper = rows["paper_r2"].dropna()
+    if len(paper):
+        left.axvline(paper.iloc[0], color="black", ls="--", lw=1, label="paper (0.91)")
+    for i, (_, ceiling) in enumerate(rows.loc[rows.index == "noise_ceiling"].iterrows()):
+        left.axvspan(ceiling["r2_low"], ceiling["r2_high"], color=f"C{4 + i}", alpha=0.15)
+        left.axvline(
+            ceiling["r2_mean"], color=f"C{4 + i}", lw=1.5, label=f"ceiling: {ceiling['protocol']}"
+        )
+    left.set_xlabel("R² of z per test fold")
+    left.set_xlim(max(-1.0, left.get_xlim()[0]), 1.02)
+    left.legend(fontsize=7, loc="lower left")
+    combined = folds[folds["model"] == "combined"]
+    right.boxplot(
+        [combined[c].dropna() for c in RATE_LABELS],
+        orientation="horizontal",
+        tick_labels=list(RATE_LABELS.values()),
+        widths=0.5,
+    )
+    right.axvline(level, color="C2", lw=1.5, label=f"calibration level {level:.0%}")
+    # The paper's rates on the rows of the rates they match (1: given, 2: containment).
+    for i, paper_column in enumerate(("paper_given", "paper_containment"), start=1):
+        value = rows.at["combined", paper_column] if "combined" in rows.index else np.nan
+        if np.isfinite(value):
+            right.plot(value, i, "*", color="black", ms=9, label="paper" if i == 1 else None)
+    right.set_xlabel("share of the runs of a test fold")
+    right.legend(fontsize=7, loc="lower left")
+    repeats, cv = int(rows.at["counters_svr", "repeats"]), int(rows.at["counters_svr", "folds"])
+    fig.suptitle(
+        f"Nested {repeats} x {cv}-fold cross-validation: R² per test fold and the "
+        "combined model's bound",
+        fontsize=11,
+    )
+    fig.tight_layout()
     return fig

@@ -390,15 +390,22 @@ def read_run_dir(path: str | os.PathLike[str]) -> tuple[pd.DataFrame, dict[str, 
         )
     ):
         raise RunDirError(f"{info_path}: 'network_ports' must be a list of [device, port]")
+    return read_counters(counters_path), info
+
+
+def read_counters(path: str | os.PathLike[str]) -> pd.DataFrame:
+    """The counter samples of a counters CSV (format above), checked."""
     try:
-        samples = csvimport.read(counters_path)
+        samples = csvimport.read(path)
     except pd.errors.EmptyDataError as err:
-        raise RunDirError(f"{counters_path}: empty file") from err
+        raise RunDirError(f"{path}: empty file") from err
+    except UnicodeDecodeError as err:
+        raise RunDirError(f"{path}: not a counter CSV: not text ({err.reason})") from err
     except ValueError as err:  # csvimport's own messages, and pandas' ParserError
-        raise RunDirError(f"{counters_path}: not a counter CSV: {err}") from err
+        raise RunDirError(f"{path}: not a counter CSV: {err}") from err
     if samples.empty:
-        raise RunDirError(f"{counters_path}: no counter rows")
-    return samples, info
+        raise RunDirError(f"{path}: no counter rows")
+    return samples
 
 
 def metrics_of(path: str | os.PathLike[str]) -> dict[str, Any]:
@@ -417,6 +424,48 @@ def metrics_of(path: str | os.PathLike[str]) -> dict[str, Any]:
         raise RunDirError(f"{path}: {err}") from err
     metrics["application"] = info.get("application")
     metrics["runtime_s"] = float(info["runtime_s"])
+    return metrics
+
+
+def metrics_of_counters(
+    path: str | os.PathLike[str],
+    *,
+    nodes: Sequence[str] | None = None,
+    runtime_s: float | None = None,
+    node_count: int | None = None,
+) -> dict[str, Any]:
+    """Table III metrics of one run from its counters CSV alone.
+
+    ``nodes``: the job's nodes (default: every device of the file's ``node_nic``
+    rows, ``NODE:HCA`` read as NODE); ``runtime_s``: the run's runtime (default:
+    the span of the samples, which is the runtime when they were read at the
+    start and the end of the run, as the campaign reads them); ``node_count``:
+    the job's number of nodes if not ``len(nodes)``. Every network row counts
+    as the job's.
+    """
+    csv = Path(path)
+    if not csv.is_file():
+        raise RunDirError(f"{csv}: no such file (a counters CSV or a run directory)")
+    samples = read_counters(csv)
+    if nodes is None:
+        nics = samples.loc[samples["role"].isin(NIC_ROLES), "device"].astype(str)
+        nodes = sorted(set(nics.str.split(r"[:/]", n=1, regex=True).str[0]))
+        if not nodes:
+            raise RunDirError(f"{csv}: no node_nic rows, so no node of the job's to measure")
+    if runtime_s is None:
+        times = samples["time_s"].astype(float)
+        runtime_s = float(times.max() - times.min())
+        if not runtime_s > 0:
+            raise RunDirError(
+                f"{csv}: all samples at one time; a run needs a sample at its start and at "
+                "its end (or give its runtime)"
+            )
+    try:
+        metrics = run_metrics(samples, list(nodes), runtime_s, node_count=node_count)
+    except ValueError as err:
+        raise RunDirError(f"{csv}: {err}") from err
+    metrics["application"] = None
+    metrics["runtime_s"] = float(runtime_s)
     return metrics
 
 

@@ -30,6 +30,13 @@ def synthetic_table(
     is an application constant with scatter; ``network_bytes_mean``,
     ``network_stalls_mean`` and ``nodes`` carry no information on z. Columns
     ``c``, ``b``, ``d``, ``g`` hold the truth.
+
+    The drawn run conditions a campaign records (the inputs of a conditions-only
+    model) see ``b`` alone: ``generator`` (loadgen or compressionb, half each),
+    loadgen's ``load`` = b, compressionb's ``messages`` = 1 + ⌊4b⌋; its
+    ``sleep_cycles``, ``loaded_nodes`` and ``racks_spanned`` are drawn without
+    effect. They come from a generator of their own, so the other columns do not
+    depend on them.
     """
     apps = applications or {
         "alpha": {"base": 560.0, "sens": 0.15, "rate": 2.0e8, "stall_scale": 1.0},
@@ -68,4 +75,14 @@ def synthetic_table(
                     }
                 )
             )
-    return pd.concat(parts, ignore_index=True)
+    table = pd.concat(parts, ignore_index=True)
+    draw = np.random.default_rng([seed, 1])
+    loadgen = draw.random(len(table)) < 0.5
+    table["generator"] = np.where(loadgen, "loadgen", "compressionb")
+    table["loaded_nodes"] = 2 * draw.integers(1, 4, len(table))
+    table["load"] = np.where(loadgen, table["b"], np.nan)
+    table["messages"] = np.where(loadgen, np.nan, 1 + np.floor(4 * table["b"]))
+    sleep = np.exp(draw.uniform(np.log(2.5e6), np.log(2.5e8), len(table)))
+    table["sleep_cycles"] = np.where(loadgen, np.nan, sleep)
+    table["racks_spanned"] = draw.integers(1, 3, len(table))
+    return table
