@@ -120,15 +120,30 @@ def _cmd_testbed_down(args: argparse.Namespace) -> int:
     return 0
 
 
+def _testbed_summary(status: dict) -> str:
+    if status["up"] is None:
+        return f"cannot tell whether it is up: {status['unknown']}"
+    words = ["up" if status["up"] else "down"]
+    holder = status["claimed_by"]
+    if holder:
+        whose = "in use by" if holder["alive"] else "last used by a run that is gone,"
+        words.append(f"{whose} pid {holder['pid']} ({holder['command'][:80]})")
+    if status["processes_inside"]:
+        words.append(f"{status['processes_inside']} process(es) running inside")
+    return "; ".join(words)
+
+
 def _cmd_testbed_status(args: argparse.Namespace) -> int:
     status = _testbed(args).testbed.status()
     if args.json:
         print(json.dumps(status, indent=2))
     else:
-        print(f"testbed {status['prefix']}: {'up' if status['up'] else 'down'}")
+        print(f"testbed {status['prefix']}: {_testbed_summary(status)}")
         for node in status["nodes"]:
             print(f"  {node['name']}  {node['address']}  rack {node['rack']}")
-    return 0 if status["up"] or not args.check else 1
+    if not args.check or status["up"]:
+        return 0
+    return 1 if status["up"] is False else 2
 
 
 def _cmd_testbed_exec(args: argparse.Namespace) -> int:
@@ -185,7 +200,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     status = tb.add_parser("status", help="nodes, addresses, link rates, up or not")
     status.add_argument("--json", action="store_true")
-    status.add_argument("--check", action="store_true", help="exit 1 when it is down")
+    status.add_argument(
+        "--check", action="store_true", help="exit 1 when it is down, 2 when this user cannot tell"
+    )
     status.set_defaults(func=_cmd_testbed_status)
     exec_cmd = tb.add_parser("exec", help="run a command on a node: exec NODE -- CMD ...")
     exec_cmd.add_argument("node", help="node name (nn-n01) or number (1)")
