@@ -247,13 +247,19 @@ def build_parser() -> argparse.ArgumentParser:
     review.set_defaults(func=_cmd_review)
 
     benches = sub.add_parser(
-        "bench", help="benchmarks that print figures (need root: they use testbeds)"
+        "bench", help="benchmarks that print figures: timing, not checked by the tests"
     ).add_subparsers(dest="bench_command", required=True)
     cpu = benches.add_parser(
-        "cpu", help="CPU load and run-to-run spread of each study's heaviest co-run per wait policy"
+        "cpu",
+        help="CPU load and run-to-run spread of each study's heaviest co-run per wait policy "
+        "(needs root: it uses testbeds)",
     )
     cpubench.add_arguments(cpu)
     cpu.set_defaults(func=cpubench.run)
+    for study in studies.STUDIES:
+        study_bench = study.module("bench")
+        if study_bench is not None:
+            study_bench.register(benches)
 
     parse = sub.add_parser("parse", help="print a benchmark result file as a tidy CSV")
     parse.add_argument("file")

@@ -25,6 +25,7 @@ from netnoise.run import Job, corun, run_benchmark
 from netnoise.testbed import counters as testbed_counters
 from netnoise.testbed.fabric import TestbedError, TestbedSpec
 from netnoise.testbed.validation import iperf3_mbit, link_checks
+from tests.conftest import UNJUDGED_CPU
 
 pytestmark = [
     pytest.mark.root,
@@ -37,7 +38,7 @@ PREFIX = "nnt"
 def platform_config(**testbed) -> dict:
     """The default config's platform, under a prefix of the tests' own."""
     config = {
-        "platform": {"testbed": {"prefix": PREFIX, **testbed}},
+        "platform": {"testbed": {"prefix": PREFIX, **testbed}, "cpu": UNJUDGED_CPU},
         # Studies sized for the default testbed would not fit a smaller one.
         "impact_compression": {"enabled": False},
         "network_noise": {"benchmark": {"enabled": False}},
@@ -123,9 +124,9 @@ def test_mpi_pingpong_crosses_namespaces(make_platform, built_programs, tmp_path
     )
     result = read_benchmark(out)
     assert result.meta["hosts"] == f"{PREFIX}-n01,{PREFIX}-n02"
-    median = result.data["rtt_us"].median()
-    # 1 KiB each way through 50 Mbit/s links: well above shared-memory latency.
-    assert 50 < median < 2000
+    # 1 KiB each way through veth pairs, bridges and tbf queues: even the fastest round
+    # trip is well above shared-memory latency (a busy machine only adds to it).
+    assert result.data["rtt_us"].min() > 50
 
 
 def test_two_racks_route_across_the_backbone(make_platform):
