@@ -203,18 +203,24 @@ def measured(request, tmp_path_factory, built_programs):
 
 @pytest.mark.mpi
 def test_constant_delay_holds_every_send(measured):
-    """What no load can change: every round trip waits >= 2 D on top of the fastest one
-    without the injector, every wait lasts >= D, and the reports count the sends made."""
+    """What no load can change: every round trip waits >= 2 D, every wait lasts >= D,
+    the waits that kept their core end within the report's threshold, and the reports
+    count the sends made. How far above 2 D the round trips rise is a timing figure
+    that load moves either way (a busy machine slows the runs without the injector
+    too): `netnoise bench injector` prints it."""
     level, pairs = measured
     # Both sends of every round trip wait >= D: no round trip is faster than 2 D.
     assert min(p.injected.min() for p in pairs) >= 2 * D_US
-    # The delay comes on top of the round trip (a busy machine only adds to either).
-    assert bench.fastest_rise(pairs) >= 0.98 * 2 * D_US
     for report in (r for p in pairs for r in p.reports):
         assert report["level"] == level and report["enabled"] == 1
         assert report["drawn_mean_ns"] == report["table_mean_ns"] == D_US * 1000
         assert report["mean_ns"] >= D_US * 1000  # a busy wait never ends early
-        assert report["ontime_mean_ns"] >= D_US * 1000
+        # A wait is late when it overshoots by more than the threshold (it lost its
+        # core); the others lasted D to D + threshold, however busy the machine.
+        assert 0 <= report["late_delays"] <= report["delays"]
+        if report["late_delays"] < report["delays"]:
+            ontime = report["ontime_mean_ns"]
+            assert D_US * 1000 <= ontime <= D_US * 1000 + report["late_threshold_ns"]
         # 100 warm-up + 500 timed ping-pong sends per rank.
         if level == "mpi":
             # Exactly one delay per MPI_Send: collectives are not intercepted.
@@ -226,9 +232,10 @@ def test_constant_delay_holds_every_send(measured):
 
 
 def test_injector_benchmark_judges_the_rise_on_its_confidence_interval():
-    def pair(rise: float, late: int) -> bench.Pair:
+    def pair(rise: float, late: int, runnable: float = 2.0) -> bench.Pair:
         base = np.full(5, 1.0)
-        return bench.Pair(base, base + rise, [{"late_delays": late, "delays": 100}] * 2)
+        cpu = {"mean_runnable_tasks": runnable, "cores": 2}
+        return bench.Pair(base, base + rise, [{"late_delays": late, "delays": 100}] * 2, [cpu, cpu])
 
     steady = [pair(404, 0), pair(405, 1), pair(406, 2)]
     assert bench.verdict(bench.rise_interval(steady), D_US) == "within"
@@ -236,6 +243,14 @@ def test_injector_benchmark_judges_the_rise_on_its_confidence_interval():
     assert bench.verdict(bench.rise_interval(low), D_US) == "OUTSIDE"
     busy = [*steady[:2], pair(900, 30), pair(950, 40)]  # the busy pairs do not count
     assert bench.rise_interval(busy) is None
+    # Waits on time, but the ranks lost their cores between them (measured: 13
+    # runnable tasks on 2 cores, a 4-5 ms rise): crowded pairs do not count either.
+    crowded = [*steady[:2], pair(3909, 0, 13.0), pair(5458, 1, 12.7)]
+    assert [p.undisturbed for p in crowded] == [True, True, False, False]
+    assert bench.rise_interval(crowded) is None
+    assert bench.rise_interval([*steady, pair(5458, 1, 12.7)]) == bench.rise_interval(steady)
+    # The two spinning ranks fill the 2 cores; a task coming and going is no disturbance.
+    assert pair(405, 0, 2.3).undisturbed and not pair(405, 0, 2.6).undisturbed
     assert "too busy" in bench.verdict(None, D_US)
     noisy = [pair(300, 0), pair(420, 0), pair(540, 0)]  # wide: overlaps the range
     assert bench.verdict(bench.rise_interval(noisy), D_US) == "within"

@@ -2,9 +2,11 @@
 
 Interleaved pairs of 2-rank ping-pongs on this host, each without and right
 after it with a constant delay D on every send, at the MPI and at the TCP level.
-Per pair: the median round trip of both runs, the median's rise and the share
-of the injector's busy waits that lost their core. Per level: the mean median
-rise over the undisturbed pairs with its 99% confidence interval, against the
+Per pair: the median round trip of both runs, the median's rise, the share
+of the injector's busy waits that lost their core and the most runnable tasks
+(on average over a run's timed region, from its provenance record) of both runs.
+Per level: the mean median rise over the undisturbed pairs (few late waits,
+no task beside the ranks for long) with its 99% confidence interval, against the
 expected 2 D (one delayed send each way) to 2 D + 15% (the TCP level adds
 about 4%), and the fastest round trips' rise.
 
@@ -31,6 +33,7 @@ from netnoise import config as netnoise_config
 from netnoise.build import build_programs
 from netnoise.io import read_benchmark
 from netnoise.platform import from_config
+from netnoise.provenance import read_sidecar
 from netnoise.run import run_benchmark
 from netnoise.studies.latency_variation import injector
 
@@ -41,10 +44,15 @@ LEVELS = ("mpi", "tcp")
 # a core would sit out each other's busy wait inside it.
 BOUND = ["--bind-to", "core:overload-allowed", "--map-by", "core"]
 TCP_BTL = ["--mca", "btl", "tcp,self", "--mca", "btl_tcp_if_include", "lo"]
-# A pair is undisturbed when under 5% of its busy waits lost their core. On a quiet
-# machine 0.3-3% do; with the load average at 5 times the cores most round trips of
-# a 400 us ping-pong lose their core, and the median says nothing about the injector.
+# A pair is undisturbed when under 5% of its busy waits lost their core (on a quiet
+# machine 0.3-3% do) and neither run had more than half a runnable task on average
+# beside its two spinning ranks (one per core: a quiet machine's kernel threads and
+# runner come and go; a task beside them for good takes a rank's core half the time).
+# The late waits alone do not tell: with 13 runnable tasks on 2 cores the waits were
+# on time, but the ranks lost their cores between them and the median round trip
+# rose by 4-5 ms instead of 400 us.
 UNDISTURBED = 0.05
+SPARE_RUNNABLE = 0.5
 # The median rise may exceed 2 D by this share (the tcp level measures about 4%).
 RISE_MARGIN = 0.15
 CONFIDENCE = 0.99
@@ -54,7 +62,8 @@ def pingpong(
     bin_dir: Path, work: Path, name: str, mpirun_args: list[str], iterations: int
 ) -> tuple[np.ndarray, str]:
     """Run a 2-rank pingpong, busy polling (a sleeping wait would add its wake-up to
-    the delays measured here); return its round trips (us) and its log."""
+    the delays measured here); return its round trips (us) and its log. Its CPU
+    load is in the provenance record beside ``work/<name>.csv``."""
     platform = from_config(
         {"kind": "localhost", "mpirun": "mpirun", "mpirun_args": mpirun_args, "timeout_s": 120}
     )
@@ -78,6 +87,7 @@ class Pair:
     base: np.ndarray
     injected: np.ndarray
     reports: list[dict]  # of the injected run, per rank
+    cpu: list[dict]  # the provenance CPU records of both runs
 
     @property
     def median_rise(self) -> float:
@@ -87,6 +97,16 @@ class Pair:
     def late(self) -> float:
         """Share of the busy waits that lost their core: how busy the machine was."""
         return max(int(r["late_delays"]) / max(int(r["delays"]), 1) for r in self.reports)
+
+    @property
+    def runnable(self) -> float:
+        """The most runnable tasks on average of either run's timed region."""
+        return max(float(c["mean_runnable_tasks"]) for c in self.cpu)
+
+    @property
+    def undisturbed(self) -> bool:
+        crowded = any(c["mean_runnable_tasks"] > c["cores"] + SPARE_RUNNABLE for c in self.cpu)
+        return not crowded and self.late < UNDISTURBED
 
 
 def measure(
@@ -112,7 +132,8 @@ def measure(
         base, _ = pingpong(bin_dir, work, f"base{pair}", args, iterations)
         injected, _ = pingpong(bin_dir, work, f"injected{pair}", args + exports, iterations)
         reports = [injector.read_report(work / f"report.{rank}") for rank in (0, 1)]
-        measured.append(Pair(base, injected, reports))
+        cpu = [read_sidecar(work / f"{run}{pair}.csv")["cpu"] for run in ("base", "injected")]
+        measured.append(Pair(base, injected, reports, cpu))
     return measured
 
 
@@ -124,7 +145,7 @@ def fastest_rise(pairs: list[Pair]) -> float:
 def rise_interval(pairs: list[Pair]) -> tuple[float, float] | None:
     """The CONFIDENCE interval of the mean median rise over the undisturbed pairs,
     or None with fewer than three of them."""
-    rises = [p.median_rise for p in pairs if p.late < UNDISTURBED]
+    rises = [p.median_rise for p in pairs if p.undisturbed]
     if len(rises) < 3:
         return None
     half = stats.t.ppf((1 + CONFIDENCE) / 2, len(rises) - 1) * stats.sem(rises)
@@ -186,7 +207,8 @@ def run(args: argparse.Namespace) -> int:
                 print(
                     f"  pair {i + 1}: median {np.median(p.base):9.3f} -> "
                     f"{np.median(p.injected):9.3f} us, rise {p.median_rise:8.1f} us, "
-                    f"{p.late:6.1%} of the waits late"
+                    f"{p.late:6.1%} of the waits late, {p.runnable:5.2f} runnable tasks"
+                    f"{'' if p.undisturbed else ' (disturbed)'}"
                 )
             interval = rise_interval(pairs)
             shown = "-" if interval is None else f"{interval[0]:.1f} to {interval[1]:.1f} us"
@@ -201,5 +223,8 @@ def run(args: argparse.Namespace) -> int:
                 flush=True,
             )
             failed |= verdict(interval, d) == "OUTSIDE"
-    print(f"load average {' '.join(f'{v:.2f}' for v in os.getloadavg())}", file=sys.stderr)
+    print(
+        f"{os.cpu_count()} cores, load average {' '.join(f'{v:.2f}' for v in os.getloadavg())}",
+        file=sys.stderr,
+    )
     return 1 if failed else 0
