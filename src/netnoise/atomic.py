@@ -2,7 +2,8 @@
 
 Every writer goes through a temporary file in the destination directory
 and an ``os.replace`` on success, so a crash, a kill or an exception never
-leaves a partial file that looks like a valid result.
+leaves a partial file that looks like a valid result; nor does a job whose
+workflow was killed (netnoise.lifeline): it renames nothing.
 """
 
 from __future__ import annotations
@@ -10,10 +11,12 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import tempfile
+import secrets
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
+
+from netnoise import lifeline
 
 
 @contextlib.contextmanager
@@ -25,18 +28,29 @@ def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
     """
     final = Path(path)
     final.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{final.name}.", suffix=".tmp", dir=final.parent)
-    os.close(fd)
-    tmp = Path(tmp_name)
+    tmp = _create_temporary(final)
     try:
         yield tmp
         if not tmp.exists():
             raise FileNotFoundError(f"nothing was written to the temporary file for {final}")
+        lifeline.check(f"writing {final}")
         os.replace(tmp, final)
     finally:
         tmp.unlink(missing_ok=True)
         for leftover in tmp.parent.glob(f"{tmp.name}.*"):
             leftover.unlink(missing_ok=True)
+
+
+def _create_temporary(final: Path) -> Path:
+    """A new empty file beside ``final``, with the permissions the umask gives any new
+    file (a result readable by whoever may read its directory; mkstemp's are 0600)."""
+    while True:
+        tmp = final.parent / f".{final.name}.{secrets.token_hex(4)}.tmp"
+        try:
+            os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o666))
+        except FileExistsError:
+            continue
+        return tmp
 
 
 @contextlib.contextmanager

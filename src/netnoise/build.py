@@ -9,7 +9,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from netnoise import provenance
+from netnoise import lifeline, provenance
 from netnoise.atomic import write_json
 
 
@@ -72,6 +72,7 @@ def build_programs(
         if result.returncode != 0:
             raise BuildFailed(f"make exited with status {result.returncode}; see {log}")
         programs = sorted(os.listdir(staging))
+        lifeline.check(f"installing the programs into {bindir}")
         for name in programs:
             os.replace(Path(staging) / name, bindir / name)
     return {

@@ -152,6 +152,19 @@ def _cmd_testbed_down(args: argparse.Namespace) -> int:
     return 0
 
 
+def _testbed_summary(status: dict) -> str:
+    if status["up"] is None:
+        return f"cannot tell whether it is up: {status['unknown']}"
+    words = ["up" if status["up"] else "down"]
+    holder = status["claimed_by"]
+    if holder:
+        whose = "in use by" if holder["alive"] else "last used by a run that is gone,"
+        words.append(f"{whose} pid {holder['pid']} ({holder['command'][:80]})")
+    if status["processes_inside"]:
+        words.append(f"{status['processes_inside']} process(es) running inside")
+    return "; ".join(words)
+
+
 def _cmd_testbed_status(args: argparse.Namespace) -> int:
     testbed = _testbed(args).testbed
     status = testbed.status()
@@ -161,7 +174,7 @@ def _cmd_testbed_status(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(status, indent=2))
     else:
-        print(f"testbed {status['prefix']}: {'up' if status['up'] else 'down'}")
+        print(f"testbed {status['prefix']}: {_testbed_summary(status)}")
         slurm_nodes = status.get("slurm", {}).get("nodes", {})
         for node in status["nodes"]:
             state = f"  slurm {slurm_nodes.get(node['name'], '-')}" if "slurm" in status else ""
@@ -174,7 +187,9 @@ def _cmd_testbed_status(args: argparse.Namespace) -> int:
                 f"SLURM_CONF={slurm['slurm_conf']}"
             )
     up = status["up"] and status.get("slurm", {}).get("up", True)
-    return 0 if up or not args.check else 1
+    if not args.check or up:
+        return 0
+    return 2 if status["up"] is None else 1
 
 
 def _cmd_testbed_exec(args: argparse.Namespace) -> int:
@@ -253,7 +268,9 @@ def build_parser() -> argparse.ArgumentParser:
     ).set_defaults(func=_cmd_testbed_env)
     status = tb.add_parser("status", help="nodes, addresses, link rates, up or not")
     status.add_argument("--json", action="store_true")
-    status.add_argument("--check", action="store_true", help="exit 1 when it is down")
+    status.add_argument(
+        "--check", action="store_true", help="exit 1 when it is down, 2 when this user cannot tell"
+    )
     status.set_defaults(func=_cmd_testbed_status)
     exec_cmd = tb.add_parser("exec", help="run a command on a node: exec NODE -- CMD ...")
     exec_cmd.add_argument("node", help="node name (nn-n01) or number (1)")
@@ -308,13 +325,19 @@ def build_parser() -> argparse.ArgumentParser:
     report_cmd.set_defaults(func=_cmd_report)
 
     benches = sub.add_parser(
-        "bench", help="benchmarks that print figures (need root: they use testbeds)"
+        "bench", help="benchmarks that print figures: timing, not checked by the tests"
     ).add_subparsers(dest="bench_command", required=True)
     cpu = benches.add_parser(
-        "cpu", help="CPU load and run-to-run spread of each study's heaviest co-run per wait policy"
+        "cpu",
+        help="CPU load and run-to-run spread of each study's heaviest co-run per wait policy "
+        "(needs root: it uses testbeds)",
     )
     cpubench.add_arguments(cpu)
     cpu.set_defaults(func=cpubench.run)
+    for study in studies.STUDIES:
+        study_bench = study.module("bench")
+        if study_bench is not None:
+            study_bench.register(benches)
 
     parse = sub.add_parser("parse", help="print a benchmark result file as a tidy CSV")
     parse.add_argument("file")

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import signal
 import subprocess
 import tempfile
 import time
@@ -23,7 +22,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from netnoise import counters as counter_tools
-from netnoise import provenance
+from netnoise import lifeline, provenance
 from netnoise.atomic import atomic_path, write_csv
 from netnoise.cpu import CpuLoad
 from netnoise.external import ExternalProgram
@@ -89,22 +88,12 @@ class _Process:
         self.argv = argv
         log.write(f"$ [{job.name}] {' '.join(argv)}\n".encode())
         log.flush()
-        # Own session: the launcher and everything it starts can be killed as a group.
-        self.proc = subprocess.Popen(
-            argv, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
-        )
+        # A session of its own, ended with everything it started (ranks and daemons
+        # included) when the run ends, the runner dies or the workflow is killed.
+        self.proc = lifeline.spawn(argv, env=env, stdout=log, stderr=subprocess.STDOUT)
 
     def kill(self, grace_s: float = 5.0) -> None:
-        for sig in (signal.SIGTERM, signal.SIGKILL):
-            if self.proc.poll() is not None:
-                break
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(self.proc.pid, sig)
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                self.proc.wait(timeout=grace_s)
-        # Stray members of the group (ranks whose launcher died first).
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(self.proc.pid, signal.SIGKILL)
+        lifeline.stop(self.proc, grace_s)
 
 
 # How often a waiting runner checks its processes (and files a watch cannot see).

@@ -16,6 +16,7 @@ from netnoise.studies.asymmetric.measure import measure_mpi, measure_tcp, rank_l
 from netnoise.studies.asymmetric.patterns import property_patterns
 from netnoise.studies.asymmetric.testbed import racks, study_platform
 from netnoise.studies.asymmetric.tidy import tidy_mpi
+from tests.conftest import UNJUDGED_CPU
 
 # A prefix of these tests' own: nothing else (workflow, other tests) uses it.
 TEST_PREFIX = "nas3"
@@ -38,7 +39,7 @@ def test_links_measured_at_both_levels_on_two_racks(tmp_path, built_programs):
         pytest.skip("iperf3 not installed")
     config = validate(
         {
-            "platform": {"timeout_s": 120},
+            "platform": {"timeout_s": 120, "cpu": UNJUDGED_CPU},
             "asymmetric": {
                 "testbed": {"prefix": TEST_PREFIX, "nodes": 8, "nic_mbit": 20},
                 "iterations": {"min": 2, "max": 3},

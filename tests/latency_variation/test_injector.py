@@ -14,16 +14,11 @@ import pytest
 from netnoise.io import read_benchmark
 from netnoise.platform import from_config
 from netnoise.platform.base import open_mpi_root_env
-from netnoise.run import RunFailed, run_benchmark
-from netnoise.studies.latency_variation import injector
+from netnoise.run import RunFailed
+from netnoise.studies.latency_variation import bench, injector
 
 REPO = Path(__file__).resolve().parents[2]
 D_US = 200  # the constant delay of the ping-pong tests
-# Each rank on a core of its own: at the tcp level the per-iteration MPI_Allreduce
-# of pingpong is delayed as well (outside the timed region), and two ranks sharing
-# a core would sit out each other's busy wait inside it.
-BOUND = ["--bind-to", "core:overload-allowed", "--map-by", "core"]
-TCP_BTL = ["--mca", "btl", "tcp,self", "--mca", "btl_tcp_if_include", "lo"]
 
 
 # ---------------------------------------------------------------- files
@@ -197,104 +192,35 @@ def test_read_report(tmp_path):
 # ---------------------------------------------------------------- the library
 
 
-def _pingpong(bindir: Path, tmp_path: Path, name: str, mpirun_args: list[str], iterations: int):
-    """Run a 2-rank pingpong, busy polling (a sleeping wait would add its wake-up to
-    the delays measured here); return its round trips (us) and its log."""
-    platform = from_config(
-        {"kind": "localhost", "mpirun": "mpirun", "mpirun_args": mpirun_args, "timeout_s": 120}
-    )
-    out = tmp_path / f"{name}.csv"
-    log = tmp_path / f"{name}.log"
-    run_benchmark(
-        platform,
-        [str(bindir / "pingpong"), "--mpi-wait", "spin", "--iterations", str(iterations)],
-        ranks=2,
-        output=out,
-        log=log,
-        timeout_s=120,
-    )
-    return read_benchmark(out).data["rtt_us"].to_numpy(), log.read_text()
-
-
-class Measured:
-    """Ping-pongs without and with a constant D_US injector at one level."""
-
-    def __init__(self, base: np.ndarray, injected: np.ndarray, reports: list[dict]):
-        self.base = base
-        self.injected = injected
-        self.reports = reports
-        self.median_rise = float(np.median(injected) - np.median(base))
-        self.fastest_rise = float(injected.min() - base.min())
-        # Busy waits that lost their core: how busy the machine was meanwhile.
-        self.late = max(int(r["late_delays"]) / max(int(r["delays"]), 1) for r in reports)
-
-    def __str__(self) -> str:
-        return (
-            f"median RTT {np.median(self.base):.3f} us without, {np.median(self.injected):.3f} us "
-            f"with D={D_US} us (rise {self.median_rise:.1f} us, expected {2 * D_US}); fastest "
-            f"{self.base.min():.3f} / {self.injected.min():.3f} us (rise {self.fastest_rise:.1f}); "
-            f"{self.late:.1%} of the delays late"
-        )
-
-
-# A run is undisturbed when under 5% of its busy waits lost their core. On a quiet
-# machine 0.3-3% do; with the load average at 5 times the cores, most round trips of
-# a 400 us ping-pong lose their core and the median says nothing about the injector.
-UNDISTURBED = 0.05
-
-
-@pytest.fixture(scope="module", params=["mpi", "tcp"])
+@pytest.fixture(scope="module", params=bench.LEVELS)
 def measured(request, tmp_path_factory, built_programs):
+    """Two interleaved pairs of ping-pongs without and with a constant D_US delay.
+    How closely the delay is kept is a timing figure: `netnoise bench injector`."""
     level = request.param
-    tmp_path = tmp_path_factory.mktemp(f"constant-{level}")
-    table = injector.write_table(injector.constant_table(D_US), tmp_path / "c.tab", unit="us")
-    seed = injector.write_seed(tmp_path / "seed", 42)
-    env = injector.environment(
-        table,
-        seed,
-        level=level,
-        unit="us",
-        strict=True,
-        report=tmp_path / "report.%r",
-        library=built_programs / injector.LIBRARY,
-    )
-    extra = BOUND + (TCP_BTL if level == "tcp" else [])
-    for attempt in range(2):  # a second try when the machine was busy
-        base, _ = _pingpong(built_programs, tmp_path, f"base{attempt}", extra, 2000)
-        exports = injector.mpirun_exports(env)
-        injected, _ = _pingpong(built_programs, tmp_path, f"inj{attempt}", extra + exports, 500)
-        reports = [injector.read_report(tmp_path / f"report.{rank}") for rank in (0, 1)]
-        result = Measured(base, injected, reports)
-        print(f"\n{level} level, attempt {attempt + 1}: {result}")
-        for rank, r in enumerate(reports):
-            print(
-                f"  rank {rank}: {r['delays']} delays, achieved mean {r['mean_ns']:.0f} ns "
-                f"({r['ontime_mean_ns']:.0f} ns without the {r['late_delays']} late ones), "
-                f"intended {r['table_mean_ns']:.0f} ns"
-            )
-        if result.late < UNDISTURBED:
-            break
-    return level, result
+    work = tmp_path_factory.mktemp(f"constant-{level}")
+    return level, bench.measure(level, built_programs, work, 2, 500, D_US)
 
 
 @pytest.mark.mpi
 def test_constant_delay_holds_every_send(measured):
-    """Load-independent: each round trip waits >= 2 D, the fastest ones about 2 D more than
-    without the injector, and the reports count exactly the sends made."""
-    level, m = measured
+    """What no load can change: every round trip waits >= 2 D, every wait lasts >= D,
+    the waits that kept their core end within the report's threshold, and the reports
+    count the sends made. How far above 2 D the round trips rise is a timing figure
+    that load moves either way (a busy machine slows the runs without the injector
+    too): `netnoise bench injector` prints it."""
+    level, pairs = measured
     # Both sends of every round trip wait >= D: no round trip is faster than 2 D.
-    assert m.injected.min() >= 2 * D_US
-    # Some round trips keep their cores even on a busy machine: they show the delay alone
-    # (to within 5 us at the mpi level; the tcp level's delayed MPI_Allreduce between
-    # iterations can add part of a TCP round trip).
-    limit = 2 * D_US + 5 if level == "mpi" else 1.075 * 2 * D_US
-    assert 0.98 * 2 * D_US <= m.fastest_rise <= limit
-    for report in m.reports:
+    assert min(p.injected.min() for p in pairs) >= 2 * D_US
+    for report in (r for p in pairs for r in p.reports):
         assert report["level"] == level and report["enabled"] == 1
         assert report["drawn_mean_ns"] == report["table_mean_ns"] == D_US * 1000
         assert report["mean_ns"] >= D_US * 1000  # a busy wait never ends early
-        # Achieved vs intended for the waits that kept their core: within 2.5%.
-        assert D_US * 1000 <= report["ontime_mean_ns"] <= 1.025 * D_US * 1000
+        # A wait is late when it overshoots by more than the threshold (it lost its
+        # core); the others lasted D to D + threshold, however busy the machine.
+        assert 0 <= report["late_delays"] <= report["delays"]
+        if report["late_delays"] < report["delays"]:
+            ontime = report["ontime_mean_ns"]
+            assert D_US * 1000 <= ontime <= D_US * 1000 + report["late_threshold_ns"]
         # 100 warm-up + 500 timed ping-pong sends per rank.
         if level == "mpi":
             # Exactly one delay per MPI_Send: collectives are not intercepted.
@@ -305,21 +231,36 @@ def test_constant_delay_holds_every_send(measured):
             assert 600 + 500 <= report["delays"] <= 600 + 500 + 50
 
 
-@pytest.mark.mpi
-def test_constant_delay_raises_the_median_by_two_delays(measured):
-    """The median round trip rises by 2 D (one delayed send each way), never less,
-    at most 15% more (the tcp level measures about 2 D + 4%)."""
-    level, m = measured
-    if m.late >= UNDISTURBED:
-        pytest.skip(f"{level}: machine too busy for a median, {m.late:.0%} of the waits were late")
-    assert 0.98 * 2 * D_US <= m.median_rise <= 1.15 * 2 * D_US
+def test_injector_benchmark_judges_the_rise_on_its_confidence_interval():
+    def pair(rise: float, late: int, runnable: float = 2.0) -> bench.Pair:
+        base = np.full(5, 1.0)
+        cpu = {"mean_runnable_tasks": runnable, "cores": 2}
+        return bench.Pair(base, base + rise, [{"late_delays": late, "delays": 100}] * 2, [cpu, cpu])
+
+    steady = [pair(404, 0), pair(405, 1), pair(406, 2)]
+    assert bench.verdict(bench.rise_interval(steady), D_US) == "within"
+    low = [pair(200, 0), pair(201, 0), pair(199, 0)]  # one delay per round trip, not two
+    assert bench.verdict(bench.rise_interval(low), D_US) == "OUTSIDE"
+    busy = [*steady[:2], pair(900, 30), pair(950, 40)]  # the busy pairs do not count
+    assert bench.rise_interval(busy) is None
+    # Waits on time, but the ranks lost their cores between them (measured: 13
+    # runnable tasks on 2 cores, a 4-5 ms rise): crowded pairs do not count either.
+    crowded = [*steady[:2], pair(3909, 0, 13.0), pair(5458, 1, 12.7)]
+    assert [p.undisturbed for p in crowded] == [True, True, False, False]
+    assert bench.rise_interval(crowded) is None
+    assert bench.rise_interval([*steady, pair(5458, 1, 12.7)]) == bench.rise_interval(steady)
+    # The two spinning ranks fill the 2 cores; a task coming and going is no disturbance.
+    assert pair(405, 0, 2.3).undisturbed and not pair(405, 0, 2.6).undisturbed
+    assert "too busy" in bench.verdict(None, D_US)
+    noisy = [pair(300, 0), pair(420, 0), pair(540, 0)]  # wide: overlaps the range
+    assert bench.verdict(bench.rise_interval(noisy), D_US) == "within"
 
 
 @pytest.mark.mpi
 def test_disabled_injector_warns_once_and_costs_nothing(tmp_path, built_programs):
     lib = str(built_programs / injector.LIBRARY)
     report = tmp_path / "off.%r"
-    _, log = _pingpong(
+    _, log = bench.pingpong(
         built_programs,
         tmp_path,
         "off",
@@ -389,14 +330,14 @@ def test_strict_mode_rejects_a_malformed_table(tmp_path, built_programs):
     seed = injector.write_seed(tmp_path / "seed", 1)
     env = injector.environment(table, seed, strict=True, library=built_programs / injector.LIBRARY)
     with pytest.raises(RunFailed, match="exited with status"):
-        _pingpong(built_programs, tmp_path, "strict", injector.mpirun_exports(env), 10)
+        bench.pingpong(built_programs, tmp_path, "strict", injector.mpirun_exports(env), 10)
     log = (tmp_path / "strict.log").read_text()
     assert f"error: distribution table {table}:7: 7 values, expected 8" in log
     assert not (tmp_path / "strict.csv").exists()
 
     # Not strict: the same table disables the injector, with the same diagnosis.
     env["NN_LATENCY_STRICT"] = "0"
-    _, log = _pingpong(built_programs, tmp_path, "lax", injector.mpirun_exports(env), 10)
+    _, log = bench.pingpong(built_programs, tmp_path, "lax", injector.mpirun_exports(env), 10)
     assert log.count(f"disabled: distribution table {table}:7: 7 values, expected 8") == 1
 
 

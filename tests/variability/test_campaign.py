@@ -31,6 +31,7 @@ from netnoise.studies.variability.campaign import (
     run_seed,
 )
 from netnoise.testbed.fabric import TestbedSpec
+from tests.conftest import UNJUDGED_CPU
 
 SPEC = TestbedSpec("nv", 8, 2, 50.0, 100.0, 16000, 100000, "default", 2)
 RACKS = racks_of_testbed(SPEC)
@@ -149,7 +150,10 @@ def test_campaign_runs_feed_the_variability_cli(built_programs, tmp_path, capsys
     trains on their directories and estimates one of them."""
     config = validate(
         {
-            "platform": {"testbed": {"prefix": "nvt", "racks": 2, "backbone_mbit": 100}},
+            "platform": {
+                "testbed": {"prefix": "nvt", "racks": 2, "backbone_mbit": 100},
+                "cpu": UNJUDGED_CPU,
+            },
             "impact_compression": {"enabled": False},
             "network_noise": {"benchmark": {"enabled": False}},
         }

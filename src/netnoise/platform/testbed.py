@@ -108,7 +108,9 @@ class TestbedPlatform(Platform):
 
     def describe(self) -> dict[str, Any]:
         status = self.testbed.status()
-        status.pop("namespaces_present")
+        # Where the run happened, not who else was around.
+        for key in ("namespaces_present", "claimed_by", "processes_inside", "unknown"):
+            status.pop(key, None)
         return {
             "kind": self.kind,
             **status,

@@ -14,6 +14,12 @@ Layout for ``prefix`` "nn", 4 nodes, 2 racks::
 Every switch, port and uplink lives in the namespace ``<prefix>-fabric``; nodes
 are ``<prefix>-nNN``. Nothing outside names starting with the prefix is ever
 created, changed or removed. Bring-up first removes leftovers of a crashed run.
+
+A run claims the testbed it uses (``claim.json``: the workflow's process, see
+netnoise.lifeline). Another run is refused while that one lives, and after it
+died as long as anything still runs inside the testbed: it never shares the
+links with an orphan of a killed run. The state directory is readable by
+anyone, so ``status`` tells the truth without root.
 """
 
 from __future__ import annotations
@@ -31,6 +37,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from netnoise import lifeline
 from netnoise.atomic import atomic_open, write_json
 
 STATE_ROOT = Path("/run/netnoise")
@@ -114,6 +121,10 @@ def _run(argv: list[str], *, input: str | None = None, check: bool = True) -> st
     return proc.stdout
 
 
+def _shorten(text: str, limit: int = 120) -> str:
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
 def _ip_batch(commands: list[str], netns: str | None = None) -> None:
     """Run many ip(8) commands in one process: set-up time is dominated by forks."""
     argv = ["ip", *(["-n", netns] if netns else []), "-batch", "-"]
@@ -138,9 +149,11 @@ class Testbed:
 
     def __init__(self, spec: TestbedSpec, state_root: Path = STATE_ROOT):
         self.spec = spec
+        self.state_root = state_root
         self.state_dir = state_root / spec.prefix
         self.agent = self.state_dir / "agent"
         self.state_file = self.state_dir / "state.json"
+        self.claim_file = self.state_dir / "claim.json"
 
     # ------------------------------------------------------------ checks
     @staticmethod
@@ -179,40 +192,113 @@ class Testbed:
             "created": time.time(),
             "setup_s": round(time.monotonic() - started, 3),
         }
-        self.state_dir.mkdir(parents=True, exist_ok=True)
+        for directory in (self.state_root, self.state_dir):
+            directory.mkdir(parents=True, exist_ok=True)
+            directory.chmod(0o755)
         self._write_agent()
-        write_json(self.state_file, state)
+        self._write_public(self.state_file, state)
         return state
 
     def ensure_up(self) -> None:
-        """Bring the testbed up unless it is already up with this very spec.
+        """Bring the testbed up unless it is already up with this very spec, and claim it
+        for this run; refuse it while another run (alive, or dead with processes left
+        inside) holds it.
 
         Serialised by a lock, so concurrent jobs never tear down each other's testbed."""
         self.check_host()
-        self.state_dir.parent.mkdir(parents=True, exist_ok=True)
-        lock = self.state_dir.parent / f"{self.spec.prefix}.lock"
+        me = lifeline.owner()
+        self.state_root.mkdir(parents=True, exist_ok=True)
+        lock = self.state_root / f"{self.spec.prefix}.lock"
         with open(lock, "w") as fh:
             fcntl.flock(fh, fcntl.LOCK_EX)
+            holder = self.claim()
+            if holder not in (None, me) and holder.alive():
+                raise TestbedError(
+                    f"testbed {self.spec.prefix} is in use by another run (pid {holder.pid}: "
+                    f"{_shorten(holder.command())}); wait for it to end, or stop it and run "
+                    f"'netnoise testbed down'"
+                )
             if not self.is_up():
                 self.up()
+            elif holder != me:
+                left = self.processes_inside()
+                if left:
+                    whose = f"of a run that is gone (pid {holder.pid})" if holder else "no run owns"
+                    raise TestbedError(
+                        f"testbed {self.spec.prefix} still runs {len(left)} process(es) {whose} "
+                        f"(pids {', '.join(map(str, left[:10]))}); a measurement beside them "
+                        f"would share their links. 'sudo .venv/bin/netnoise testbed down' "
+                        f"kills them and removes the testbed; then run again"
+                    )
+            self._write_public(self.claim_file, me.as_dict())
+
+    def claim(self) -> lifeline.Owner | None:
+        """The run that last claimed the testbed, or None."""
+        try:
+            return lifeline.Owner.from_dict(json.loads(self.claim_file.read_text()))
+        except FileNotFoundError:
+            return None
+        except (ValueError, KeyError, TypeError):  # a claim cut short: nobody's
+            return None
+
+    def processes_inside(self) -> list[int]:
+        """Every process in one of the testbed's namespaces (needs root; a process this
+        user may not inspect, such as a container's init, is not counted)."""
+        namespaces = set()
+        for ns in self.existing_namespaces():
+            with contextlib.suppress(FileNotFoundError):
+                info = os.stat(f"/run/netns/{ns}")
+                namespaces.add((info.st_dev, info.st_ino))
+        inside = []
+        for entry in os.scandir("/proc"):
+            if entry.name.isdigit():
+                with contextlib.suppress(OSError):
+                    info = os.stat(f"/proc/{entry.name}/ns/net")
+                    if (info.st_dev, info.st_ino) in namespaces:
+                        inside.append(int(entry.name))
+        return sorted(inside)
 
     def is_up(self) -> bool:
+        return self._up_or_why()[0] is True
+
+    def _up_or_why(self) -> tuple[bool | None, str | None]:
+        """(True or False, None), or (None, why it cannot tell)."""
         try:
             state = json.loads(self.state_file.read_text())
+            agent = self.agent.exists()
+        except PermissionError as err:
+            return None, f"{err.filename}: permission denied (run as root)"
         except (OSError, ValueError):
-            return False
-        if state.get("spec") != self.spec.as_dict() or not self.agent.exists():
-            return False
-        return self.existing_namespaces() == sorted(self.spec.namespaces())
+            return False, None
+        if state.get("spec") != self.spec.as_dict() or not agent:
+            return False, None
+        return self.existing_namespaces() == sorted(self.spec.namespaces()), None
+
+    @staticmethod
+    def _write_public(path: Path, data: Any) -> None:
+        write_json(path, data)
+        path.chmod(0o644)
 
     def down(self) -> list[str]:
         """Kill everything running inside the testbed and remove it (its Slurm
-        cluster first, if it has one); return what was removed."""
+        cluster first, if it has one); return what was removed.
+
+        Without root it refuses, unless there is nothing to remove."""
+        removed = self.existing_namespaces()
+        try:
+            anything = bool(removed) or self.state_dir.exists()
+        except PermissionError:
+            anything = True
+        if anything and os.geteuid() != 0:
+            raise TestbedError(
+                f"removing testbed {self.spec.prefix} needs root (it kills what runs inside "
+                "and deletes network namespaces): run it as root, e.g. "
+                "'sudo .venv/bin/netnoise testbed down'"
+            )
         if (self.state_dir / "slurm").exists():
             from netnoise.testbed.slurm import SlurmCluster
 
             SlurmCluster(self).stop()
-        removed = self.existing_namespaces()
         for ns in removed:
             self._kill_namespace_processes(ns)
         for ns in removed:
@@ -325,12 +411,22 @@ exec ip netns exec "$ns" unshare --uts sh -c 'hostname "$0" && exec sh -c "$1"' 
         ]
 
     def status(self) -> dict[str, Any]:
+        """What anyone may know: ``up`` is None (and ``unknown`` says why) when this
+        user cannot tell; ``processes_inside`` is None without root."""
         spec = self.spec
         links = {"nic_mbit": spec.nic_mbit}
         if spec.racks > 1:
             links["backbone_mbit"] = spec.backbone_mbit
+        up, unknown = self._up_or_why()
+        try:
+            holder = self.claim()
+        except PermissionError:
+            holder = None
         return {
-            "up": self.is_up(),
+            "up": up,
+            **({"unknown": unknown} if unknown else {}),
+            "claimed_by": holder and {**holder.as_dict(), "alive": holder.alive()},
+            "processes_inside": len(self.processes_inside()) if os.geteuid() == 0 else None,
             "prefix": spec.prefix,
             "namespaces_present": self.existing_namespaces(),
             "racks": spec.racks,

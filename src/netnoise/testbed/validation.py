@@ -10,6 +10,7 @@ from typing import Any
 
 import pandas as pd
 
+from netnoise import lifeline
 from netnoise.testbed.fabric import Testbed
 
 # iperf3 payload over a shaped link: TCP/IP/Ethernet headers take ~4.4 %
@@ -47,7 +48,7 @@ def iperf3_links(
         for i, (_, dst) in enumerate(links):
             node = testbed.node(dst)
             argv = ["iperf3", "--server", "--one-off", "--forceflush", "--bind", node.address]
-            proc = subprocess.Popen(
+            proc = lifeline.spawn(
                 testbed.exec_argv(node, [*argv, "--port", str(BASE_PORT + i)]),
                 stdout=subprocess.PIPE,
                 stderr=subprocess.STDOUT,
@@ -61,7 +62,7 @@ def iperf3_links(
             if congestion:
                 argv += ["-C", congestion]
             clients.append(
-                subprocess.Popen(
+                lifeline.spawn(
                     testbed.exec_argv(testbed.node(src), argv),
                     stdout=subprocess.PIPE,
                     stderr=subprocess.PIPE,
@@ -90,8 +91,7 @@ def iperf3_links(
         return results
     finally:
         for proc in [*clients, *servers]:
-            proc.kill()
-            proc.wait()
+            lifeline.stop(proc, grace_s=0)
 
 
 def _wait_listening(server: subprocess.Popen, node: str, timeout_s: float = 10) -> None:
