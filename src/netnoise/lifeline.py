@@ -227,11 +227,14 @@ def session_members(session: int) -> list[int]:
     return members
 
 
-def _kill_session(session: int) -> None:
+def _kill_session(session: int, leader_reaped: bool) -> None:
+    """SIGKILL every member of ``session``. Once its leader is reaped, the number is
+    only ours while members hold it: a process whose pid is the number then leads
+    another session (the pid was reused) and nothing is killed."""
     # Killed processes cannot start new ones: a few rounds catch those started meanwhile.
     for _ in range(50):
         members = session_members(session)
-        if not members:
+        if not members or (leader_reaped and session in members):
             return
         for pid in members:
             with contextlib.suppress(ProcessLookupError):
@@ -248,7 +251,7 @@ def stop(proc: subprocess.Popen, grace_s: float = 5.0) -> None:
         with contextlib.suppress(subprocess.TimeoutExpired):
             proc.wait(timeout=grace_s)
     with _lock:
-        _kill_session(proc.pid)
+        _kill_session(proc.pid, leader_reaped=proc.returncode is not None)
         proc.wait()
         _sessions.pop(proc.pid, None)
 
@@ -274,8 +277,8 @@ def _start_watchdog() -> None:
 def _watch(workflow: _Workflow, interrupt: bool) -> None:
     workflow.wait_gone()
     with _lock:
-        for session in list(_sessions):
-            _kill_session(session)
+        for session, proc in list(_sessions.items()):
+            _kill_session(session, leader_reaped=proc.returncode is not None)
     if interrupt:
         signal.pthread_kill(threading.main_thread().ident, ORPHAN_SIGNAL)
     time.sleep(GRACE_S)

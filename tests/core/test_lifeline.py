@@ -139,3 +139,18 @@ def test_results_appear_with_the_permissions_of_the_umask(tmp_path):
     finally:
         os.umask(old)
     assert (tmp_path / "r.json").stat().st_mode & 0o777 == 0o644
+
+
+def test_a_reaped_leaders_session_number_now_leading_another_session_is_left_alone():
+    # The number of a session whose leader is reaped and whose members are gone
+    # can be a new process's pid: if that process leads a session of its own, the
+    # number belongs to it and nothing of it is killed.
+    other = subprocess.Popen(["sleep", "30"], start_new_session=True)
+    try:
+        lifeline._kill_session(other.pid, leader_reaped=True)
+        assert other.poll() is None
+        lifeline._kill_session(other.pid, leader_reaped=False)
+        assert other.wait(timeout=5) == -signal.SIGKILL
+    finally:
+        other.kill()
+        other.wait()
