@@ -136,12 +136,23 @@ def _staged(outputs: Sequence[str | os.PathLike[str]]) -> Iterator[list[Path]]:
 class CpuLimits:
     """When a run counts as CPU-saturated (mean runnable tasks during its timed
     region above ``max_runnable``; None: the number of cores), how many times a
-    co-run is tried before it is rejected, and whether saturation is judged at
-    all (otherwise it is only recorded)."""
+    co-run is tried before it is rejected, whether saturation is judged at
+    all (otherwise it is only recorded), and the load up to which the last
+    attempt is kept all the same, recorded as saturated (``tolerated_runnable``;
+    None: never)."""
 
     max_runnable: float | None = None
     attempts: int = 3
     judged: bool = True
+    tolerated_runnable: float | None = None
+
+    def rejects(self, cpu: CpuLoad, attempt: int) -> bool:
+        """Whether attempt number ``attempt`` with this CPU load is discarded."""
+        if not self.judged:
+            return False
+        if attempt == self.attempts and self.tolerated_runnable is not None:
+            return cpu.mean_runnable > self.tolerated_runnable
+        return cpu.saturated
 
     @classmethod
     def from_config(cls, platform: dict[str, Any]) -> CpuLimits:
@@ -151,7 +162,9 @@ class CpuLimits:
         host is one node of the run, so there the load is recorded, not judged."""
         cpu = platform.get("cpu", {})
         judged = platform.get("kind", "testbed") == "testbed"
-        return cls(cpu.get("max_runnable"), cpu.get("attempts", 3), judged)
+        return cls(
+            cpu.get("max_runnable"), cpu.get("attempts", 3), judged, cpu.get("tolerated_runnable")
+        )
 
 
 class _Saturated(Exception):
@@ -223,6 +236,7 @@ def corun(
                 launch_together=launch_together,
                 stop_grace_s=stop_grace_s,
                 limits=limits,
+                attempt=attempt,
             )
             break
         except _Saturated as saturated:
@@ -278,6 +292,7 @@ def _corun_once(
     launch_together: bool,
     stop_grace_s: float,
     limits: CpuLimits,
+    attempt: int,
 ) -> _Attempt:
     jobs = [*background, measured]
     processes: list[_Process] = []
@@ -346,7 +361,7 @@ def _corun_once(
                     ) from None
                 if code != 0:
                     raise RunFailed(f"background job {proc.job.name} exited with status {code}")
-            if limits.judged and cpu.saturated:
+            if limits.rejects(cpu, attempt):
                 raise _Saturated(cpu.record())
             for job, path in zip(jobs, staged, strict=False):
                 try:

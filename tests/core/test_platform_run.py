@@ -177,6 +177,7 @@ class _Busy:
     def __init__(self, max_runnable=None, busy=2):
         type(self).calls += 1
         self.saturated = type(self).calls <= busy
+        self.mean_runnable = 3.0 if self.saturated else 1.0
         self.max_runnable = max_runnable or 2
 
     def start(self):
@@ -186,7 +187,7 @@ class _Busy:
         pass
 
     def record(self):
-        return {"mean_runnable_tasks": 3.0 if self.saturated else 1.0, "saturated": self.saturated,
+        return {"mean_runnable_tasks": self.mean_runnable, "saturated": self.saturated,
                 "max_runnable": self.max_runnable}  # fmt: skip
 
 
@@ -221,12 +222,38 @@ def test_a_run_saturated_every_time_leaves_no_result(monkeypatch, tmp_path, buil
     assert not out.exists() and not list(tmp_path.glob("*.prov.json"))
 
 
+@pytest.mark.mpi
+def test_a_tolerated_last_attempt_is_kept_and_recorded_as_saturated(
+    monkeypatch, tmp_path, built_programs
+):
+    from netnoise import run
+
+    _Busy.calls = 0
+    monkeypatch.setattr(run, "CpuLoad", _Busy)
+    platform = from_config({"kind": "localhost", "mpirun": "mpirun", "mpirun_args": []})
+    out = tmp_path / "pp.csv"
+    argv = [str(built_programs / "pingpong"), "--iterations", "20"]
+    limits = run.CpuLimits(attempts=2, tolerated_runnable=3.5)
+    run_benchmark(platform, argv, 2, out, tmp_path / "log", 60, cpu=limits)
+    record = read_sidecar(out)["cpu"]
+    assert record["attempts"] == 2 and len(record["rejected"]) == 1
+    assert record["saturated"] is True and record["mean_runnable_tasks"] == 3.0
+    # Above the tolerance even the last attempt is discarded.
+    _Busy.calls = 0
+    out.unlink()
+    strict = run.CpuLimits(attempts=2, tolerated_runnable=2.5)
+    with pytest.raises(RunFailed, match="every one of 2 attempts was CPU-saturated"):
+        run_benchmark(platform, argv, 2, out, tmp_path / "log", 60, cpu=strict)
+
+
 def test_saturation_is_judged_on_the_testbed_only():
     from netnoise.run import CpuLimits
 
     assert CpuLimits.from_config({"kind": "testbed", "cpu": {"attempts": 5}}) == CpuLimits(
-        None, 5, True
+        None, 5, True, None
     )
+    tolerant = {"kind": "testbed", "cpu": {"tolerated_runnable": 4.5}}
+    assert CpuLimits.from_config(tolerant).tolerated_runnable == 4.5
     assert not CpuLimits.from_config({"kind": "localhost"}).judged
     assert not CpuLimits.from_config({"kind": "slurm", "cpu": {"max_runnable": 4}}).judged
 
