@@ -283,11 +283,14 @@ def study_testbed(study: dict[str, Any]) -> dict[str, Any]:
 
 def study_platform(platform: dict[str, Any], study: dict[str, Any]) -> dict[str, Any]:
     """The platform with a study's testbed layout (its ``testbed`` section: racks,
-    backbone, nodes) over the shared one. Measurements run one at a time, so the
-    testbed is rebuilt with this layout when the study's jobs start and back when
-    another study's do."""
+    backbone, nodes) and CPU limits (its ``cpu`` section, where it has one) over
+    the shared ones. Measurements run one at a time, so the testbed is rebuilt
+    with this layout when the study's jobs start and back when another study's do."""
     out = copy.deepcopy(dict(platform))
     out["testbed"].update(study_testbed(dict(study)))
+    cpu = {k: v for k, v in study.get("cpu", {}).items() if v is not None}
+    if cpu:
+        out["cpu"] = {**out.get("cpu", {}), **cpu}
     return out
 
 

@@ -194,6 +194,10 @@ def test_a_study_platform_lays_its_testbed_over_the_shared_one():
     assert out["testbed"]["nodes"] == platform["testbed"]["nodes"]  # None keeps the shared one
     assert out["kind"] == platform["kind"]
     assert platform == before  # the shared platform is left as it was
+    assert out["cpu"] == platform["cpu"]
+    tolerant = study_platform(platform, {"cpu": {"tolerated_runnable": 8.5}})
+    assert tolerant["cpu"] == {**platform["cpu"], "tolerated_runnable": 8.5}
+    assert study_platform(platform, {"cpu": {"tolerated_runnable": None}}) == platform
 
 
 def test_an_interleaved_allocation_spans_every_rack():
