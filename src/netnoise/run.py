@@ -35,6 +35,15 @@ class RunFailed(RuntimeError):
     """A run failed or timed out; none of its results were written."""
 
 
+class _JobEnded(RunFailed):
+    """A job of the run exited while the runner waited for something of it."""
+
+
+class _StartFailed(Exception):
+    """A job exited before its warm-up ended (e.g. mpirun's daemons failed to start):
+    nothing was measured yet, so the co-run may be tried again."""
+
+
 # The measured job's handshake files (--<name>-file): created by the job after
 # its warm-up, by the runner once the windows are open, by the job after its
 # timed part, by the runner once the windows are closed.
@@ -115,7 +124,7 @@ def _wait_for(
         for proc in processes:
             code = proc.proc.poll()
             if code is not None:
-                raise RunFailed(
+                raise _JobEnded(
                     f"{proc.job.name} exited with status {code} while waiting for {what}; "
                     f"log {log}:\n" + log.read_text(errors="replace")[-2000:]
                 )
@@ -247,6 +256,11 @@ def corun(
                     f"(mean runnable tasks {saturated.record['mean_runnable_tasks']} > "
                     f"{saturated.record['max_runnable']}); discarded\n"
                 )
+        except _StartFailed as failed:
+            if attempt == limits.attempts:
+                raise RunFailed(str(failed)) from None
+            with open(log_path, "a") as fh:
+                fh.write(f"attempt {attempt} of {limits.attempts}: a job did not start; again\n")
     else:
         worst = min(r["mean_runnable_tasks"] for r in rejected)
         raise RunFailed(
@@ -325,7 +339,10 @@ def _corun_once(
                 flags += [f"--{name}-file", str(path)]
             main = _Process(measured, *measured.launch(platform, flags), log_fh)
             processes.append(main)
-            _wait_for([*ready, handshake["ready"]], processes, deadline, "the warm-ups", *waits)
+            try:
+                _wait_for([*ready, handshake["ready"]], processes, deadline, "the warm-ups", *waits)
+            except _JobEnded as err:
+                raise _StartFailed(str(err)) from None
             cpu = CpuLoad(max_runnable=limits.max_runnable)
             sampler = (
                 counter_tools.Sampler(counters, counter_interval_s)

@@ -246,6 +246,25 @@ def test_a_tolerated_last_attempt_is_kept_and_recorded_as_saturated(
         run_benchmark(platform, argv, 2, out, tmp_path / "log", 60, cpu=strict)
 
 
+@pytest.mark.mpi
+def test_a_job_that_fails_to_start_is_tried_again(tmp_path, built_programs, localhost_platform):
+    # As when two mpiruns race to create a node's session directory: one launch
+    # dies before its warm-up ends, nothing was measured, the next attempt runs.
+    marker = tmp_path / "failed-once"
+    flaky = tmp_path / "flaky"
+    flaky.write_text(
+        f'#!/bin/sh\nmkdir "{marker}" 2>/dev/null && exit 213\n'
+        f'exec "{built_programs / "pingpong"}" "$@"\n'
+    )
+    flaky.chmod(0o755)
+    out = tmp_path / "pp.csv"
+    log = tmp_path / "log"
+    run_benchmark(localhost_platform, [str(flaky), "--iterations", "20"], 2, out, log, 60)
+    assert read_sidecar(out)["cpu"]["attempts"] == 2
+    assert "attempt 1 of 3: a job did not start; again" in log.read_text()
+    assert len(read_benchmark(out).data) == 20
+
+
 def test_saturation_is_judged_on_the_testbed_only():
     from netnoise.run import CpuLimits
 
