@@ -19,8 +19,11 @@ def test_workflow_plans_the_study_on_the_testbed_not_localhost(tmp_path):
         "plot_asymmetric",
     ):
         assert rule in out.stdout
-    # Seed 004 needs the link rate off the testbed; it is not what this checks.
-    overlay.write_text("platform:\n  kind: localhost\nlatency_variation:\n  enabled: false\n")
+    # Seeds 000 and 004 need the link rate off the testbed; it is not what this checks.
+    overlay.write_text(
+        "platform:\n  kind: localhost\nlatency_variation:\n  enabled: false\n"
+        "impact_compression:\n  compression:\n    link_mbit: 50\n"
+    )
     out = snakemake("-n", "--forceall", "--configfile", str(overlay))
     assert out.returncode == 0, out.stderr[-3000:]
     assert "measure_asymmetric" not in out.stdout

@@ -115,6 +115,13 @@ BAD = [
         "latency_variation.characterize.link_mbit: null only works on the testbed",
     ),
     (
+        {
+            "platform": {"kind": "localhost"},
+            "impact_compression": {"compression": {"offered_loads": [0.5, 1.0]}},
+        },
+        "impact_compression.compression.link_mbit: null only works on the testbed",
+    ),
+    (
         {"platform": {"testbed": {"nodes": 2}}, "impact_compression": {"enabled": False}},
         "latency_variation.nodes: 4 exceeds platform.testbed.nodes (2)",
     ),

@@ -23,4 +23,13 @@ def problems(config: dict[str, Any]) -> list[str]:
             )
     if nodes is not None:
         found += nodes_beyond_testbed(config, {"impact_compression.nodes": [nodes]})
+    grid = study.get("compression", {})
+    kind = config.get("platform", {}).get("kind", "testbed")
+    if grid.get("offered_loads") and not grid.get("link_mbit") and kind != "testbed":
+        found.append(
+            "impact_compression.compression.link_mbit: null only works on the testbed "
+            "(the offered loads are shares of platform.testbed.nic_mbit); give the link "
+            f"rate of your network in Mbit/s, or offered_loads: null for the grid of "
+            f"sleep_cycles (platform.kind is {kind})"
+        )
     return found
