@@ -111,10 +111,13 @@ pingpong_rise() {
       "$(key "$tmp/report.0" table_mean_ns) ns"
     within "${stats[6]}" 0 0.0499 && break
   done
-  # The fastest: to within 5 us at the mpi level; at the tcp level the delayed
-  # MPI_Allreduce between iterations can add part of a TCP round trip.
+  # The fastest never beats two delays, whatever the load. On a quiet machine it is
+  # within 5 us of them at the mpi level (at the tcp level the delayed
+  # MPI_Allreduce between iterations can add part of a TCP round trip); on a busy
+  # one a rank may lose its core in every round trip, so no upper bound holds.
   local fastest_max=405
   [ "$level" = tcp ] && fastest_max=430
+  within "${stats[6]}" 0 0.0499 || fastest_max=1e12
   if within "${stats[4]}" 400 1e12 && within "${stats[5]}" 392 "$fastest_max" &&
      [ "$(key "$tmp/report.0" level)" = "$level" ]; then
     ok
