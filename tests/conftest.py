@@ -28,6 +28,20 @@ def snakemake(*args: str, cwd: Path = REPO, timeout: float = 600) -> subprocess.
     )
 
 
+def shipped_studies() -> set[str]:
+    """The studies the shipped bundle's run measured (enabled in its config)."""
+    import tarfile
+
+    import yaml
+
+    from netnoise.bundle import CONFIG, SHIPPED
+    from netnoise.studies import STUDIES
+
+    with tarfile.open(SHIPPED) as bundle:
+        config = yaml.safe_load(bundle.extractfile(CONFIG))
+    return {s.key for s in STUDIES if config.get(s.key, {}).get("enabled", True)}
+
+
 def small_config(name: str, workdir: Path, **sections) -> dict:
     """Copy the small config ``.test/<name>/config.yaml`` into ``workdir/config/``
     (its fabric paths made absolute; ``sections`` replace whole top-level keys)

@@ -365,7 +365,7 @@ def test_the_workflows_end_under_a_reviews_config_leaves_other_testbeds_up(tmp_p
     for made in (target, f"{target}.prov.json"):
         (tmp_path / made).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / made).write_text("made\n")
-    run = ["--cores", "1", "--allowed-rules", "validate_testbed", target]
+    run = ["--cores", "1", target, "--allowed-rules", "validate_testbed"]
     subprocess.run(["ip", "netns", "add", namespace], check=True)
     try:
         reviewed = bundle.review_configfiles(tmp_path)

@@ -124,9 +124,10 @@ def test_mpi_pingpong_crosses_namespaces(make_platform, built_programs, tmp_path
     )
     result = read_benchmark(out)
     assert result.meta["hosts"] == f"{PREFIX}-n01,{PREFIX}-n02"
-    # 1 KiB each way through veth pairs, bridges and tbf queues: even the fastest round
-    # trip is well above shared-memory latency (a busy machine only adds to it).
-    assert result.data["rtt_us"].min() > 50
+    # 1 KiB each way through veth pairs, bridges and tbf queues (within the token
+    # bucket's burst, so not shaped): even the fastest round trip is far above
+    # shared-memory latency (about 1 us here); a busy machine only adds to it.
+    assert result.data["rtt_us"].min() > 10
 
 
 def test_two_racks_route_across_the_backbone(make_platform):
@@ -149,6 +150,17 @@ def test_netlink_counters_agree_with_ip_and_tc(make_platform):
     platform = make_platform(racks=2)
     spec = platform.testbed.spec
     iperf3_mbit(platform.testbed, server=5, client=1, seconds=1)
+    # The connection's last segments may still cross the uplink on a busy machine:
+    # read once its counters stand still.
+    uplink_tx = (spec.fabric, f"{PREFIX}up1", "tx_bytes")
+    previous = None
+    for _ in range(50):
+        rows = pd.DataFrame(testbed_counters.snapshot_rows(spec))
+        now = rows.set_index(["device", "port", "counter"])["value"][uplink_tx]
+        if now == previous:
+            break
+        previous = now
+        time.sleep(0.2)
     ours = pd.DataFrame(testbed_counters.snapshot_rows(spec)).set_index(
         ["device", "port", "counter"]
     )["value"]
@@ -168,7 +180,7 @@ def test_netlink_counters_agree_with_ip_and_tc(make_platform):
             check=True,
         ).stdout
     )[0]
-    # The testbed is quiet after iperf3: both readings see the same totals.
+    # The testbed is quiet now: both readings see the same totals.
     assert ours[(spec.fabric, f"{PREFIX}up1", "tx_bytes")] == link["tx"]["bytes"] > 1e6
     assert ours[(spec.fabric, f"{PREFIX}up1", "qdisc_bytes")] == qdisc["bytes"]
     assert ours[(spec.fabric, f"{PREFIX}up1", "qdisc_drops")] == qdisc["drops"]

@@ -202,7 +202,9 @@ def test_campaign_runs_feed_the_variability_cli(built_programs, tmp_path, capsys
         assert (run / "background.csv").exists() == (info["draw"]["generator"] != "none")
     busy_info = json.loads((busy / "run.json").read_text())
     assert busy_info["racks_spanned"] == 2 and busy_info["draw"]["parameters"] == {"load": 1.0}
-    assert len(read_benchmark(busy / "background.csv").data) == 4  # loadgen on the 4 others
+    # loadgen on the job's 2 nodes, each paired with a free node of the other rack, and
+    # on the other 4 free nodes in pairs across the racks: 8 ranks.
+    assert len(read_benchmark(busy / "background.csv").data) == 8
     table = study.tidy_runs([*runs, busy])
     quiet = table[table["campaign"] == "production"]["network_bytes_mean"].median()
     assert table.loc[table["campaign"] == "maximal", "network_bytes_mean"].iloc[0] > quiet

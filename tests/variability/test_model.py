@@ -18,6 +18,7 @@ from netnoise.studies.variability import model as v
 from netnoise.studies.variability.evaluation import cv_r2
 from netnoise.studies.variability.features import dataset
 from netnoise.studies.variability.synthetic import synthetic_table
+from tests.conftest import shipped_studies
 from tests.variability.conftest import GRID
 
 
@@ -221,6 +222,8 @@ def test_estimate_gives_z_and_bound_or_refuses_with_a_reason(model, fresh):
 
 
 def test_the_shipped_bundles_model_loads_and_judges_its_runs(tmp_path):
+    if "variability" not in shipped_studies():
+        pytest.skip("the shipped bundle's run left seed 002 out (resources/cache/README.md)")
     results = "results/testbed"
     with tarfile.open(SHIPPED) as bundle:
         bundle.extract(f"{results}/models/variability.npz", tmp_path, filter="data")
