@@ -210,9 +210,9 @@ def test_campaign_runs_feed_the_variability_cli(built_programs, tmp_path, capsys
     assert table.loc[table["campaign"] == "maximal", "network_bytes_mean"].iloc[0] > quiet
 
     model = tmp_path / "model.npz"
-    assert (
-        cli_main(["variability", "train", *map(str, runs), "--model", str(model), "--cv", "3"]) == 0
-    )
+    # 8 runs: 3 folds, 2 inside each, and a bound for half of new runs need 6.
+    train = ["--cv", "3", "--inner-cv", "2", "--bound-level", "0.5"]
+    assert cli_main(["variability", "train", *map(str, runs), "--model", str(model), *train]) == 0
     capsys.readouterr()
     assert cli_main(["variability", "estimate", str(busy), "--model", str(model)]) == 0
     text = capsys.readouterr().out
