@@ -93,9 +93,11 @@ pingpong_rise() {
   inject "$tmp/c200.tab" "$level"
   for attempt in 1 2; do
     rm -f "$tmp"/report.*
-    if ! mpi_bound -n 2 "$@" "$PINGPONG" --iterations 2000 --output "$tmp/$name-base.csv" \
-         2>"$tmp/err" ||
-       ! mpi_bound -n 2 "$@" "${INJECT[@]}" "$PINGPONG" --iterations 500 \
+    # The ping-pong spins while it waits: this checks the injector's delays, not the
+    # sleep granularity of the probe wait policy (which adds ~10 us per message).
+    if ! mpi_bound -n 2 "$@" "$PINGPONG" --probe-wait spin --iterations 2000 \
+         --output "$tmp/$name-base.csv" 2>"$tmp/err" ||
+       ! mpi_bound -n 2 "$@" "${INJECT[@]}" "$PINGPONG" --probe-wait spin --iterations 500 \
          --output "$tmp/$name-200.csv" 2>"$tmp/err"; then
       fail "$name ping-pong: $(head -c 400 "$tmp/err")"
       return
