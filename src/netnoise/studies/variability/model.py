@@ -273,7 +273,8 @@ def out_of_bag_spread(forest: RandomForestRegressor, X: pd.DataFrame) -> np.ndar
     ):
         left_out = np.ones(len(data), bool)
         left_out[drawn] = False
-        per_tree[i, left_out] = tree.predict(data[left_out])
+        if left_out.any():  # with few runs a tree may draw every one of them
+            per_tree[i, left_out] = tree.predict(data[left_out])
     counted = np.isfinite(per_tree).sum(axis=0)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # a run no tree left out
