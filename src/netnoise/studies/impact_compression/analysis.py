@@ -34,6 +34,7 @@ import numpy as np
 import pandas as pd
 import scipy.stats
 
+from netnoise.claims import claim
 from netnoise.io import read_tidy
 from netnoise.provenance import read_sidecar, sidecar_path
 from netnoise.studies.impact_compression import ci, lookup, queue
@@ -363,22 +364,6 @@ def saturated_share(impact: pd.DataFrame, runtimes: pd.DataFrame) -> float:
     return float(flags[known].eq("true").mean())
 
 
-def _claim(claim, scope, value, unit, relation="", target=np.nan, paper="", detail=""):
-    checks = {">=": np.greater_equal, "<=": np.less_equal, "<": np.less, ">": np.greater}
-    meets = bool(checks[relation](value, target)) if relation and not np.isnan(value) else None
-    return {
-        "claim": claim,
-        "scope": scope,
-        "value": value,
-        "unit": unit,
-        "relation": relation,
-        "target": target,
-        "meets": meets,
-        "paper": paper,
-        "detail": detail,
-    }
-
-
 def _utilization_claims(utilization: pd.DataFrame) -> list[dict]:
     """How the CompressionB sweep spans utilisation (lowest, highest, the widest
     gap between neighbouring points from 0 up) and how precisely the largest
@@ -391,21 +376,21 @@ def _utilization_claims(utilization: pd.DataFrame) -> list[dict]:
     half = ci_half_width(apps, "utilization") * 100
     loosest = apps["component"].iloc[int(np.argmax(half.to_numpy()))]
     return [
-        _claim("utilization_min", "compression", sweep[0], "%", paper="26 (Fig. 6)"),
-        _claim("utilization_max", "compression", sweep[-1], "%", paper="92 (Fig. 6)"),
-        _claim(
+        claim("utilization_min", "compression", sweep[0], paper="26 (Fig. 6)", unit="%"),
+        claim("utilization_max", "compression", sweep[-1], paper="92 (Fig. 6)", unit="%"),
+        claim(
             "utilization_widest_gap",
             "compression",
             steps[widest],
-            "points",
             detail=f"between {(sweep[widest] - steps[widest]):.0f} and {sweep[widest]:.0f} %",
+            unit="points",
         ),
-        _claim(
+        claim(
             "utilization_ci_half_width",
             "applications",
             float(half.max()),
-            "points",
             detail=f"largest, {loosest}; 95 % bootstrap interval",
+            unit="points",
         ),
     ]
 
@@ -440,68 +425,72 @@ def claims(
     queue_row = by_method.loc["queue"]
     paper = table1["slowdown_pct"]
     rows = [
-        _claim("pairings", "measured", len(slowdowns), "pairings", ">=", 16, f"{len(table1)}"),
-        _claim(
+        claim("pairings", "measured", len(slowdowns), ">=", 16, f"{len(table1)}", unit="pairings"),
+        claim(
             "pairings_ci_within_3pts",
             "measured",
             int((half <= half_target).sum()),
-            "pairings",
             ">=",
             16,
             detail=f"of {len(slowdowns)}; 95 % interval within ±{half_target:g} points",
+            unit="pairings",
         ),
-        _claim(
-            "median_ci_half_width", "measured", float(half.median()), "points", "<=", half_target
+        claim(
+            "median_ci_half_width",
+            "measured",
+            float(half.median()),
+            "<=",
+            half_target,
+            unit="points",
         ),
-        _claim("max_ci_half_width", "measured", float(half.max()), "points"),
-        _claim(
+        claim("max_ci_half_width", "measured", float(half.max()), unit="points"),
+        claim(
             "mean_slowdown",
             "measured",
             float(slowdowns["measured"].mean() * 100),
-            "%",
             paper=f"{paper.mean():.3g}",
+            unit="%",
         ),
-        _claim(
+        claim(
             "max_slowdown",
             "measured",
             float(slowdowns["measured"].max() * 100),
-            "%",
             paper=f"{paper.max():.3g}",
+            unit="%",
         ),
-        _claim(
+        claim(
             "within_10pct",
             "queue",
             queue_row["within_10pct"],
-            "share",
             ">=",
             0.75,
             paper_text(published, "queue", "within_10pct"),
+            unit="share",
         ),
-        _claim(
+        claim(
             "mean_abs_error",
             "queue",
             queue_row["mean_abs_error"] * 100,
-            "points",
             "<",
             10,
             paper_text(published, "queue", "mean_abs_error", 100),
+            unit="points",
         ),
-        _claim(
+        claim(
             "within_20pct",
             "queue",
             queue_row["within_20pct"],
-            "share",
             paper=paper_text(published, "queue", "within_20pct"),
+            unit="share",
         ),
-        _claim("spearman", "queue", queue_row["spearman"], "rho"),
+        claim("spearman", "queue", queue_row["spearman"], unit="rho"),
     ]
     for method, row in by_method.drop("queue").iterrows():
         rows.append(
-            _claim(
+            claim(
                 "queue_mae_minus",
                 method,
                 (queue_row["mean_abs_error"] - row["mean_abs_error"]) * 100,
-                "points",
                 "<",
                 0,
                 paper="; ".join(
@@ -513,26 +502,27 @@ def claims(
                     if text
                 ),
                 detail=f"queue model's MAE minus {row['label']}'s",
+                unit="points",
             )
         )
     rows += _utilization_claims(utilization)
     dropped, idle_samples = idle_far_out
     wrong, pairs = discordant
     rows += [
-        _claim(
+        claim(
             "idle_far_out_samples",
             "idle",
             dropped,
-            "samples",
             detail=f"of {idle_samples}, left out of µ and Var(S)",
+            unit="samples",
         ),
-        _claim(
+        claim(
             "p_a_discordant_pairs",
             "compression",
             wrong,
-            "pairs",
             detail=f"of {pairs} pairs of CompressionB points; p_A is fitted monotone",
+            unit="pairs",
         ),
-        _claim("cpu_saturated_share", "runs", saturated, "share", "<=", 0.05),
+        claim("cpu_saturated_share", "runs", saturated, "<=", 0.05, unit="share"),
     ]
     return pd.DataFrame(rows)

@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 import scipy.stats
 
+from netnoise.claims import claim
 from netnoise.sim.congestion import summarize
 from netnoise.sim.topology import describe
 
@@ -313,21 +314,6 @@ def baseline_variation(slowdown: pd.DataFrame) -> pd.DataFrame:
     return table[["collective", "allocation", "points", "unperturbed_cv"]].reset_index(drop=True)
 
 
-def _claim(claim, scope, value, relation="", target=np.nan, paper="", detail=""):
-    checks = {">=": np.greater_equal, "<=": np.less_equal, "<": np.less, ">": np.greater}
-    meets = bool(checks[relation](value, target)) if relation and not np.isnan(value) else None
-    return {
-        "claim": claim,
-        "scope": scope,
-        "value": value,
-        "relation": relation,
-        "target": target,
-        "meets": meets,
-        "paper": paper,
-        "detail": detail,
-    }
-
-
 def saturated_share(tidy: pd.DataFrame) -> float:
     """Share of the benchmark's result files (points) whose timed region was
     CPU-saturated (``cpu_saturated``); nan when the table does not record it."""
@@ -352,7 +338,7 @@ def benchmark_claims(tidy: pd.DataFrame, slowdown: pd.DataFrame) -> pd.DataFrame
     the share of CPU-saturated points (≤ 5 %)."""
     measured = slowdown[is_measured(slowdown)]
     rows = [
-        _claim(
+        claim(
             "splits_per_point",
             "every point",
             float(measured["splits"].min()),
@@ -366,9 +352,9 @@ def benchmark_claims(tidy: pd.DataFrame, slowdown: pd.DataFrame) -> pd.DataFrame
     for row in network.itertuples():
         if row.against == "ratio":
             scope = f"{row.collective}, {row.allocation:g} nodes"
-            rows.append(_claim("ratios", scope, float(row.points), ">=", MIN_RATIOS))
+            rows.append(claim("ratios", scope, float(row.points), ">=", MIN_RATIOS))
             rows.append(
-                _claim(
+                claim(
                     "spearman_ratio",
                     scope,
                     row.spearman,
@@ -379,7 +365,7 @@ def benchmark_claims(tidy: pd.DataFrame, slowdown: pd.DataFrame) -> pd.DataFrame
             )
         else:
             rows.append(
-                _claim(
+                claim(
                     "spearman_allocation",
                     f"{row.collective}, ratio {row.ratio:g}",
                     row.spearman,
@@ -392,7 +378,7 @@ def benchmark_claims(tidy: pd.DataFrame, slowdown: pd.DataFrame) -> pd.DataFrame
     for control in ("ratio0", "cpu"):
         p = measured[f"p_vs_{control}"].dropna()
         rows.append(
-            _claim(
+            claim(
                 f"beats_{control}_control",
                 "every point",
                 float((p < MAX_P).mean()) if len(p) else np.nan,
@@ -408,7 +394,7 @@ def benchmark_claims(tidy: pd.DataFrame, slowdown: pd.DataFrame) -> pd.DataFrame
         )
     for row in baseline_variation(slowdown).itertuples():
         rows.append(
-            _claim(
+            claim(
                 "baseline_cv",
                 f"{row.collective}, {row.allocation:g} nodes",
                 row.unperturbed_cv,
@@ -419,7 +405,7 @@ def benchmark_claims(tidy: pd.DataFrame, slowdown: pd.DataFrame) -> pd.DataFrame
         )
     largest = measured.loc[measured["slowdown_pct"].idxmax()]
     rows += [
-        _claim(
+        claim(
             "max_slowdown_pct",
             "every point",
             float(largest["slowdown_pct"]),
@@ -429,6 +415,6 @@ def benchmark_claims(tidy: pd.DataFrame, slowdown: pd.DataFrame) -> pd.DataFrame
                 f"{largest['allocation']:g} nodes"
             ),
         ),
-        _claim("cpu_saturated_share", "every point", saturated_share(tidy), "<=", 0.05),
+        claim("cpu_saturated_share", "every point", saturated_share(tidy), "<=", 0.05),
     ]
     return pd.DataFrame(rows)

@@ -1,0 +1,35 @@
+"""A study's claims table: one row per claim of its paper, the value measured here,
+the criterion it is judged by and whether it holds."""
+
+from __future__ import annotations
+
+import numpy as np
+
+RELATIONS = {">=": np.greater_equal, "<=": np.less_equal, "<": np.less, ">": np.greater}
+
+
+def claim(
+    claim: str,
+    scope: str,
+    value: float,
+    relation: str = "",
+    target: float = np.nan,
+    paper: str = "",
+    detail: str = "",
+    *,
+    unit: str = "",
+) -> dict:
+    """One row; ``meets`` is None where no criterion applies (no relation) or
+    nothing was measured (``value`` is nan)."""
+    meets = bool(RELATIONS[relation](value, target)) if relation and not np.isnan(value) else None
+    return {
+        "claim": claim,
+        "scope": scope,
+        "value": value,
+        "unit": unit,
+        "relation": relation,
+        "target": target,
+        "meets": meets,
+        "paper": paper,
+        "detail": detail,
+    }
