@@ -33,6 +33,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+from netnoise import lifeline
 from netnoise.platform.base import (
     Launch,
     Platform,
@@ -169,13 +170,14 @@ class Slurm(Platform):
             # --nodes or --ntasks-per-node could contradict them.
             placement = [w for w in placement if not w.startswith(("--nodes=", "--ntasks-per"))]
             placement = [*placement, "--nodelist", ",".join(nodes)]
-            if len(set(nodes)) < len(nodes):
-                if len(nodes) != ranks:
-                    raise PlatformUnavailable(
-                        f"a placement with repeated nodes needs one node per rank: "
-                        f"{len(nodes)} nodes for {ranks} ranks"
-                    )
-                # Rank i on the i-th node listed.
+            if len(set(nodes)) < len(nodes) and len(nodes) != ranks:
+                raise PlatformUnavailable(
+                    f"a placement with repeated nodes needs one node per rank: "
+                    f"{len(nodes)} nodes for {ranks} ranks"
+                )
+            if len(nodes) == ranks:
+                # Rank i on the i-th node listed; srun's default would take the
+                # nodes in sorted order (a seed-003 link's sender on its receiver's).
                 placement = [*placement, "--distribution=arbitrary"]
         rank_env = tcp_congestion_env(
             self.config["slurm"].get("tcp_congestion", "default"),
@@ -203,7 +205,10 @@ class Slurm(Platform):
     def node_step(self, program: list[str], nodes: list[str]) -> Launch:
         """One task of a non-MPI ``program`` on each of ``nodes``, as a step of the
         current job that shares its CPUs with every other step (``--overlap``): a
-        helper beside the measured ranks, e.g. a counter sampler."""
+        helper beside the measured ranks, e.g. a counter sampler.
+
+        The helper answers for itself: the workflow's process id means nothing on
+        another node, and the helper ends with its step, which ends with this job."""
         srun = self.launch_words[0]
         if Path(srun).name != "srun":
             raise PlatformUnavailable(
@@ -219,6 +224,10 @@ class Slurm(Platform):
                 "--ntasks-per-node=1",
                 "--nodelist",
                 ",".join(nodes),
+                # (srun --export cannot unset a variable the launcher has.)
+                "env",
+                "-u",
+                lifeline.ENV,
                 *program,
             ]
         )

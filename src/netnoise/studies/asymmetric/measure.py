@@ -51,7 +51,9 @@ def measure_mpi(
     ids = sorted(trials["trial"].unique())
     if len(ids) != len(outputs):
         raise ValueError(f"{len(ids)} trials but {len(outputs)} outputs")
-    with tempfile.TemporaryDirectory(prefix="netnoise-patterns-") as scratch:
+    # Beside the log, on the file system every rank's node shares (a node's /tmp
+    # is its own on a cluster).
+    with tempfile.TemporaryDirectory(prefix=".netnoise-patterns-", dir=Path(log).parent) as scratch:
         for trial, output in zip(ids, outputs, strict=True):
             links = trials[trials["trial"] == trial].sort_values("link")
             ranks, nodes = rank_layout(links)
