@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import re
+
 import pandas as pd
 import pytest
 import yaml
@@ -13,6 +15,31 @@ def test_dry_run(name):
     out = snakemake("-n", "--forceall", "--configfile", str(REPO / "config" / name))
     assert out.returncode == 0, out.stderr[-3000:]
     assert "measure_baseline_latency" in out.stdout
+
+
+def test_paper_grid_on_slurm_plans_every_study(tmp_path):
+    """config/paper.yaml through the site profile, as a cluster user starts it:
+    measurement jobs of all five studies, none skipped."""
+    out = snakemake(
+        "-n",
+        "--forceall",
+        "--profile",
+        str(REPO / "profiles" / "slurm"),
+        "--configfile",
+        str(REPO / "config" / "paper.yaml"),
+        cwd=tmp_path,
+    )
+    assert out.returncode == 0, out.stderr[-3000:]
+    planned = set(re.findall(r"^(\w+)\s+\d+$", out.stdout, flags=re.M))
+    for study, rule in {
+        "impact_compression": "measure_pairing",
+        "network_noise": "measure_network_noise",
+        "variability": "measure_variability_runs",
+        "asymmetric": "measure_asymmetric_random",
+        "latency_variation": "measure_injected_applications",
+    }.items():
+        assert rule in planned, study
+    assert "skipped" not in (out.stdout + out.stderr).lower()
 
 
 def test_real_applications_and_netgauge_are_built_when_a_study_uses_them(tmp_path):
