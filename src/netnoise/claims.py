@@ -17,16 +17,18 @@ def claim(
     paper: str = "",
     detail: str = "",
     *,
-    unit: str = "",
+    unit: str | None = None,
 ) -> dict:
     """One row; ``meets`` is None where no criterion applies (no relation) or
-    nothing was measured (``value`` is nan)."""
+    nothing was measured (``value`` is nan). A table whose claims have units
+    (``unit`` given) has a unit column after the value."""
     meets = bool(RELATIONS[relation](value, target)) if relation and not np.isnan(value) else None
+    units = {} if unit is None else {"unit": unit}
     return {
         "claim": claim,
         "scope": scope,
         "value": value,
-        "unit": unit,
+        **units,
         "relation": relation,
         "target": target,
         "meets": meets,

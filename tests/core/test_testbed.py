@@ -225,7 +225,10 @@ def test_corun_with_counters_sees_the_background_load(make_platform, built_progr
         assert len(read_benchmark(tmp_path / name).data) > 0
     moved = deltas(pd.read_csv(tmp_path / "counters.csv"))
     nic = moved[(moved.device == nodes[0]) & (moved.counter == "tx_bytes")]["value"].iloc[0]
-    assert nic > 1 << 20  # the 1 MiB background exchange crossed n01's NIC
+    # The 1 MiB background exchange crossed n01's NIC during the probe's window:
+    # several times the probe's own 100 messages of 1 KiB. (How much of it depends
+    # on how busy the machine is: 0.8 MiB beside a CPU-bound job, over 1 MiB idle.)
+    assert nic > 4 * 100 * 1024
     record = json.loads((tmp_path / "p.csv.prov.json").read_text())
     assert [job["name"] for job in record["corun"]] == ["load", "probe"]
     assert set(record["cpu"]) >= {"busy_fraction", "mean_runnable_tasks", "saturated"}
