@@ -138,10 +138,10 @@ def test_targets_of_the_quick_config():
     lv = load(REPO / "config" / "config.yaml")["latency_variation"]
     points = plan.injected_points(lv)
     assert points[:2] == ["L20_lognorm", "L20_uniform"]
-    # Levels 20 and 40: two fitted families, three scaled log-normals, three
+    # Levels 20 and 40: two fitted families, three scaled log-normals, two
     # spreads at the level's mean; and no injection at all.
-    assert len(points) == 2 * (5 + 3) + 1
-    assert points[5:8] == ["L20_std0", "L20_std150", "L20_std450"]
+    assert len(points) == 2 * (5 + 2) + 1
+    assert points[5:7] == ["L20_std150", "L20_std450"]
     found = plan.targets("F", "T", "M")
     assert found[:2] == ["F/fig2_latency_mean.svg", "F/fig2_latency_mean.png"]
     assert len(found) == 2 * 16 + 1 + 8 + 1
