@@ -44,6 +44,12 @@ class _StartFailed(Exception):
     nothing was measured yet, so the co-run may be tried again."""
 
 
+#: Launches of a co-run before a job that never starts fails it (Open MPI 4.1's
+#: daemons lose a race for a node's session directory now and then when two
+#: jobs start on one node at once).
+LAUNCH_ATTEMPTS = 3
+
+
 # The measured job's handshake files (--<name>-file): created by the job after
 # its warm-up, by the runner once the windows are open, by the job after its
 # timed part, by the runner once the windows are closed.
@@ -220,7 +226,9 @@ def corun(
 
     A run whose timed region was CPU-saturated (``cpu``; by default the
     platform config's ``cpu`` section) is discarded and tried again, at most
-    ``cpu.attempts`` times; then the co-run fails. Every job's
+    ``cpu.attempts`` times; then the co-run fails. A launch in which a job
+    exits before its warm-up ends is tried again apart from those, up to
+    :data:`LAUNCH_ATTEMPTS` times. Every job's
     output appears, with its provenance sidecar, only if every job succeeded.
     """
     if counters is not None and counters_output is None:
@@ -231,7 +239,8 @@ def corun(
     log_path.parent.mkdir(parents=True, exist_ok=True)
     start = provenance.now()
     rejected = []
-    for attempt in range(1, limits.attempts + 1):
+    attempt, launches_lost = 1, 0
+    while True:
         try:
             outcome = _corun_once(
                 platform,
@@ -256,18 +265,23 @@ def corun(
                     f"(mean runnable tasks {saturated.record['mean_runnable_tasks']} > "
                     f"{saturated.record['max_runnable']}); discarded\n"
                 )
-        except _StartFailed as failed:
             if attempt == limits.attempts:
+                worst = min(r["mean_runnable_tasks"] for r in rejected)
+                raise RunFailed(
+                    f"{measured.name}: every one of {limits.attempts} attempts was CPU-saturated "
+                    f"(mean runnable tasks at best {worst} > {rejected[0]['max_runnable']}); "
+                    f"the machine is too busy for a network measurement; see {log_path}"
+                ) from None
+            attempt += 1
+        except _StartFailed as failed:
+            # Nothing was measured, so a lost launch costs no CPU attempt.
+            launches_lost += 1
+            if launches_lost == LAUNCH_ATTEMPTS:
                 raise RunFailed(str(failed)) from None
             with open(log_path, "a") as fh:
-                fh.write(f"attempt {attempt} of {limits.attempts}: a job did not start; again\n")
-    else:
-        worst = min(r["mean_runnable_tasks"] for r in rejected)
-        raise RunFailed(
-            f"{measured.name}: every one of {limits.attempts} attempts was CPU-saturated "
-            f"(mean runnable tasks at best {worst} > {rejected[0]['max_runnable']}); "
-            f"the machine is too busy for a network measurement; see {log_path}"
-        )
+                fh.write(
+                    f"launch {launches_lost} of {LAUNCH_ATTEMPTS}: a job did not start; again\n"
+                )
     end = provenance.now()
     jobs = [*background, measured]
     corun_record = [
