@@ -235,15 +235,18 @@ def test_table4_on_a_grid_of_spreads_at_each_mean():
     """Distributions that differ by their std alone at the same mean (the grid of
     ``fit.stds_us``): mean and std uncorrelated by design, the std found."""
     points = std_grid(points_frame())
-    grid = points[points["distribution"].str.startswith("std")]
     runtimes = runtimes_frame(points=points)
     delays = analysis.injector_delays(reports_for(runtimes, points=points))
     runs = analysis.correlation_runs(runtimes, points, delays)
     assert (runs["latency_source"] == "realised").all()
-    only_grid = runs.merge(grid[["level", "distribution"]], on=["level", "distribution"])
-    table = analysis.table4(only_grid, PUBLISHED).dropna(subset=["application"])
+    # Each level's constant delay and its three spreads: 2 means x 4 spreads.
+    assert set(analysis.grid_runs(runs)["distribution"]) == {"uniform", "std0", "std100", "std400"}
+    table = analysis.table4_grid(runs, PUBLISHED)
+    assert table["paper_application"].tolist() == ["FT", "CG", "IS", "MG", "LU"]
+    table = table.dropna(subset=["application"])
+    assert len(table) == 2
     for row in table.itertuples():
-        assert row.distributions == 6 and row.n == 24
+        assert row.distributions == 8 and row.n == 32
         assert row.r_mean_std == pytest.approx(0, abs=1e-9)
         assert row.r_mean_std_intended == pytest.approx(0, abs=1e-9)
         assert abs(row.r_mean) < 0.3 < 0.95 < row.r_std
@@ -258,3 +261,22 @@ def test_table4_on_a_grid_of_spreads_at_each_mean():
     # 0.2 % per µs of std: 400 µs -> +80 %.
     assert lu.loc["std400", "difference_pct"] == pytest.approx(80, abs=2)
     assert lu["table_std_us"].is_monotonic_increasing
+
+
+def test_table4_grid_without_a_grid_keeps_the_paper_rows_alone():
+    """No spreads besides the constant, or one level: nothing to correlate."""
+    runtimes = runtimes_frame()
+    runs = analysis.correlation_runs(
+        runtimes, points_frame(), analysis.injector_delays(reports_for(runtimes))
+    )
+    assert set(analysis.grid_runs(runs)["distribution"]) == {"uniform"}
+    table = analysis.table4_grid(runs, PUBLISHED)
+    assert table["application"].isna().all()
+    assert table["paper_application"].tolist() == ["FT", "CG", "IS", "MG", "LU"]
+    points = std_grid(points_frame())
+    one_level = points[points["level"] == points["level"].max()]
+    runtimes = runtimes_frame(points=one_level)
+    runs = analysis.correlation_runs(
+        runtimes, one_level, analysis.injector_delays(reports_for(runtimes, points=one_level))
+    )
+    assert analysis.table4_grid(runs, PUBLISHED)["application"].isna().all()

@@ -32,6 +32,9 @@ def test_workflow_reproduces_the_study_on_localhost(tmp_path):
     # 2 levels x 3 distributions (lognorm, uniform, scale50) x 2 runs; zero stays out.
     assert ours.loc["lu_wavefront", "n"] == 2 * 3 * 2
     assert ours.loc["lu_wavefront", "paper_application"] == "LU"
+    # No fit.stds_us in the small config: the grid is each level's constant alone.
+    grid = pd.read_csv(results / "tables" / "latency_variation" / "table4_grid.csv")
+    assert grid["application"].isna().all() and len(grid) == len(table4)
     delays = pd.read_csv(results / "tables" / "latency_variation" / "injector_delay.csv")
     assert set(delays["experiment"]) == {"tcpping", "pingpong", "barrier", *ours.index}
     # A wait never ends early: the time spent covers the delays drawn.

@@ -23,7 +23,11 @@ Designs. Nothing assumes one distribution family per level: every injected
 distribution is a (level, distribution) point of the distributions table,
 whether one of the paper's mean-preserving set or a point of a grid of means
 and spreads; Table 4 reports r(mean, std) of the design as intended and as
-realised.
+realised. Over all distributions the two are tied together (the fit and the
+mean-preserving log-normals widen with the level's mean), so Table 4 is also
+computed over the grid alone (:func:`table4_grid`): every level's mean with
+the spreads of ``fit.stds_us`` and none, a factorial design in which r(mean,
+std) is 0 as intended.
 """
 
 from __future__ import annotations
@@ -34,7 +38,7 @@ import numpy as np
 import pandas as pd
 
 from netnoise.studies.latency_variation import stats
-from netnoise.studies.latency_variation.names import PROBES, ZERO
+from netnoise.studies.latency_variation.names import PROBES, ZERO, is_grid_distribution
 
 #: Our proxy applications named by the NPB benchmark of Table 4 each stands for
 #: (csrc/apps/README.md); NPB IS has no proxy.
@@ -277,18 +281,18 @@ def table4(runs: pd.DataFrame, published: pd.DataFrame) -> pd.DataFrame:
     measured correlations.
     """
     ours = stats.correlation_table(runs)
-    per_app = runs.groupby("application", sort=False)
     design = pd.DataFrame(
-        {
-            "latency_source": per_app["latency_source"].first(),
-            "r_mean_std_intended": per_app.apply(
-                lambda g: stats.pearson(g["table_mean_us"], g["table_std_us"])["r"]
-            ),
-            "distributions": per_app.apply(
-                lambda g: len(g[["level", "distribution"]].drop_duplicates())
-            ),
-        }
-    )
+        [
+            {
+                "application": app,
+                "latency_source": g["latency_source"].iloc[0],
+                "r_mean_std_intended": stats.pearson(g["table_mean_us"], g["table_std_us"])["r"],
+                "distributions": len(g[["level", "distribution"]].drop_duplicates()),
+            }
+            for app, g in runs.groupby("application", sort=False)
+        ],
+        columns=["application", "latency_source", "r_mean_std_intended", "distributions"],
+    ).set_index("application")
     ours = ours.join(design, on="application")
     ours["runs_for_power"] = np.ceil(ours["n_for_power"] / ours["distributions"])
     ours.insert(1, "paper_application", ours["application"].map(PAPER_APPLICATIONS).fillna(""))
@@ -303,6 +307,22 @@ def table4(runs: pd.DataFrame, published: pd.DataFrame) -> pd.DataFrame:
     return ours.merge(paper, on="paper_application", how="outer").sort_values(
         "paper_application", key=lambda s: s.map(_paper_order(published)), ignore_index=True
     )
+
+
+def grid_runs(runs: pd.DataFrame) -> pd.DataFrame:
+    """The runs of :func:`correlation_runs` under the mean × spread grid
+    (:func:`.names.is_grid_distribution`)."""
+    return runs[runs["distribution"].map(is_grid_distribution)].reset_index(drop=True)
+
+
+def table4_grid(runs: pd.DataFrame, published: pd.DataFrame) -> pd.DataFrame:
+    """:func:`table4` over the grid's runs alone (:func:`grid_runs`). A design
+    with one level or no spreads besides the constant (no ``fit.stds_us``)
+    leaves nothing to correlate: then only the paper's rows."""
+    grid = grid_runs(runs)
+    spans = grid.groupby("application")[["table_mean_us", "table_std_us"]].nunique()
+    varied = spans[(spans > 1).all(axis=1)].index
+    return table4(grid[grid["application"].isin(varied)], published)
 
 
 def _paper_order(published: pd.DataFrame) -> dict[str, int]:

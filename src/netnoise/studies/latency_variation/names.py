@@ -20,6 +20,7 @@ VALIDATION_DISTRIBUTIONS = ("uniform", "lognorm")
 #: The table of zero delays: the reference of Fig. 15–16.
 ZERO = "zero"
 _POINT = re.compile(r"^L(\d+)_([a-z][a-z0-9_]*)$")
+_STD = re.compile(r"^std\d[0-9p]*$")
 
 
 def point_name(level: int | None, distribution: str) -> str:
@@ -40,6 +41,13 @@ def parse_point(point: str) -> tuple[int | None, str]:
 def std_name(std_us: float) -> str:
     """The distribution of a level's grid with standard deviation ``std_us``."""
     return f"std{float(std_us):g}".replace(".", "p")
+
+
+def is_grid_distribution(distribution: str) -> bool:
+    """Whether a distribution is a point of a level's mean × spread grid: the
+    constant delay at the level's mean (``uniform``, spread 0) or one of the
+    log-normals of :func:`std_name` with that mean."""
+    return distribution == "uniform" or _STD.match(distribution) is not None
 
 
 def distribution_names(fractions: Iterable[float], stds_us: Iterable[float] = ()) -> list[str]:

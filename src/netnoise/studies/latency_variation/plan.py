@@ -72,12 +72,14 @@ REPORT_RESULTS = (
     Result("fig14_runtime_vs_std", "Fig. 14 · runtime against injected latency spread"),
     Result("table4_correlations", "Table 4 · correlation of runtime with latency mean and spread"),
     Result("table4", "Table 4 · the correlation tests in full (table)"),
+    Result("table4_grid", "Table 4 · the correlation tests on the mean × spread grid (table)"),
     Result("fig15_fixed_mean_low", "Fig. 15 · runtime at the lower fixed mean"),
     Result("fig16_fixed_mean_high", "Fig. 16 · runtime at the higher fixed mean"),
     Result("fixed_mean", "Fig. 15–16 · runtimes at fixed means (table)", {"level": "%"}),
 )
 INJECTION_TABLES = (
     "table4",
+    "table4_grid",
     "injector_delay",
     "injector_delay_summary",
     "validation",
