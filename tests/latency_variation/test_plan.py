@@ -141,7 +141,7 @@ def test_targets_of_the_quick_config():
     # Levels 20 and 40: two fitted families, three scaled log-normals, two
     # spreads at the level's mean; and no injection at all.
     assert len(points) == 2 * (5 + 2) + 1
-    assert points[5:7] == ["L20_std150", "L20_std450"]
+    assert points[5:7] == ["L20_std300", "L20_std1000"]
     found = plan.targets("F", "T", "M")
     assert found[:2] == ["F/fig2_latency_mean.svg", "F/fig2_latency_mean.png"]
     assert len(found) == 2 * 16 + 1 + 9 + 1
