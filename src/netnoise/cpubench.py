@@ -10,14 +10,22 @@ identical runs (mean and coefficient of variation); then the idle ping-pong
 round trip of each policy (median and 99th percentile). Figures, not
 assertions: the numbers are the evidence for the policy the programs use.
 Needs root (it brings up testbeds of its own, prefix ``nncpu``).
+
+Last, what the CPU record reads for processes that do nothing but sleep
+(``--sleepers``): a task counts as runnable from its wake-up until a core runs
+it, and on a virtual machine that wake-up path is long, so waiting that wakes
+often raises the runnable count far more than the busy share. The figures say
+how to read a run's ``mean_runnable_tasks`` beside its ``busy_fraction``.
 """
 
 from __future__ import annotations
 
 import argparse
 import copy
+import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,6 +36,7 @@ import pandas as pd
 
 from netnoise import config as netnoise_config
 from netnoise.build import build_programs
+from netnoise.cpu import CpuLoad
 from netnoise.io import read_benchmark
 from netnoise.platform.testbed import TestbedPlatform
 from netnoise.provenance import read_sidecar
@@ -233,6 +242,40 @@ def pingpong_idle(policy: str, bin_dir: Path, config: dict[str, Any], work: Path
     }
 
 
+# A loop of sleeps with the timer slack the netnoise programs set (1 µs), so
+# that a sleep lasts what it asks for.
+SLEEPER = """
+import ctypes, sys, time
+ctypes.CDLL(None).prctl(29, 1000, 0, 0, 0)
+pause, end = float(sys.argv[1]) * 1e-6, time.monotonic() + float(sys.argv[2])
+while time.monotonic() < end:
+    time.sleep(pause)
+"""
+
+
+def sleepers(processes: int, sleep_us: float, seconds: float = 3.0) -> dict[str, Any]:
+    """The CPU record of ``processes`` processes that only sleep ``sleep_us`` at a
+    time: no work, no MPI, no network."""
+    argv = [sys.executable, "-c", SLEEPER, str(sleep_us), str(seconds + 1.0)]
+    procs = [subprocess.Popen(argv) for _ in range(processes)]
+    try:
+        time.sleep(0.5)
+        with CpuLoad() as load:
+            time.sleep(seconds)
+    finally:
+        for proc in procs:
+            proc.kill()
+            proc.wait()
+    record = load.record()
+    return {
+        "processes": processes,
+        "sleep_us": sleep_us,
+        "mean_runnable": record["mean_runnable_tasks"],
+        "busy_share": record["busy_fraction"],
+        "stall_share": record["stall_fraction"],
+    }
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="netnoise bench cpu", description=__doc__)
     add_arguments(parser)
@@ -245,32 +288,63 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--policies",
         default="spin,hybrid",
-        help="comma-separated wait policies as NN_WAIT takes them, e.g. spin,hybrid:20:20:1000",
+        help="comma-separated wait policies as NN_WAIT takes them, e.g. spin,hybrid:20:20:1000 "
+        "(empty: no co-runs)",
     )
     parser.add_argument("--cases", help="comma-separated case numbers (1-based; default: all)")
+    parser.add_argument(
+        "--sleepers",
+        default="20,100,1000",
+        help="comma-separated sleeps (µs) of 8 processes that only sleep; empty: none",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
     config = netnoise_config.load(args.config)
-    policies = args.policies.split(",")
+    sleeps = _sleeps(args.sleepers)
+    policies = [p for p in args.policies.split(",") if p]
     for policy in policies:
         policy_environment(policy)
     cases = list(CASES)
     if args.cases:
         cases = [CASES[int(i) - 1] for i in args.cases.split(",")]
+    if policies:
+        compare_policies(policies, cases, config, args.bin)
+    if sleeps:
+        print()
+        print("8 processes that only sleep (no work, no MPI), as the CPU record reads them:")
+        table = pd.DataFrame([sleepers(8, v) for v in sleeps])
+        print(table.to_string(index=False, float_format=lambda v: f"{v:.3g}"))
+    return 0
+
+
+def _sleeps(text: str) -> list[float]:
+    try:
+        sleeps = [float(v) for v in text.split(",") if v.strip()]
+    except ValueError:
+        sleeps = [0.0]
+    if any(not 1 <= v <= 1e6 for v in sleeps):
+        raise netnoise_config.ConfigError(
+            f"--sleepers: {text!r}: expected comma-separated sleeps of 1-1e6 µs"
+        )
+    return sleeps
+
+
+def compare_policies(policies, cases, config: dict[str, Any], bin_dir: str | None) -> None:
+    """Every case under every policy, then the idle ping-pong of each policy."""
     rows, pings = [], []
     with tempfile.TemporaryDirectory(prefix="netnoise-bench-cpu-") as scratch:
         work = Path(scratch)
-        bin_dir = Path(args.bin) if args.bin else work / "bin"
-        if not args.bin:
-            build_programs(REPO / "csrc", bin_dir, mpicc=config["build"]["mpicc"],
+        built = Path(bin_dir) if bin_dir else work / "bin"
+        if not bin_dir:
+            build_programs(REPO / "csrc", built, mpicc=config["build"]["mpicc"],
                            cflags=config["build"]["cflags"], log=work / "build.log",
                            build_dir=work / "objects")  # fmt: skip
         try:
             for policy in policies:
-                pings.append(pingpong_idle(policy, bin_dir, config, work))
+                pings.append(pingpong_idle(policy, built, config, work))
                 for case in cases:
-                    rows.append(run_case(case, policy, bin_dir, config, work))
+                    rows.append(run_case(case, policy, built, config, work))
                     _print_row(rows[-1])
         finally:
             for two_racks in (False, True):
@@ -283,7 +357,6 @@ def run(args: argparse.Namespace) -> int:
     if len(pings) == 2:
         ratio = pings[1]["median_us"] / pings[0]["median_us"]
         print(f"median {pings[1]['policy']} / {pings[0]['policy']}: {ratio:.3f}")
-    return 0
 
 
 def _print_row(row: dict[str, Any]) -> None:

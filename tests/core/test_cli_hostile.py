@@ -217,6 +217,17 @@ CASES = {
         _text("not a run directory\n"),
         "FILE",
     ),
+    # benchmarks
+    "bench cpu sleepers not numbers": (
+        ["bench", "cpu", "--policies", "", "--sleepers", "20,fast"],
+        None,
+        "--sleepers",
+    ),
+    "bench cpu sleep of zero": (
+        ["bench", "cpu", "--policies", "", "--sleepers", "0"],
+        None,
+        "1-1e6",
+    ),
     # usage errors
     "unknown command": (["frobnicate"], None, "invalid choice"),
     "unknown option": (["parse", "--frobnicate", "x"], None, "unrecognized arguments"),
