@@ -280,3 +280,26 @@ def test_table4_grid_without_a_grid_keeps_the_paper_rows_alone():
         runtimes, one_level, analysis.injector_delays(reports_for(runtimes, points=one_level))
     )
     assert analysis.table4_grid(runs, PUBLISHED)["application"].isna().all()
+
+
+def test_grid_effects_find_the_cost_of_spread_at_a_fixed_mean():
+    """Runtimes that rise 0.2 % per µs of std and not with the mean: per 100 µs,
+    +0.2 s of spread for a 1 s application, +0.4 s for a 2 s one, no mean."""
+    points = std_grid(points_frame())
+    runtimes = runtimes_frame(points=points)
+    runs = analysis.correlation_runs(
+        runtimes, points, analysis.injector_delays(reports_for(runtimes, points=points))
+    )
+    effects = analysis.grid_effects(runs).set_index("application")
+    assert list(effects.index) == ["lu_wavefront", "cg_solver"]
+    for app, per_100us in (("lu_wavefront", 0.2), ("cg_solver", 0.4)):
+        row = effects.loc[app]
+        assert row["n"] == 32 and row["paper_application"] in ("LU", "CG")
+        assert row["std_s_per_100us"] == pytest.approx(per_100us, rel=0.02)
+        assert row["std_ci_low"] < per_100us < row["std_ci_high"]
+        assert row["mean_ci_low"] < 0 < row["mean_ci_high"]
+        assert row["r2"] > 0.99
+    no_grid = analysis.correlation_runs(
+        runtimes_frame(), points_frame(), analysis.injector_delays(reports_for(runtimes_frame()))
+    )
+    assert analysis.grid_effects(no_grid).empty

@@ -144,6 +144,6 @@ def test_targets_of_the_quick_config():
     assert points[5:7] == ["L20_std300", "L20_std1000"]
     found = plan.targets("F", "T", "M")
     assert found[:2] == ["F/fig2_latency_mean.svg", "F/fig2_latency_mean.png"]
-    assert len(found) == 2 * 16 + 1 + 9 + 1
+    assert len(found) == 2 * 16 + 1 + 10 + 1
     assert "T/table4.csv" in found and found[-1] == "M/fits.csv"
     assert len(set(found)) == len(found)

@@ -218,3 +218,32 @@ def test_reference_table4_loads_with_its_source():
     assert (ref["r_std"] > ref["r_mean"]).all()
     assert (ref["significant_p"] < 0.05).all()
     assert ref["n"].isna().all()  # not stated in the seed
+
+
+def test_two_slopes_recovers_known_slopes_and_covers_them():
+    rng = np.random.default_rng(11)
+    x1 = np.repeat([100.0, 300.0], 30)
+    x2 = np.tile(np.repeat([0.0, 300.0, 1000.0], 10), 2)
+    exact = nstats.two_slopes(2.0 + 0.004 * x1 + 0.0005 * x2, x1, x2)
+    assert exact["b1"] == pytest.approx(0.004) and exact["b2"] == pytest.approx(0.0005)
+    assert exact["r2"] == pytest.approx(1.0) and exact["n"] == 60
+    covered = 0
+    for _ in range(400):
+        y = 2.0 + 0.004 * x1 + 0.0005 * x2 + rng.normal(0, 0.2, x1.size)
+        fit = nstats.two_slopes(y, x1, x2)
+        covered += fit["b2_low"] <= 0.0005 <= fit["b2_high"]
+    # 95 % intervals: 380 of 400 expected, binomial sd 4.4.
+    assert 366 <= covered <= 394
+
+
+@pytest.mark.parametrize(
+    "x1, x2",
+    [
+        ([1.0, 1.0, 1.0, 1.0, 1.0], [0.0, 1.0, 2.0, 3.0, 4.0]),  # a constant
+        ([1.0, 2.0, 3.0, 4.0, 5.0], [2.0, 4.0, 6.0, 8.0, 10.0]),  # collinear
+        ([1.0, 2.0, 3.0], [0.0, 5.0, 1.0]),  # too few rows
+    ],
+)
+def test_two_slopes_is_nan_where_the_slopes_are_not_identified(x1, x2):
+    fit = nstats.two_slopes(np.arange(len(x1), dtype=float), x1, x2)
+    assert math.isnan(fit["b1"]) and math.isnan(fit["b2_high"])

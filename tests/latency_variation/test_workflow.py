@@ -35,6 +35,8 @@ def test_workflow_reproduces_the_study_on_localhost(tmp_path):
     # No fit.stds_us in the small config: the grid is each level's constant alone.
     grid = pd.read_csv(results / "tables" / "latency_variation" / "table4_grid.csv")
     assert grid["application"].isna().all() and len(grid) == len(table4)
+    effects = pd.read_csv(results / "tables" / "latency_variation" / "grid_effects.csv")
+    assert effects.empty and "std_s_per_100us" in effects.columns
     delays = pd.read_csv(results / "tables" / "latency_variation" / "injector_delay.csv")
     assert set(delays["experiment"]) == {"tcpping", "pingpong", "barrier", *ours.index}
     # A wait never ends early: the time spent covers the delays drawn.

@@ -23,6 +23,7 @@ with logged(snakemake.log[0]) as log:
     log.info("Table 4 on the mean x spread grid:\n%s", table4_grid.to_string(index=False))
     write_csv(out.table4, table4)
     write_csv(out.table4_grid, table4_grid)
+    write_csv(out.grid_effects, analysis.grid_effects(runs))
     write_csv(out.injector_delay, delays)
     write_csv(out.injector_delay_summary, summary)
     write_csv(out.validation, analysis.validation_table(samples, points))

@@ -27,11 +27,13 @@ realised. Over all distributions the two are tied together (the fit and the
 mean-preserving log-normals widen with the level's mean), so Table 4 is also
 computed over the grid alone (:func:`table4_grid`): every level's mean with
 the spreads of ``fit.stds_us`` and none, a factorial design in which r(mean,
-std) is 0 as intended.
+std) is 0 as intended, and the slopes of runtime on both (:func:`grid_effects`)
+say what a µs of spread costs next to a µs of mean.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -323,6 +325,56 @@ def table4_grid(runs: pd.DataFrame, published: pd.DataFrame) -> pd.DataFrame:
     spans = grid.groupby("application")[["table_mean_us", "table_std_us"]].nunique()
     varied = spans[(spans > 1).all(axis=1)].index
     return table4(grid[grid["application"].isin(varied)], published)
+
+
+#: The latency step (µs) :func:`grid_effects` gives the slopes per.
+EFFECT_STEP_US = 100.0
+
+
+def grid_effects(runs: pd.DataFrame) -> pd.DataFrame:
+    """Runtime against latency mean and spread together, on the grid's runs.
+
+    One row per application: the least-squares slopes of ``runtime_s`` on
+    ``latency_mean_us`` and ``latency_std_us`` (:func:`.stats.two_slopes`),
+    in seconds per :data:`EFFECT_STEP_US` µs, with 95 % t intervals;
+    ``std_to_mean`` is the ratio of the two slopes, R² and n beside. On a
+    factorial design the slopes separate what the correlations of Table 4 mix
+    with the ranges the design gives each variable: how much a µs of spread
+    costs next to a µs of mean. An application whose grid leaves the two
+    unidentified (one level, no spread) is left out.
+    """
+    slopes = {
+        f"{name}_{part}": f"{b}{suffix}"
+        for name, b in (("mean", "b1"), ("std", "b2"))
+        for part, suffix in (
+            (f"s_per_{EFFECT_STEP_US:g}us", ""),
+            ("ci_low", "_low"),
+            ("ci_high", "_high"),
+        )
+    }
+    columns = ["application", "paper_application", "n", "latency_source", *slopes]
+    columns += ["std_to_mean", "r2"]
+    rows = []
+    for app, g in grid_runs(runs).groupby("application", sort=False):
+        fit = stats.two_slopes(
+            g["runtime_s"],
+            g["latency_mean_us"] / EFFECT_STEP_US,
+            g["latency_std_us"] / EFFECT_STEP_US,
+        )
+        if not np.isfinite(fit["b1"]):
+            continue
+        rows.append(
+            {
+                "application": app,
+                "paper_application": PAPER_APPLICATIONS.get(app, ""),
+                "n": fit["n"],
+                "latency_source": g["latency_source"].iloc[0],
+                **{ours: fit[theirs] for ours, theirs in slopes.items()},
+                "std_to_mean": fit["b2"] / fit["b1"] if fit["b1"] != 0 else math.nan,
+                "r2": fit["r2"],
+            }
+        )
+    return pd.DataFrame(rows, columns=columns)
 
 
 def _paper_order(published: pd.DataFrame) -> dict[str, int]:

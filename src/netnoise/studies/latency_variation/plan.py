@@ -73,6 +73,7 @@ REPORT_RESULTS = (
     Result("table4_correlations", "Table 4 · correlation of runtime with latency mean and spread"),
     Result("table4", "Table 4 · the correlation tests in full (table)"),
     Result("table4_grid", "Table 4 · the correlation tests on the mean × spread grid (table)"),
+    Result("grid_effects", "Table 4 · runtime per 100 µs of latency mean and of spread (grid)"),
     Result("fig15_fixed_mean_low", "Fig. 15 · runtime at the lower fixed mean"),
     Result("fig16_fixed_mean_high", "Fig. 16 · runtime at the higher fixed mean"),
     Result("fixed_mean", "Fig. 15–16 · runtimes at fixed means (table)", {"level": "%"}),
@@ -80,6 +81,7 @@ REPORT_RESULTS = (
 INJECTION_TABLES = (
     "table4",
     "table4_grid",
+    "grid_effects",
     "injector_delay",
     "injector_delay_summary",
     "validation",

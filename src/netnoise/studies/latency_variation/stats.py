@@ -10,6 +10,9 @@
   :func:`correlation_table`): with Steiger's Z as the primary test, the
   paper's Fisher z beside it, and the power of Steiger's test at the
   measured effect (:func:`steiger_power`, :func:`steiger_sample_size`).
+  Where mean and spread vary independently, the slopes of runtime on both
+  together (:func:`two_slopes`) say what each µs of either costs, which the
+  correlations mix with the ranges the design gives them.
 
 Which Fisher test. The paper prints (the extracted formulas are clean here)
 
@@ -191,6 +194,40 @@ def pearson(x: Any, y: Any, alternative: str = "two-sided") -> dict[str, Any]:
     if n > 3 and abs(out["r"]) < 1:
         ci = res.confidence_interval(0.95)
         out["ci_low"], out["ci_high"] = float(ci.low), float(ci.high)
+    return out
+
+
+def two_slopes(y: Any, x1: Any, x2: Any, level: float = 0.95) -> dict[str, Any]:
+    """Least squares ``y = b0 + b1 x1 + b2 x2``: each slope with its two-sided
+    ``level`` t interval, R² and n.
+
+    Rows with a non-finite value are dropped. With fewer than 4 rows, or x1
+    and x2 not independent (a constant, or one a linear function of the
+    other), the slopes are not identified: NaN.
+    """
+    _check_level(1 - level)
+    data = np.column_stack([np.asarray(v, dtype=float).ravel() for v in (y, x1, x2)])
+    data = data[np.isfinite(data).all(axis=1)]
+    n = len(data)
+    out = {"n": n, "r2": math.nan}
+    for name in ("b1", "b2"):
+        out |= {name: math.nan, f"{name}_low": math.nan, f"{name}_high": math.nan}
+    design = np.column_stack([np.ones(n), data[:, 1:]])
+    if n < 4 or np.linalg.matrix_rank(design) < 3:
+        return out
+    coef, *_ = np.linalg.lstsq(design, data[:, 0], rcond=None)
+    resid = data[:, 0] - design @ coef
+    dof = n - 3
+    cov = resid @ resid / dof * np.linalg.inv(design.T @ design)
+    half = stats.t.ppf(0.5 + level / 2, dof) * np.sqrt(np.diag(cov))
+    total = ((data[:, 0] - data[:, 0].mean()) ** 2).sum()
+    out["r2"] = float(1 - resid @ resid / total) if total > 0 else math.nan
+    for i, name in ((1, "b1"), (2, "b2")):
+        out |= {
+            name: float(coef[i]),
+            f"{name}_low": float(coef[i] - half[i]),
+            f"{name}_high": float(coef[i] + half[i]),
+        }
     return out
 
 
