@@ -259,7 +259,7 @@ def sleepers(processes: int, sleep_us: float, seconds: float = 3.0) -> dict[str,
     argv = [sys.executable, "-c", SLEEPER, str(sleep_us), str(seconds + 1.0)]
     procs = [subprocess.Popen(argv) for _ in range(processes)]
     try:
-        time.sleep(0.5)
+        time.sleep(0.5)  # until every interpreter has started its loop
         with CpuLoad() as load:
             time.sleep(seconds)
     finally:
@@ -319,14 +319,15 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _sleeps(text: str) -> list[float]:
+    problem = netnoise_config.ConfigError(
+        f"--sleepers: {text!r}: expected comma-separated sleeps of 1-1e6 µs"
+    )
     try:
         sleeps = [float(v) for v in text.split(",") if v.strip()]
     except ValueError:
-        sleeps = [0.0]
+        raise problem from None
     if any(not 1 <= v <= 1e6 for v in sleeps):
-        raise netnoise_config.ConfigError(
-            f"--sleepers: {text!r}: expected comma-separated sleeps of 1-1e6 µs"
-        )
+        raise problem
     return sleeps
 
 
