@@ -30,9 +30,11 @@
 /* A busy wait overshoots by the cost of a clock read (tens of ns) unless the
  * process lost its core meanwhile: the report counts delays later than this. */
 #define NNLAT_LATE_NS 20000ULL
-/* A sleeping wait wakes this long before its deadline and busy-waits the
- * rest, so that a timely wake-up still ends the delay on time. */
-#define NNLAT_SLEEP_MARGIN_NS 100000ULL
+/* A sleeping wait wakes this long before its deadline (NN_LATENCY_SLEEP_MARGIN_US,
+ * default 100) and busy-waits the rest, so that a timely wake-up still ends the
+ * delay on time. A shorter margin spins less but ends more delays late. */
+#define NNLAT_SLEEP_MARGIN_DEFAULT_US 100
+#define NNLAT_SLEEP_MARGIN_MAX_US 10000
 #define NNLAT_LINE_MAX 1024
 #define NNLAT_PATH_MAX 4096
 #define NNLAT_ERR_MAX 1024
@@ -54,6 +56,7 @@ typedef struct {
     char level_name[16];       /* as given, for the report */
     int strict;
     int wait;                  /* NNLAT_SPIN or NNLAT_SLEEP */
+    uint64_t sleep_margin_ns;  /* NNLAT_SLEEP: busy-waited end of every delay */
     uint64_t unit_ns;          /* 1 (ns) or 1000 (us) */
     long rank;                 /* MPI rank from the launcher's environment, -1 unknown */
     char table_path[NNLAT_PATH_MAX];
@@ -154,15 +157,15 @@ static inline uint64_t nnlat_spin_until(uint64_t start, uint64_t ns)
     return now - start;
 }
 
-/* Sleeps on CLOCK_MONOTONIC until NNLAT_SLEEP_MARGIN_NS before the deadline,
- * then busy-waits until ns nanoseconds have passed since start. The process
+/* Sleeps on CLOCK_MONOTONIC until margin_ns before the deadline, then
+ * busy-waits until ns nanoseconds have passed since start. The process
  * gives its core away for the long part of the wait (a system call and the
  * scheduler: what the paper avoids, and what several emulated nodes sharing
  * a few cores need). Returns the time actually elapsed. */
-static inline uint64_t nnlat_sleep_until(uint64_t start, uint64_t ns)
+static inline uint64_t nnlat_sleep_until(uint64_t start, uint64_t ns, uint64_t margin_ns)
 {
-    if (ns > NNLAT_SLEEP_MARGIN_NS) {
-        uint64_t wake = start + ns - NNLAT_SLEEP_MARGIN_NS;
+    if (ns > margin_ns) {
+        uint64_t wake = start + ns - margin_ns;
         struct timespec ts = {(time_t)(wake / 1000000000ULL), (long)(wake % 1000000000ULL)};
         while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
             ;

@@ -27,8 +27,9 @@ void nnlat_inject(void)
     uint64_t delay = nnlat.table[nnlat_next_index(&nnlat.lcg)];
     atomic_fetch_add_explicit(&nnlat.delays, 1, memory_order_relaxed);
     atomic_fetch_add_explicit(&nnlat.drawn_ns, delay, memory_order_relaxed);
-    uint64_t spent = nnlat.wait == NNLAT_SLEEP ? nnlat_sleep_until(start, delay)
-                                               : nnlat_spin_until(start, delay);
+    uint64_t spent = nnlat.wait == NNLAT_SLEEP
+                         ? nnlat_sleep_until(start, delay, nnlat.sleep_margin_ns)
+                         : nnlat_spin_until(start, delay);
     atomic_fetch_add_explicit(&nnlat.spent_ns, spent, memory_order_relaxed);
     const double drawn_dev = (double)delay - nnlat.table_mean_ns;
     const double spent_dev = (double)spent - nnlat.table_mean_ns;
@@ -304,6 +305,15 @@ int nnlat_configure(nnlat_state *s)
     const char *unit = env_or("NN_LATENCY_UNIT", "ns");
     const char *report = env_or("NN_LATENCY_REPORT", NULL);
     const char *wait = env_or("NN_LATENCY_WAIT", "spin");
+    const char *margin = env_or("NN_LATENCY_SLEEP_MARGIN_US", NULL);
+    char *margin_end = NULL;
+    long margin_us = NNLAT_SLEEP_MARGIN_DEFAULT_US;
+    if (margin != NULL) {
+        errno = 0;
+        margin_us = strtol(margin, &margin_end, 10);
+        if (errno != 0 || margin_end == margin || *margin_end != '\0')
+            margin_us = -1;
+    }
     snprintf(s->level_name, sizeof s->level_name, "%s", level);
     /* Anything but 0 asks for strictness: a typo must not silently relax it. */
     s->strict = strcmp(strict, "0") != 0;
@@ -314,6 +324,7 @@ int nnlat_configure(nnlat_state *s)
     else
         s->level = NNLAT_OFF;
     s->wait = strcmp(wait, "sleep") == 0 ? NNLAT_SLEEP : NNLAT_SPIN;
+    s->sleep_margin_ns = (uint64_t)(margin_us < 0 ? 0 : margin_us) * 1000ULL;
     if (strcmp(unit, "ns") == 0)
         s->unit_ns = 1;
     else if (strcmp(unit, "us") == 0)
@@ -332,6 +343,10 @@ int nnlat_configure(nnlat_state *s)
     else if (strcmp(wait, "spin") != 0 && strcmp(wait, "sleep") != 0)
         set_err(s->reason, sizeof s->reason, "NN_LATENCY_WAIT='%.40s': expected spin or sleep",
                 wait);
+    else if (margin_us < 0 || margin_us > NNLAT_SLEEP_MARGIN_MAX_US)
+        set_err(s->reason, sizeof s->reason,
+                "NN_LATENCY_SLEEP_MARGIN_US='%.40s': expected a whole number of us, 0 to %d",
+                margin, NNLAT_SLEEP_MARGIN_MAX_US);
     else if (report != NULL &&
              nnlat_expand_path(report, s->rank, s->report_path, sizeof s->report_path) != 0)
         set_err(s->reason, sizeof s->reason, "NN_LATENCY_REPORT: path longer than %d characters",
@@ -402,6 +417,7 @@ int nnlat_write_report(nnlat_state *s, const char *path, char *err, size_t errle
     fprintf(fp, "strict=%d\n", s->strict);
     fprintf(fp, "unit=%s\n", s->unit_ns == 1000 ? "us" : "ns");
     fprintf(fp, "wait=%s\n", s->wait == NNLAT_SLEEP ? "sleep" : "spin");
+    fprintf(fp, "sleep_margin_us=%llu\n", (unsigned long long)(s->sleep_margin_ns / 1000));
     fprintf(fp, "table=%s\n", s->table_path);
     fprintf(fp, "seed_file=%s\n", s->seed_path);
     if (s->enabled) {

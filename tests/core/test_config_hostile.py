@@ -141,6 +141,10 @@ BAD_VALUES = [
         "latency_variation.injection.probe_iterations: 10000000000 is out of range",
     ),
     (
+        {"latency_variation": {"injection": {"sleep_margin_us": 20000}}},
+        "latency_variation.injection.sleep_margin_us: 20000 is out of range; must be <= 10000",
+    ),
+    (
         {"latency_variation": {"seed": 2**31}},
         "latency_variation.seed: 2147483648 is out of range; must be <= 2147483547",
     ),

@@ -169,6 +169,12 @@ def test_environment_and_exports(tmp_path):
     assert injector.environment("t", "s", wait="sleep")["NN_LATENCY_WAIT"] == "sleep"
     with pytest.raises(ValueError, match="wait 'yield': expected one of spin, sleep"):
         injector.environment("t", "s", wait="yield")
+    assert "NN_LATENCY_SLEEP_MARGIN_US" not in env
+    margin = injector.environment("t", "s", wait="sleep", sleep_margin_us=20)
+    assert margin["NN_LATENCY_SLEEP_MARGIN_US"] == "20"
+    for bad in (-1, 10001, 20.5, True):
+        with pytest.raises(ValueError, match=r"sleep_margin_us .*0 to 10000"):
+            injector.environment("t", "s", wait="sleep", sleep_margin_us=bad)
 
 
 def test_read_report(tmp_path):

@@ -41,6 +41,9 @@ def test_workflow_reproduces_the_study_on_localhost(tmp_path):
     assert set(delays["experiment"]) == {"tcpping", "pingpong", "barrier", *ours.index}
     # A wait never ends early: the time spent covers the delays drawn.
     assert (delays["achieved_mean_us"] >= delays["drawn_mean_us"]).all()
+    reports = pd.read_csv(results / "tidy" / "latency_variation" / "injector_reports.csv")
+    # The configured margin (40 µs, not the library's 100) reached every rank's injector.
+    assert set(reports["wait"]) == {"sleep"} and set(reports["sleep_margin_us"]) == {40}
     injected = delays[delays["distribution"] != ZERO]
     assert (injected["intended_mean_us"] > 0).all()
     table = injector.read_table(

@@ -206,6 +206,7 @@ rule measure_injected_latency:
         injector_level=lv_plan.injector_level(LV, config["platform"]),
         unit=LV_FIT["table_unit"],
         wait=LV_INJ["wait"],
+        sleep_margin_us=LV_INJ["sleep_margin_us"],
         config={"latency_variation": LV},
     script:
         "../scripts/latency_variation/measure_injected.py"
@@ -242,6 +243,7 @@ rule measure_injected_applications:
         injector_level=lv_plan.injector_level(LV, config["platform"]),
         unit=LV_FIT["table_unit"],
         wait=LV_INJ["wait"],
+        sleep_margin_us=LV_INJ["sleep_margin_us"],
         config={"latency_variation": LV},
     script:
         "../scripts/latency_variation/measure_injected.py"

@@ -234,7 +234,7 @@ static void clear_env(void)
 {
     static const char *const vars[] = {"NN_LATENCY_TABLE", "NN_LATENCY_SEED", "NN_LATENCY_UNIT",
                                        "NN_LATENCY_LEVEL", "NN_LATENCY_STRICT", "NN_LATENCY_REPORT",
-                                       "NN_LATENCY_WAIT",
+                                       "NN_LATENCY_WAIT", "NN_LATENCY_SLEEP_MARGIN_US",
                                        "OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK",
                                        "MV2_COMM_WORLD_RANK", "SLURM_PROCID"};
     for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++)
@@ -295,8 +295,25 @@ static void test_configure(void)
                strstr(nnlat.reason, "NN_LATENCY_WAIT='yield': expected spin or sleep") != NULL,
            "wait=yield: '%s'", nnlat.reason);
     configure("ok.tab", "seed42");
-    EXPECT(nnlat_configure(&nnlat) == 0 && nnlat.enabled && nnlat.wait == NNLAT_SPIN,
-           "default wait: want spin, got %d", nnlat.wait);
+    EXPECT(nnlat_configure(&nnlat) == 0 && nnlat.enabled && nnlat.wait == NNLAT_SPIN &&
+               nnlat.sleep_margin_ns == 100000,
+           "defaults: want spin and a 100 us margin, got %d, %llu ns", nnlat.wait,
+           (unsigned long long)nnlat.sleep_margin_ns);
+    static const char *const bad_margins[] = {"-1", "20us", "10001", "1e3", " "};
+    for (size_t i = 0; i < sizeof bad_margins / sizeof bad_margins[0]; i++) {
+        configure("ok.tab", "seed42");
+        setenv("NN_LATENCY_SLEEP_MARGIN_US", bad_margins[i], 1);
+        EXPECT(nnlat_configure(&nnlat) == 0 && !nnlat.enabled &&
+                   strstr(nnlat.reason, "NN_LATENCY_SLEEP_MARGIN_US=") != NULL &&
+                   strstr(nnlat.reason, "0 to 10000") != NULL,
+               "margin '%s': want refused, got enabled=%d '%s'", bad_margins[i], nnlat.enabled,
+               nnlat.reason);
+    }
+    configure("ok.tab", "seed42");
+    setenv("NN_LATENCY_SLEEP_MARGIN_US", "20", 1);
+    EXPECT(nnlat_configure(&nnlat) == 0 && nnlat.enabled && nnlat.sleep_margin_ns == 20000,
+           "margin 20: enabled=%d %llu ns '%s'", nnlat.enabled,
+           (unsigned long long)nnlat.sleep_margin_ns, nnlat.reason);
 
     configure("ok.tab", "seed42");
     setenv("NN_LATENCY_UNIT", "us", 1);
@@ -497,7 +514,7 @@ static double cpu_seconds(void)
 }
 
 /* Sleeping waits: never shorter than asked, and the core is given away for
- * all but the last NNLAT_SLEEP_MARGIN_NS of each wait. */
+ * all but the last margin of each wait. */
 static void test_sleep(void)
 {
     static const uint64_t delays[] = {20000, 200000, 5000000};
@@ -508,7 +525,7 @@ static void test_sleep(void)
         double wall0 = (double)nnlat_now_ns() * 1e-9, cpu0 = cpu_seconds();
         for (int i = 0; i < REPS; i++) {
             uint64_t t0 = nnlat_now_ns();
-            uint64_t spent = nnlat_sleep_until(t0, delays[d]);
+            uint64_t spent = nnlat_sleep_until(t0, delays[d], 100000);
             got[i] = nnlat_now_ns() - t0;
             short_waits += spent < delays[d] || got[i] < delays[d];
         }
@@ -536,10 +553,10 @@ static void test_sleep(void)
     char line[256];
     int found = 0;
     while (fp != NULL && fgets(line, sizeof line, fp) != NULL)
-        found |= strcmp(line, "wait=sleep\n") == 0;
+        found += strcmp(line, "wait=sleep\n") == 0 || strcmp(line, "sleep_margin_us=100\n") == 0;
     if (fp != NULL)
         fclose(fp);
-    EXPECT(found, "the report of a sleeping injector lacks wait=sleep");
+    EXPECT(found == 2, "the report of a sleeping injector lacks wait=sleep or its margin");
 }
 
 int main(int argc, char **argv)

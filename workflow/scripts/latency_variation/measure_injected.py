@@ -17,6 +17,7 @@ with logged(snakemake.log[0]):
             level=params.injector_level,
             unit=params.unit,
             wait=params.wait,
+            sleep_margin_us=params.sleep_margin_us,
             log=snakemake.log[0],
             timeout_s=params.platform["timeout_s"],
             config=params.config,

@@ -110,6 +110,7 @@ def run_with_injector(
     wait: str,
     log: str | os.PathLike[str],
     timeout_s: float,
+    sleep_margin_us: int | None = None,
     config: dict[str, Any] | None = None,
     inputs: dict[str, str | os.PathLike[str]] | None = None,
 ) -> pd.DataFrame:
@@ -134,6 +135,7 @@ def run_with_injector(
             report=scratch / "report.%r",
             library=library,
             wait=wait,
+            sleep_margin_us=sleep_margin_us,
         )
         corun(
             platform,

@@ -35,6 +35,8 @@ INDEX_BITS = 12
 LEVELS = ("mpi", "tcp")
 #: spin: the paper's busy wait; sleep: give the core away until shortly before the deadline.
 WAITS = ("spin", "sleep")
+#: The longest busy-waited end of a sleeping wait the library takes (µs).
+MAX_SLEEP_MARGIN_US = 10000
 UNITS = {"ns": 1, "us": 1000}
 #: The library refuses larger per-send delays: they would hang the run.
 MAX_DELAY_NS = 60_000_000_000
@@ -229,6 +231,7 @@ def environment(
     report: str | os.PathLike[str] | None = None,
     library: str | os.PathLike[str] | None = None,
     wait: str = "spin",
+    sleep_margin_us: int | None = None,
 ) -> dict[str, str]:
     """The ``NN_LATENCY_*`` variables for the ranks (``LD_PRELOAD`` too, given ``library``).
 
@@ -236,12 +239,19 @@ def environment(
     start elsewhere; in each, ``%r`` stands for the rank and ``%p`` for the
     process id (e.g. ``report="injector.%r"``: one report per rank; without
     ``%r``/``%p`` only rank 0 writes it). ``wait="sleep"`` lets a rank sleep
-    through all but the last 100 µs of each delay, for ranks that share cores.
+    through all but the last ``sleep_margin_us`` of each delay (the library's
+    default: 100 µs), for ranks that share cores.
     """
     if level not in LEVELS:
         raise ValueError(f"level {level!r}: expected one of {', '.join(LEVELS)}")
     if wait not in WAITS:
         raise ValueError(f"wait {wait!r}: expected one of {', '.join(WAITS)}")
+    whole = isinstance(sleep_margin_us, int) and not isinstance(sleep_margin_us, bool)
+    if sleep_margin_us is not None and not (whole and 0 <= sleep_margin_us <= MAX_SLEEP_MARGIN_US):
+        raise ValueError(
+            f"sleep_margin_us {sleep_margin_us!r}: expected a whole number of µs, "
+            f"0 to {MAX_SLEEP_MARGIN_US}"
+        )
     _unit_ns(unit)
     env = {
         "NN_LATENCY_TABLE": os.path.abspath(table),
@@ -251,6 +261,8 @@ def environment(
         "NN_LATENCY_STRICT": "1" if strict else "0",
         "NN_LATENCY_WAIT": wait,
     }
+    if sleep_margin_us is not None:
+        env["NN_LATENCY_SLEEP_MARGIN_US"] = str(sleep_margin_us)
     if report is not None:
         env["NN_LATENCY_REPORT"] = os.path.abspath(report)
     if library is not None:
