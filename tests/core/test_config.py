@@ -93,6 +93,10 @@ BAD = [
         "latency_variation.characterize.levels ([0, 20, 40, 70, 100])",
     ),
     (
+        {"latency_variation": {"injection": {"barrier_nodes": 6}}},
+        "latency_variation.injection.barrier_nodes: 6 is more than latency_variation.nodes (4)",
+    ),
+    (
         {"latency_variation": {"injection": {"fixed_mean_levels": [20, 70]}}},
         "latency_variation.injection.fixed_mean_levels: 70 is not one of "
         "latency_variation.injection.levels ([0, 20, 40])",

@@ -126,6 +126,19 @@ def test_injected_probes_pair_the_first_two_nodes_and_the_barrier_spans_all():
         plan.injected_probes(small_section(), nodes, ["t.csv"], job)
 
 
+def test_the_barrier_spans_the_first_barrier_nodes_and_the_probes_one_pair():
+    nodes = ["n1", "n2", "n3", "n4"]
+    lv = small_section()
+    lv["injection"]["barrier_nodes"] = 2
+    assert plan.probe_placement(lv, "barrier", nodes) == (2, ["n1", "n2"])
+    assert plan.probe_placement(lv, "barrier", None) == (2, None)
+    lv["injection"]["barrier_nodes"] = None
+    assert plan.probe_placement(lv, "barrier", nodes) == (4, nodes)
+    # The probes under load (Sec. 5) are placed as the injected ones (Sec. 6).
+    for probe in ("tcpping", "pingpong"):
+        assert plan.probe_placement(lv, probe, nodes) == (2, ["n1", "n2"])
+
+
 def test_injected_applications_time_every_run_after_one_warmup():
     jobs = plan.injected_applications(small_section(), None, ["cg.csv", "lu.csv"], job)
     assert jobs == [

@@ -63,8 +63,7 @@ use rule corun as measure_latency_under_load with:
         measured=lambda wc, output: benchmark_job(
             wc.probe,
             output.latency,
-            LV_RANKS,
-            LV_NODES,
+            *lv_plan.probe_placement(LV, wc.probe, LV_NODES),
             lv_plan.probe_args(LV, wc.probe),
         ),
         background=lambda wc, output: [

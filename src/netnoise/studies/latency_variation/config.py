@@ -51,6 +51,13 @@ def problems(config: dict[str, Any]) -> list[str]:
             "mpi or auto (mpi there), or set platform.slurm.fabric: tcp if the cluster's "
             "MPI runs over TCP sockets"
         )
+    barrier_nodes = injection.get("barrier_nodes")
+    if barrier_nodes is not None and barrier_nodes > study["nodes"]:
+        problems.append(
+            f"latency_variation.injection.barrier_nodes: {barrier_nodes} is more than "
+            f"latency_variation.nodes ({study['nodes']}); the barrier spans the study's "
+            "first nodes, so give 2 to nodes, or null for all of them"
+        )
     if "nodes" in study:
         problems += nodes_beyond_testbed(config, {"latency_variation.nodes": [study["nodes"]]})
     return problems

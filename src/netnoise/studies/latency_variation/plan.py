@@ -185,28 +185,33 @@ def application_runs(lv: dict[str, Any]) -> list[tuple[str, str]]:
     return [(app, point) for app in lv["injection"]["applications"] for point in points]
 
 
+def probe_placement(
+    lv: dict[str, Any], name: str, nodes: list[str] | None
+) -> tuple[int, list[str] | None]:
+    """(ranks, nodes) of a latency probe or the barrier (``nodes``: the study's; None:
+    the launcher places the ranks).
+
+    The ping-pongs run one pair, as the paper's ib_write_lat and ping-pong: a second
+    pair's waits and polling would take the cores this pair's wake-ups need. The
+    barrier spans the first ``injection.barrier_nodes`` nodes (null: all of them).
+    """
+    if name in PROBES:
+        return 2, nodes[:2] if nodes else None
+    ranks = lv["injection"].get("barrier_nodes") or lv["nodes"]
+    return ranks, nodes[:ranks] if nodes else None
+
+
 def injected_probes(
     lv: dict[str, Any], nodes: list[str] | None, outputs: Sequence[str], job: Job
 ) -> list[dict[str, Any]]:
-    """tcpping, pingpong and barrier (in VALIDATION_EXPERIMENTS' order) on ``outputs``;
-    ``job(name, output, ranks, nodes, args)`` builds each spec.
-
-    The ping-pongs run one pair, as the paper's ib_write_lat and ping-pong:
-    a second pair's waits and polling would take the cores this pair's
-    wake-ups need. The barrier spans every node of the study (``nodes``;
-    None: the launcher places the ranks).
-    """
+    """tcpping, pingpong and barrier (in VALIDATION_EXPERIMENTS' order) on ``outputs``,
+    placed by :func:`probe_placement`; ``job(name, output, ranks, nodes, args)`` builds
+    each spec."""
     inj = lv["injection"]
     args = ["--warmup", inj["warmup"], "--iterations", inj["probe_iterations"]]
-    pair = nodes[:2] if nodes else None
-    placement = {
-        "tcpping": (2, pair),
-        "pingpong": (2, pair),
-        "barrier": (lv["nodes"], nodes),
-    }
     sizes = {"tcpping": ["--size", 1], "pingpong": ["--size", 1], "barrier": []}
     return [
-        job(name, output, *placement[name], [*sizes[name], *args])
+        job(name, output, *probe_placement(lv, name, nodes), [*sizes[name], *args])
         for name, output in zip(VALIDATION_EXPERIMENTS, outputs, strict=True)
     ]
 
