@@ -28,6 +28,8 @@ import jsonschema
 import yaml
 from jsonschema import validators
 
+from netnoise import waiting
+
 SCHEMA_PATH = Path(__file__).resolve().parents[2] / "workflow" / "schemas" / "config.schema.yaml"
 
 
@@ -340,6 +342,7 @@ def _cross_checks(config: dict[str, Any]) -> list[str]:
     from netnoise import studies
 
     problems = _application_problems(config.get("applications", {}))
+    problems += waiting.problems(config.get("platform", {}).get("wait", {}), "platform.wait")
     for study in studies.STUDIES:
         checks = study.module("config")
         if checks is not None:

@@ -35,6 +35,7 @@ import numpy as np
 import pandas as pd
 
 from netnoise import config as netnoise_config
+from netnoise import waiting
 from netnoise.build import build_programs
 from netnoise.cpu import CpuLoad
 from netnoise.io import read_benchmark
@@ -53,15 +54,10 @@ def policy_environment(policy: str) -> dict[str, str]:
     before the wait layer: spinning everywhere, yielding the core when Open MPI
     finds nothing to do."""
     wait, _, probe = policy.partition("/")
-    for spec in filter(None, (wait, probe)):
-        if spec.split(":")[0] not in ("spin", "sleep", "hybrid"):
-            raise netnoise_config.ConfigError(
-                f"--policies: {policy!r}: {spec!r} is not "
-                "mode[:spin_us[:sleep_us[:sleep_max_us]]] with mode spin, sleep or hybrid"
-            )
-    env = {"NN_WAIT": wait}
-    if probe:
-        env["NN_PROBE_WAIT"] = probe
+    found = waiting.problems({"mpi": wait, "probe": probe or None}, f"--policies {policy!r}")
+    if found:
+        raise netnoise_config.ConfigError("; ".join(found))
+    env = waiting.environment({"mpi": wait, "probe": probe or None})
     if policy == "spin":
         env |= {"NN_PROBE_WAIT": "spin", "OMPI_MCA_mpi_yield_when_idle": "1"}
     return env

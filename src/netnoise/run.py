@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from netnoise import counters as counter_tools
-from netnoise import lifeline, provenance
+from netnoise import lifeline, provenance, waiting
 from netnoise.atomic import atomic_path, write_csv
 from netnoise.cpu import CpuLoad
 from netnoise.external import ExternalProgram
@@ -73,11 +73,13 @@ class Job:
     env: dict[str, str] = field(default_factory=dict)
 
     def launch(self, platform: Platform, flags: list[str]) -> tuple[list[str], dict[str, str]]:
-        """The command starting this job with the run's ``flags`` (output, stop, ready)."""
+        """The command starting this job with the run's ``flags`` (output, stop, ready);
+        its ranks wait as ``platform.wait`` says unless the job's ``env`` says otherwise."""
+        env = {**waiting.environment(platform.config.get("wait", {})), **self.env}
         if self.external is None:
-            launch = platform.mpi_launch([*self.program, *flags], self.ranks, self.nodes, self.env)
+            launch = platform.mpi_launch([*self.program, *flags], self.ranks, self.nodes, env)
             return launch.argv, launch.environment()
-        launch = platform.mpi_launch(self.program, self.ranks, self.nodes, self.env)
+        launch = platform.mpi_launch(self.program, self.ranks, self.nodes, env)
         argv = self.external.wrap(launch.argv, flags, self.ranks, self.nodes)
         return argv, launch.environment()
 

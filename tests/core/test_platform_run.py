@@ -122,6 +122,25 @@ def test_run_benchmark_writes_result_and_provenance(tmp_path, built_programs, lo
 
 
 @pytest.mark.mpi
+def test_the_platform_wait_policies_reach_every_rank(tmp_path, built_programs):
+    platform = from_config(
+        {
+            "kind": "localhost",
+            "mpirun": "mpirun",
+            "mpirun_args": [],
+            "wait": {"mpi": "sleep:0:30", "probe": "spin"},
+        }
+    )
+    out = tmp_path / "pp.csv"
+    program = [str(built_programs / "pingpong"), "--iterations", "5", "--size", "8"]
+    run_benchmark(platform, program, 2, out, tmp_path / "pp.log", timeout_s=60, config={})
+    meta = read_benchmark(out).meta
+    # The fields a policy leaves out keep the programs' default (hybrid:50:20:1000).
+    assert meta["mpi_wait"] == "sleep spin=0us sleep=30-1000us"
+    assert meta["probe_wait"] == "spin spin=200us sleep=10-100us"
+
+
+@pytest.mark.mpi
 def test_failed_run_leaves_no_result(tmp_path, built_programs, localhost_platform):
     out = tmp_path / "pp.csv"
     with pytest.raises(RunFailed, match="exited with status 2"):
