@@ -221,6 +221,39 @@ void nn_timed_end(const nn_run_options *run, MPI_Comm comm)
     MPI_CHECK(MPI_Barrier(comm));
 }
 
+void nn_clock_offset(MPI_Comm comm, int rounds, double *offset, double *rtt)
+{
+    int rank, size;
+    MPI_CHECK(MPI_Comm_rank(comm, &rank));
+    MPI_CHECK(MPI_Comm_size(comm, &size));
+    *offset = 0;
+    *rtt = 0;
+    /* Timed to the microsecond: a sleeping wait would put its wake-up into
+     * the round trip. */
+    nn_probe_begin();
+    for (int peer = 1; peer < size; peer++) {
+        for (int i = 0; i < rounds; i++) {
+            if (rank == 0) {
+                double sent, now;
+                MPI_CHECK(MPI_Recv(&sent, 1, MPI_DOUBLE, peer, 0, comm, MPI_STATUS_IGNORE));
+                now = nn_now();
+                MPI_CHECK(MPI_Send(&now, 1, MPI_DOUBLE, peer, 0, comm));
+            } else if (rank == peer) {
+                double reference;
+                const double sent = nn_now();
+                MPI_CHECK(MPI_Send(&sent, 1, MPI_DOUBLE, 0, 0, comm));
+                MPI_CHECK(MPI_Recv(&reference, 1, MPI_DOUBLE, 0, 0, comm, MPI_STATUS_IGNORE));
+                const double back = nn_now();
+                if (i == 0 || back - sent < *rtt) {
+                    *rtt = back - sent;
+                    *offset = reference - (sent + back) / 2;
+                }
+            }
+        }
+    }
+    nn_probe_end();
+}
+
 void nn_apply_mpi_wait(const nn_run_options *run)
 {
     nn_wait_policy wait = nn_wait_get(), probe = nn_wait_probe_get();

@@ -126,6 +126,13 @@ void nn_timed_end(const nn_run_options *run, MPI_Comm comm);
  * keeps NN_WAIT's or NN_PROBE_WAIT's). nn_bench_begin calls it. */
 void nn_apply_mpi_wait(const nn_run_options *run);
 
+/* Collective over comm: this rank's offset to rank 0's clock (nn_now() +
+ * *offset reads rank 0's nn_now()), from the exchange of least round trip
+ * among `rounds` with rank 0, one rank after another; *rtt is that round
+ * trip, twice the offset's worst error. Rank 0 gets 0 and 0. Emulated nodes
+ * share one clock; a cluster's nodes do not. */
+void nn_clock_offset(MPI_Comm comm, int rounds, double *offset, double *rtt);
+
 /* Rows of doubles kept per rank and gathered to rank 0 at the end, so
  * every sample is written without I/O inside timed loops. */
 typedef struct {

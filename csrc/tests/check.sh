@@ -160,6 +160,13 @@ printf 'src,dst,bytes\n0,1,64K\n2,3,128K\n1,2,32K\n' >"$tmp/pattern.csv"
 run_ok p2p 15 4 "$BINDIR/p2p_concurrent" --pattern "$tmp/pattern.csv" --max-iterations 5 \
   --min-iterations 5
 [ "$(grep -c '^#@link_' "$tmp/p2p.csv")" -eq 3 ] && ok || fail "p2p_concurrent: link summaries"
+# Timed from each sender's start, no transfer can read (near) zero, as one did
+# when its receiver left the starting barrier after the data had arrived.
+awk -F, '!/^#/ && $1 != "link" && $6 <= 1e-6 {bad++} END {exit bad > 0}' "$tmp/p2p.csv" \
+  && ok || fail "p2p_concurrent: a transfer of 1 us or less"
+for key in late_starts start_spread_max_us clock_rtt_max_us; do
+  grep -q "^#@$key=[0-9]" "$tmp/p2p.csv" && ok || fail "p2p_concurrent: no #@$key"
+done
 printf 'src,dst,bytes\n0,1,64K\n0,1\n' >"$tmp/bad1.csv"
 expect_reject 2 "bad1.csv:3: expected 3 fields src,dst,bytes" "$BINDIR/p2p_concurrent" \
   --pattern "$tmp/bad1.csv"
