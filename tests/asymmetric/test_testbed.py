@@ -19,7 +19,8 @@ def test_study_platform_replaces_only_the_study_keys(config):
     assert (testbed["nodes"], testbed["racks"]) == (32, 2)
     assert (testbed["nic_mbit"], testbed["backbone_mbit"]) == (20, 200)
     assert testbed["tcp_congestion"] == "bbr" and testbed["btl_tcp_links"] == 1
-    assert testbed["burst_bytes"] == config["platform"]["testbed"]["burst_bytes"]
+    assert testbed["burst_bytes"] == 3028  # two frames, not the platform's 16 kB
+    assert testbed["keep_up"] == config["platform"]["testbed"]["keep_up"]
     assert config["platform"]["testbed"]["prefix"] == "na"  # the shared config is untouched
     named = resolved(testbed={"prefix": "nax"})
     assert study_platform(named["platform"], named["asymmetric"])["testbed"]["prefix"] == "nax"

@@ -16,7 +16,7 @@ from netnoise.platform.testbed import TestbedPlatform
 from netnoise.testbed.fabric import TestbedSpec
 
 # Keys of asymmetric.testbed that replace those of platform.testbed.
-TESTBED_KEYS = ("prefix", "nodes", "racks", "nic_mbit", "backbone_mbit", "queue_bytes")
+TESTBED_KEYS = ("prefix", "nodes", "racks", "nic_mbit", "backbone_mbit", "queue_bytes", "burst_bytes")
 TESTBED_KEYS += ("btl_tcp_links",)
 
 
