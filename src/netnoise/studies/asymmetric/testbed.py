@@ -16,8 +16,8 @@ from netnoise.platform.testbed import TestbedPlatform
 from netnoise.testbed.fabric import TestbedSpec
 
 # Keys of asymmetric.testbed that replace those of platform.testbed.
-TESTBED_KEYS = ("prefix", "nodes", "racks", "nic_mbit", "backbone_mbit", "queue_bytes", "burst_bytes")
-TESTBED_KEYS += ("btl_tcp_links",)
+TESTBED_KEYS = ("prefix", "nodes", "racks", "nic_mbit", "backbone_mbit", "queue_bytes")
+TESTBED_KEYS += ("burst_bytes", "btl_tcp_links")
 
 
 def study_prefix(platform: Mapping[str, Any], study: Mapping[str, Any]) -> str:
