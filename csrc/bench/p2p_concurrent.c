@@ -31,8 +31,9 @@ static const nn_tool_info info = {
     "ci95_halfwidth_s).",
 };
 
-/* Clock offsets drift apart by up to ~10 ppm between nodes: re-measured
- * every this many iterations, they stay within microseconds. */
+/* Nodes' clocks drift apart by up to ~10 ppm: re-measured every this many
+ * iterations, an offset drifts far less than its own error (half the round
+ * trip, recorded as clock_rtt_max_us). */
 enum { CLOCK_SYNC_ITERATIONS = 64, CLOCK_SYNC_ROUNDS = 10 };
 
 typedef struct {
