@@ -69,11 +69,8 @@ def test_shallow_queue_overlay_is_in_the_papers_regime():
     # transfer is not one queue-full, as in the quick study.
     assert testbed["queue_bytes"] < shortest / 10
     assert paper_bytes(study["properties"]["message_mb"], testbed["nic_mbit"]) == shortest
-    assert [
-        key
-        for key in ("impact_compression", "network_noise", "variability", "latency_variation")
-        if config[key]["enabled"]
-    ] == []
+    others = ("impact_compression", "network_noise", "variability", "latency_variation")
+    assert not [key for key in others if config[key]["enabled"]], "it runs seed 003 alone"
 
 
 def test_every_config_key_is_documented():
