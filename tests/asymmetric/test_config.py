@@ -6,7 +6,9 @@ import pytest
 
 from netnoise.config import ConfigError
 from netnoise.studies.asymmetric.config import problems
+from netnoise.studies.asymmetric.patterns import paper_bytes
 from tests.asymmetric.support import resolved
+from tests.conftest import quick_study_with
 
 
 @pytest.mark.parametrize(
@@ -40,3 +42,16 @@ def test_the_defaults_have_no_problems(config):
     assert problems(broken) == [
         "asymmetric.iterations.min: 9 exceeds asymmetric.iterations.max (3)"
     ]
+
+
+def test_shallow_queue_overlay_is_in_the_papers_regime():
+    config = quick_study_with("asymmetric-shallow-queue.yaml")
+    study = config["asymmetric"]
+    testbed = study["testbed"]
+    shortest = min(paper_bytes(mb, testbed["nic_mbit"]) for mb in study["random"]["message_mb"])
+    # The queue drains in under a tenth of the shortest transfer alone: a
+    # transfer is not one queue-full, as in the quick study.
+    assert testbed["queue_bytes"] < shortest / 10
+    assert paper_bytes(study["properties"]["message_mb"], testbed["nic_mbit"]) == shortest
+    others = ("impact_compression", "network_noise", "variability", "latency_variation")
+    assert not [key for key in others if config[key]["enabled"]], "it runs seed 003 alone"

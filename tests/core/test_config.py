@@ -6,7 +6,7 @@ import pytest
 import yaml
 
 from netnoise.config import ConfigError, load, load_schema, validate
-from tests.conftest import REPO, snakemake
+from tests.conftest import REPO, quick_study_with, snakemake
 
 
 def walk_keys(schema, path=""):
@@ -38,15 +38,6 @@ def test_shipped_configs_are_valid(name):
     load(REPO / "config" / name)
 
 
-def quick_study_with(overlay: str) -> dict:
-    """config/config.yaml with ``overlay`` merged over it, as ``--configfile`` merges them."""
-    from snakemake.utils import update_config
-
-    config = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
-    update_config(config, yaml.safe_load((REPO / "config" / overlay).read_text()))
-    return validate(config)
-
-
 def test_real_application_recipes_merge_into_a_study_config():
     apps = quick_study_with("real-applications.yaml")["applications"]
     assert {"halo3d", "lulesh", "npb_cg"} <= set(apps)
@@ -56,21 +47,6 @@ def test_real_application_recipes_merge_into_a_study_config():
 @pytest.mark.parametrize("overlay", ["testbed-full.yaml", "asymmetric-shallow-queue.yaml"])
 def test_testbed_overlays_merge_into_a_valid_study(overlay):
     assert quick_study_with(overlay)["platform"]["kind"] == "testbed"
-
-
-def test_shallow_queue_overlay_is_in_the_papers_regime():
-    from netnoise.studies.asymmetric.patterns import paper_bytes
-
-    config = quick_study_with("asymmetric-shallow-queue.yaml")
-    study = config["asymmetric"]
-    testbed = study["testbed"]
-    shortest = min(paper_bytes(mb, testbed["nic_mbit"]) for mb in study["random"]["message_mb"])
-    # The queue drains in under a tenth of the shortest transfer alone: a
-    # transfer is not one queue-full, as in the quick study.
-    assert testbed["queue_bytes"] < shortest / 10
-    assert paper_bytes(study["properties"]["message_mb"], testbed["nic_mbit"]) == shortest
-    others = ("impact_compression", "network_noise", "variability", "latency_variation")
-    assert not [key for key in others if config[key]["enabled"]], "it runs seed 003 alone"
 
 
 def test_every_config_key_is_documented():

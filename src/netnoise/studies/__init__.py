@@ -74,6 +74,7 @@ class Study:
             f".test/{key}/**/*",
             f"notebooks/{self.number}_{key}.ipynb",
             f"resources/reference/{key}/**/*",
+            f"config/{key}-*.yaml",
         )
 
     def files(self, root: Path = REPO) -> list[str]:
