@@ -15,15 +15,18 @@ static const nn_tool_info info = {
     "disjoint, randomly chosen set of processes.",
     "For each of --splits random splits (re-drawn every split, seeded), MPI_COMM_WORLD is cut "
     "into an application communicator and a perturbation communicator holding round(ratio x "
-    "ranks) processes. Both are warmed up (--warmup collectives and one perturbation round). "
-    "Then the perturbation processes exchange --perturb-size messages (default 10 MiB, as the "
-    "paper) along a random permutation (a ring over their random order) round after round, "
-    "while the application processes time --reps executions of --collective on --size bytes "
-    "(doubles, default one): each execution starts after a barrier of the application "
-    "communicator and its time is the maximum over the application ranks. The perturbation "
-    "starts before the first timed execution and stops after the last one. The same executions "
-    "are then timed with the perturbation processes idle. One row per execution: split, ranks "
-    "of each communicator, perturbed flag, rep, time_us. Implements the benchmark of seed 001 "
+    "ranks) processes. Both are warmed up (--warmup collectives and one 1-byte exchange). Then "
+    "the split has two phases. Perturbed: the perturbation processes exchange --perturb-size "
+    "messages (default 10 MiB, as the paper) along a random permutation (a ring over their "
+    "random order) round after round; once each has completed a whole round (its flows past "
+    "slow start), the application processes time --reps executions "
+    "of --collective on --size bytes (doubles, default one), and the perturbation stops after "
+    "the last one. Unperturbed: the same executions with the perturbation processes idle. "
+    "Even splits run the perturbed phase first, odd splits the unperturbed one, so what the "
+    "order does falls on both alike. Each execution starts after a barrier of the application "
+    "communicator and its time is the maximum over the application ranks. One row per "
+    "execution: split, ranks of each communicator, perturbed flag, rep, time_us. Implements "
+    "the benchmark of seed 001 "
     "(Sec. 2), which Netgauge provides as its collvsnoise pattern. With --perturbation cpu the "
     "perturbing processes send nothing and keep --cpu-load of a core busy instead: the control "
     "that shows how much of a slowdown the shared cores of an emulated cluster explain.",
@@ -98,6 +101,36 @@ static void time_collectives(collective_fn collective, double *buf, double *res,
     }
 }
 
+/* The network perturbation of one split's perturbed phase: a ring of pcount-byte
+ * messages from `from` to `to`, round after round, until the application root
+ * says its timed executions are done. The phase's second barrier, which lets
+ * the application start timing, waits until every perturbing process has
+ * completed a whole round and posted the next: a first round is mostly slow
+ * start (a 256 KiB message takes 42 ms over a 50 Mbit/s backbone, longer than
+ * all the executions of a split). Returns the rounds exchanged. */
+static long long perturb_network(char *psend, char *precv, int pcount, int to, int from,
+                                 int app_root, MPI_Comm perturbing)
+{
+    MPI_Request ex[2], done;
+    MPI_CHECK(MPI_Irecv(NULL, 0, MPI_BYTE, app_root, TAG_DONE, MPI_COMM_WORLD, &done));
+    for (long long round = 0;; round++) {
+        MPI_CHECK(MPI_Irecv(precv, pcount, MPI_BYTE, from, TAG_PERTURB, MPI_COMM_WORLD, &ex[0]));
+        MPI_CHECK(MPI_Isend(psend, pcount, MPI_BYTE, to, TAG_PERTURB, MPI_COMM_WORLD, &ex[1]));
+        if (round == 1)
+            MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
+        MPI_CHECK(MPI_Waitall(2, ex, MPI_STATUSES_IGNORE));
+        int finished = 0, all_finished = 0;
+        MPI_CHECK(MPI_Test(&done, &finished, MPI_STATUS_IGNORE));
+        /* Every perturbing process stops after the same round. */
+        MPI_CHECK(MPI_Allreduce(&finished, &all_finished, 1, MPI_INT, MPI_MAX, perturbing));
+        if (all_finished) {
+            if (!finished)
+                MPI_CHECK(MPI_Wait(&done, MPI_STATUS_IGNORE));
+            return round + 1;
+        }
+    }
+}
+
 int main(int argc, char **argv)
 {
     nn_run_options run = NN_RUN_DEFAULTS(5, 0);
@@ -168,6 +201,8 @@ int main(int argc, char **argv)
     if (strcmp(perturbation, "cpu") == 0)
         nn_meta(&out, "cpu_load", "%g", cpu_load);
     const int cpu_only = strcmp(perturbation, "cpu") == 0;
+    nn_meta(&out, "phase_order", "alternating (perturbed first in even splits)");
+    nn_meta(&out, "timing_starts", "after every perturbing process completed a round");
 
     nn_rng rng;
     nn_rng_seed(&rng, (uint64_t)run.seed, 0);
@@ -191,57 +226,39 @@ int main(int argc, char **argv)
         MPI_CHECK(MPI_Comm_split(MPI_COMM_WORLD, in_app, pos, &sub));
         const int app_root = perm[0];
 
-        if (in_app) {
+        if (in_app)
             for (long w = 0; w < run.warmup; w++)
                 collective(buf, res, count, sub);
-            MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
-            /* Perturbation is under way once this barrier completes. */
-            MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
-            time_collectives(collective, buf, res, count, reps, sub, &rows, split, n_app, n_pert,
-                             1);
-            if (rank == app_root)
-                for (int i = n_app; i < nranks; i++)
-                    MPI_CHECK(MPI_Send(NULL, 0, MPI_BYTE, perm[i], TAG_DONE, MPI_COMM_WORLD));
-        } else if (cpu_only) {
-            MPI_Request done;
-            MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
-            MPI_CHECK(MPI_Irecv(NULL, 0, MPI_BYTE, app_root, TAG_DONE, MPI_COMM_WORLD, &done));
-            MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
-            perturb_cpu(cpu_load, &done);
-        } else {
-            /* Ring over the perturbing processes' random order. */
-            const int k = pos - n_app;
-            const int to = perm[n_app + (k + 1) % n_pert];
-            const int from = perm[n_app + (k - 1 + n_pert) % n_pert];
-            MPI_Request ex[2], done;
+        const int k = pos - n_app; /* place in the perturbation ring */
+        const int to = in_app ? 0 : perm[n_app + (k + 1) % n_pert];
+        const int from = in_app ? 0 : perm[n_app + (k - 1 + n_pert) % n_pert];
+        if (!in_app && !cpu_only)
             MPI_CHECK(MPI_Sendrecv(psend, 1, MPI_BYTE, to, TAG_PERTURB, precv, 1, MPI_BYTE, from,
                                    TAG_PERTURB, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+        for (int phase = 0; phase < 2; phase++) {
+            const int perturbed = (phase == 0) == (split % 2 == 0);
             MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
-            MPI_CHECK(MPI_Irecv(NULL, 0, MPI_BYTE, app_root, TAG_DONE, MPI_COMM_WORLD, &done));
-            for (int round = 0;; round++) {
-                MPI_CHECK(MPI_Irecv(precv, pcount, MPI_BYTE, from, TAG_PERTURB, MPI_COMM_WORLD,
-                                    &ex[0]));
-                MPI_CHECK(MPI_Isend(psend, pcount, MPI_BYTE, to, TAG_PERTURB, MPI_COMM_WORLD,
-                                    &ex[1]));
-                if (round == 0)
-                    MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
-                MPI_CHECK(MPI_Waitall(2, ex, MPI_STATUSES_IGNORE));
-                perturb_rounds++;
-                int finished = 0, all_finished = 0;
-                MPI_CHECK(MPI_Test(&done, &finished, MPI_STATUS_IGNORE));
-                /* Every perturbing process stops after the same round. */
-                MPI_CHECK(MPI_Allreduce(&finished, &all_finished, 1, MPI_INT, MPI_MAX, sub));
-                if (all_finished) {
-                    if (!finished)
-                        MPI_CHECK(MPI_Wait(&done, MPI_STATUS_IGNORE));
-                    break;
-                }
+            if (!perturbed) {
+                if (in_app)
+                    time_collectives(collective, buf, res, count, reps, sub, &rows, split, n_app,
+                                     n_pert, 0);
+            } else if (in_app) {
+                /* The perturbation is in steady state once this barrier completes. */
+                MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
+                time_collectives(collective, buf, res, count, reps, sub, &rows, split, n_app,
+                                 n_pert, 1);
+                if (rank == app_root)
+                    for (int i = n_app; i < nranks; i++)
+                        MPI_CHECK(MPI_Send(NULL, 0, MPI_BYTE, perm[i], TAG_DONE, MPI_COMM_WORLD));
+            } else if (cpu_only) {
+                MPI_Request done;
+                MPI_CHECK(MPI_Irecv(NULL, 0, MPI_BYTE, app_root, TAG_DONE, MPI_COMM_WORLD, &done));
+                MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
+                perturb_cpu(cpu_load, &done);
+            } else {
+                perturb_rounds += perturb_network(psend, precv, pcount, to, from, app_root, sub);
             }
         }
-        MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
-        if (in_app)
-            time_collectives(collective, buf, res, count, reps, sub, &rows, split, n_app, n_pert,
-                             0);
         MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
         MPI_CHECK(MPI_Comm_free(&sub));
     }

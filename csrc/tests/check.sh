@@ -148,6 +148,12 @@ run_ok noise 16 6 "$BINDIR/noise" --ratio 0.5 --splits 4 --reps 2 --perturb-size
 if [ -f "$tmp/noise.csv" ]; then
   perturbed=$(grep -c '^[0-9]*,3,3,1,' "$tmp/noise.csv")
   [ "$perturbed" -eq 8 ] && ok || fail "noise: $perturbed perturbed rows, expected 8"
+  # The phase that comes first alternates: perturbed in splits 0 and 2.
+  first=$(awk -F, '$1 ~ /^[0-9]+$/ && !seen[$1]++ {printf "%s", $4}' "$tmp/noise.csv")
+  [ "$first" = 1010 ] && ok || fail "noise: first phases $first, expected 1010"
+  # Timing waits for a whole round: at least 2 rounds of 3 processes per split.
+  rounds=$(sed -n 's/^#@perturbation_messages=//p' "$tmp/noise.csv")
+  [ "${rounds:-0}" -ge 24 ] && ok || fail "noise: ${rounds:-no} perturbation messages, expected >= 24"
 fi
 run_ok noise_ratio0 4 4 "$BINDIR/noise" --ratio 0 --splits 2 --collective bcast --size 64
 expect_reject 4 "gives 1 perturbing process" "$BINDIR/noise" --ratio 0.25
