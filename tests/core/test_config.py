@@ -201,8 +201,10 @@ def test_a_study_platform_lays_its_testbed_over_the_shared_one():
 
     platform = validate({})["platform"]
     before = copy.deepcopy(platform)
-    out = study_platform(platform, {"testbed": {"nodes": None, "racks": 3, "backbone_mbit": 40}})
-    assert out["testbed"]["racks"] == 3 and out["testbed"]["backbone_mbit"] == 40
+    layout = {"nodes": None, "racks": 3, "nic_mbit": 100, "backbone_mbit": 40}
+    out = study_platform(platform, {"testbed": layout})
+    assert (out["testbed"]["racks"], out["testbed"]["nic_mbit"]) == (3, 100)
+    assert out["testbed"]["backbone_mbit"] == 40
     assert out["testbed"]["nodes"] == platform["testbed"]["nodes"]  # None keeps the shared one
     assert out["kind"] == platform["kind"]
     assert platform == before  # the shared platform is left as it was

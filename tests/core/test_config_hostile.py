@@ -59,6 +59,10 @@ BAD_VALUES = [
         "platform.cpu.max_runnable: inf is not a finite number; expected a finite number or null",
     ),
     ({"platform": {"testbed": {"nic_mbit": math.nan}}}, "platform.testbed.nic_mbit: nan is not"),
+    (
+        {"network_noise": {"benchmark": {"testbed": {"nic_mbit": 0}}}},
+        "network_noise.benchmark.testbed.nic_mbit: 0 is out of range; must be > 0",
+    ),
     ({"variability": {"model": {"grid": {"C": [math.nan]}}}}, "variability.model.grid.C.0: nan "),
     (
         {"latency_variation": {"characterize": {"duration_s": math.inf}}},
