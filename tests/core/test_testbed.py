@@ -146,27 +146,10 @@ def test_two_racks_route_across_the_backbone(make_platform):
     assert uplink["value"].iloc[0] > 3 * 20e6 / 8 * 0.8
 
 
-def test_netlink_counters_agree_with_ip_and_tc(make_platform):
-    platform = make_platform(racks=2)
-    spec = platform.testbed.spec
-    iperf3_mbit(platform.testbed, server=5, client=1, seconds=1)
-    # The connection's last segments may still cross the uplink on a busy machine:
-    # read once its counters stand still.
-    uplink_tx = (spec.fabric, f"{PREFIX}up1", "tx_bytes")
-    previous = None
-    for _ in range(50):
-        rows = pd.DataFrame(testbed_counters.snapshot_rows(spec))
-        now = rows.set_index(["device", "port", "counter"])["value"][uplink_tx]
-        if now == previous:
-            break
-        previous = now
-        time.sleep(0.2)
-    ours = pd.DataFrame(testbed_counters.snapshot_rows(spec)).set_index(
-        ["device", "port", "counter"]
-    )["value"]
+def _uplink_totals_by_ip_and_tc(fabric: str, port: str) -> dict[str, int]:
     link = json.loads(
         subprocess.run(
-            ["ip", "-n", spec.fabric, "-s", "-j", "link", "show", f"{PREFIX}up1"],
+            ["ip", "-n", fabric, "-s", "-j", "link", "show", port],
             capture_output=True,
             text=True,
             check=True,
@@ -174,18 +157,42 @@ def test_netlink_counters_agree_with_ip_and_tc(make_platform):
     )[0]["stats64"]
     qdisc = json.loads(
         subprocess.run(
-            ["tc", "-n", spec.fabric, "-s", "-j", "qdisc", "show", "dev", f"{PREFIX}up1"],
+            ["tc", "-n", fabric, "-s", "-j", "qdisc", "show", "dev", port],
             capture_output=True,
             text=True,
             check=True,
         ).stdout
     )[0]
-    # The testbed is quiet now: both readings see the same totals.
-    assert ours[(spec.fabric, f"{PREFIX}up1", "tx_bytes")] == link["tx"]["bytes"] > 1e6
-    assert ours[(spec.fabric, f"{PREFIX}up1", "qdisc_bytes")] == qdisc["bytes"]
-    assert ours[(spec.fabric, f"{PREFIX}up1", "qdisc_drops")] == qdisc["drops"]
+    return {
+        "tx_bytes": link["tx"]["bytes"],
+        "qdisc_bytes": qdisc["bytes"],
+        "qdisc_drops": qdisc["drops"],
+    }
+
+
+def test_netlink_counters_agree_with_ip_and_tc(make_platform):
+    platform = make_platform(racks=2)
+    spec = platform.testbed.spec
+    uplink = f"{PREFIX}up1"
+    iperf3_mbit(platform.testbed, server=5, client=1, seconds=1)
+    # The connection's last segments, and the kernel's own IPv6 multicast reports, may
+    # cross the uplink at any time: compare in a window where ip and tc read the same
+    # totals before and after our snapshot.
+    for _ in range(50):
+        before = _uplink_totals_by_ip_and_tc(spec.fabric, uplink)
+        ours = pd.DataFrame(testbed_counters.snapshot_rows(spec)).set_index(
+            ["device", "port", "counter"]
+        )["value"]
+        if _uplink_totals_by_ip_and_tc(spec.fabric, uplink) == before:
+            break
+        time.sleep(0.2)
+    else:
+        pytest.fail(f"{uplink} never stood still for one snapshot in 50 tries")
+    assert before["tx_bytes"] > 1e6
+    for counter, total in before.items():
+        assert ours[(spec.fabric, uplink, counter)] == total, counter
     roles = set(ours.index.get_level_values("port"))
-    assert {f"{PREFIX}up1", f"{PREFIX}up2", "eth0"} <= roles
+    assert {uplink, f"{PREFIX}up2", "eth0"} <= roles
 
 
 def test_tcp_congestion_control_is_set_per_socket(make_platform, built_programs, tmp_path):
