@@ -265,16 +265,29 @@ def _study_of(result: str) -> str:
 def cpu_summary(table):
     """Per study, from :func:`summary_table`: measured results, how many were
     CPU-saturated, how many attempts were rejected as such, the mean runnable
-    tasks of their timed regions (median and maximum), and failures."""
-    measured = table[table["cpu_mean_runnable"].notna()]
+    tasks of their timed regions (median and maximum), the busy share of the
+    cores (median over all results and over the saturated ones), and failures.
+
+    The saturated results' busy share tells contention from wake-ups: on a
+    virtual machine a rank that wakes from a sleep counts as runnable until an
+    idle virtual core runs it, so sleeping waits can raise the runnable count
+    above the cores while the cores stay half idle."""
+    measured = table[table["cpu_mean_runnable"].notna()].assign(
+        cpu_saturated=lambda t: t["cpu_saturated"].fillna(False).astype(bool)
+    )
     grouped = measured.groupby("study", sort=True)
     summary = grouped.agg(
         results=("result", "size"),
-        saturated=("cpu_saturated", lambda s: int(s.fillna(False).astype(bool).sum())),
+        saturated=("cpu_saturated", "sum"),
         rejected_attempts=("cpu_rejected_attempts", "sum"),
         runnable_median=("cpu_mean_runnable", "median"),
         runnable_max=("cpu_mean_runnable", "max"),
+        busy_median=("cpu_busy_share", "median"),
     ).reset_index()
+    saturated = measured[measured["cpu_saturated"]]
+    summary["saturated_busy_median"] = summary["study"].map(
+        saturated.groupby("study")["cpu_busy_share"].median()
+    )
     summary["saturated_share"] = summary["saturated"] / summary["results"]
     failures = table[table["exit_status"] != 0].groupby("study").size()
     summary["failures"] = summary["study"].map(failures).fillna(0).astype(int)

@@ -70,7 +70,7 @@ PLATFORM_RESULTS = (
 PROVENANCE_RESULTS = (
     Result(
         "cpu_summary",
-        "Per study: measured results, CPU-saturated share, failures",
+        "Per study: measured results, CPU-saturated share, busy share, failures",
         {"runnable_median": "tasks", "runnable_max": "tasks"},
     ),
     Result("source", "Where these numbers come from"),

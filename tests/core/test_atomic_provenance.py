@@ -93,3 +93,28 @@ def test_summary_table_has_one_row_per_result(tmp_path):
     assert table["duration_s"].tolist() == [2.5, 2.5]
     assert (table["nodes"] == 2).all() and (table["platform"] == "testbed").all()
     assert table["result_sha256"].iloc[0] == provenance.sha256(tmp_path / "a.csv")[:16]
+
+
+def test_cpu_summary_gives_the_busy_share_of_saturated_results_apart():
+    pd = pytest.importorskip("pandas")
+    table = pd.DataFrame(
+        {
+            "result": ["raw/a/1.csv", "raw/a/2.csv", "raw/a/3.csv", "raw/b/1.csv", "tables/t.csv"],
+            "study": ["a", "a", "a", "b", "platform"],
+            "exit_status": [0, 0, 0, 2, 0],
+            "cpu_mean_runnable": [1.0, 3.0, 4.0, 0.5, None],
+            "cpu_busy_share": [0.2, 0.5, 0.7, 0.1, None],
+            "cpu_saturated": [False, True, True, None, None],
+            "cpu_rejected_attempts": [0, 1, 0, 0, None],
+        }
+    )
+    summary = provenance.cpu_summary(table).set_index("study")
+    assert summary.index.tolist() == ["a", "b"]
+    a, b = summary.loc["a"], summary.loc["b"]
+    assert (a["results"], a["saturated"], a["rejected_attempts"]) == (3, 2, 1)
+    assert a["saturated_share"] == pytest.approx(2 / 3)
+    assert a["runnable_median"] == 3.0 and a["runnable_max"] == 4.0
+    assert a["busy_median"] == pytest.approx(0.5)
+    assert a["saturated_busy_median"] == pytest.approx(0.6)
+    assert (b["saturated"], b["failures"], b["busy_median"]) == (0, 1, pytest.approx(0.1))
+    assert pd.isna(b["saturated_busy_median"])
