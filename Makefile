@@ -12,7 +12,8 @@ PYTHON ?= python3
 SNAKEMAKE := $(BIN)/snakemake
 CONFIG ?= config/config.yaml
 REPORT := results/report.html
-PLATFORM_KIND = $(shell $(BIN)/python -c "import yaml,sys; print((yaml.safe_load(open('$(CONFIG)')) or {}).get('platform', {}).get('kind', 'testbed'))")
+# CONFIG may list overlays after the study, e.g. "config/config.yaml config/testbed-bundle.yaml".
+PLATFORM_KIND = $(shell $(BIN)/python -c "import sys; from netnoise.bundle import run_config; print(run_config(sys.argv[1:])['platform']['kind'])" $(CONFIG))
 BUNDLE ?= resources/cache/quick-testbed.tar.gz
 
 # chromium: the test that opens the report in a real browser (tests/core/test_report_browser.py).

@@ -12,7 +12,9 @@ from snakemake.utils import update_config
 from netnoise import bundle
 from netnoise.bundle import PlannedFile
 from netnoise.config import validate
-from tests.conftest import shipped_studies
+from tests.conftest import REPO, shipped_studies
+
+BUNDLE_STUDY = ("config.yaml", "testbed-bundle.yaml")
 
 SUMMARY = (
     "output_file\tdate\trule\tlog-file(s)\tinput-file(s)\tshellcmd\tstatus\tplan\n"
@@ -107,6 +109,15 @@ def test_shipped_bundle_is_intact_and_from_a_testbed_run():
     assert len(measured) >= 3 and measured <= studies
     if "variability" in measured:
         assert "results/testbed/models/variability.npz" in manifest["files"]
+
+
+def test_shipped_bundle_was_measured_with_the_bundle_study():
+    # resources/cache/README.md names the configs that reproduce it.
+    with tarfile.open(bundle.SHIPPED, "r:gz") as tar:
+        shipped = yaml.safe_load(tar.extractfile(bundle.CONFIG))
+    study = bundle.run_config([REPO / "config" / name for name in BUNDLE_STUDY])
+    assert shipped == study
+    assert shipped != bundle.run_config([REPO / "config" / "config.yaml"])
 
 
 @pytest.mark.slow
