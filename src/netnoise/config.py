@@ -288,9 +288,16 @@ def study_platform(platform: dict[str, Any], study: dict[str, Any]) -> dict[str,
     backbone, nodes) and CPU limits (its ``cpu`` section, where it has one) over
     the shared ones. Measurements run one at a time, so the testbed is rebuilt
     with this layout when the study's jobs start and back when another study's do."""
-    out = copy.deepcopy(dict(platform))
+    out = with_study_cpu(platform, study)
     out["testbed"].update(study_testbed(dict(study)))
-    cpu = {k: v for k, v in study.get("cpu", {}).items() if v is not None}
+    return out
+
+
+def with_study_cpu(platform: dict[str, Any], study: dict[str, Any]) -> dict[str, Any]:
+    """A copy of the platform with a study's CPU limits (its ``cpu`` section, where it
+    has one; None keeps the platform's) over platform.cpu."""
+    out = copy.deepcopy(dict(platform))
+    cpu = {k: v for k, v in (study.get("cpu") or {}).items() if v is not None}
     if cpu:
         out["cpu"] = {**out.get("cpu", {}), **cpu}
     return out

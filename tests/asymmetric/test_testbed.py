@@ -7,6 +7,7 @@ import pytest
 
 from netnoise.platform import PlatformUnavailable
 from netnoise.platform.testbed import TestbedPlatform
+from netnoise.run import CpuLimits
 from netnoise.studies.asymmetric import testbed as asymmetric_testbed
 from netnoise.studies.asymmetric.testbed import study_platform
 from tests.asymmetric.support import resolved
@@ -24,6 +25,19 @@ def test_study_platform_replaces_only_the_study_keys(config):
     assert config["platform"]["testbed"]["prefix"] == "na"  # the shared config is untouched
     named = resolved(testbed={"prefix": "nax"})
     assert study_platform(named["platform"], named["asymmetric"])["testbed"]["prefix"] == "nax"
+
+
+def test_study_platform_keeps_the_study_runs_up_to_its_own_cpu_tolerance():
+    study = resolved(cpu={"tolerated_runnable": 12})
+    study["platform"]["cpu"]["tolerated_runnable"] = 8.5
+    for kind in ("testbed", "slurm"):
+        study["platform"]["kind"] = kind
+        limits = CpuLimits.from_config(study_platform(study["platform"], study["asymmetric"]))
+        assert limits.tolerated_runnable == 12
+    assert study["platform"]["cpu"]["tolerated_runnable"] == 8.5
+    default = resolved()
+    limits = CpuLimits.from_config(study_platform(default["platform"], default["asymmetric"]))
+    assert limits.tolerated_runnable == default["platform"]["cpu"]["tolerated_runnable"]
 
 
 def test_racks_split_the_nodes_in_order(rack_nodes):

@@ -8,10 +8,10 @@ removes it when it ends (:func:`release`).
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Mapping
 from typing import Any
 
+from netnoise.config import with_study_cpu
 from netnoise.platform.testbed import TestbedPlatform
 from netnoise.testbed.fabric import TestbedSpec
 
@@ -29,9 +29,10 @@ def study_platform(
     platform: Mapping[str, Any], study: Mapping[str, Any], congestion: str | None = None
 ) -> dict[str, Any]:
     """The ``platform`` config of the study's testbed: platform.testbed with the keys of
-    asymmetric.testbed replaced, its own prefix, and the TCP congestion control of the run.
-    On a Slurm cluster the platform itself, with the run's congestion control."""
-    merged = copy.deepcopy(dict(platform))
+    asymmetric.testbed replaced, its own prefix, the TCP congestion control of the run and
+    the study's CPU limits. On a Slurm cluster the platform itself, with the run's
+    congestion control and the study's CPU limits."""
+    merged = with_study_cpu(dict(platform), dict(study))
     if merged.get("kind") == "slurm":
         if congestion is not None:
             merged["slurm"] = {**merged["slurm"], "tcp_congestion": congestion}
