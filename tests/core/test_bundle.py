@@ -114,7 +114,7 @@ def test_shipped_bundle_is_intact_and_from_a_testbed_run():
 def test_shipped_bundle_was_measured_with_the_bundle_study():
     # resources/cache/README.md names the configs that reproduce it.
     with tarfile.open(bundle.SHIPPED, "r:gz") as tar:
-        shipped = yaml.safe_load(tar.extractfile(bundle.CONFIG))
+        shipped = validate(yaml.safe_load(tar.extractfile(bundle.CONFIG)))
     study = bundle.run_config([REPO / "config" / name for name in BUNDLE_STUDY])
     assert shipped == study
     assert shipped != bundle.run_config([REPO / "config" / "config.yaml"])
