@@ -3,11 +3,19 @@
 On an emulated cluster every node shares this machine's cores, so the CPU,
 not the network, may be the bottleneck; such a run must be repeated or
 rejected rather than read as network interference. What matters is whether
-more tasks wanted a core than there are cores: the number of runnable tasks
-(``procs_running`` of ``/proc/stat``, less the sampling thread itself) is
-sampled through the run, beside the busy share of all cores and, where the
-kernel has pressure-stall information, the share of the time in which some
-task waited for a core (``/proc/pressure/cpu``).
+more tasks wanted a core than there are cores, on average over the run: the
+cores' busy share (``/proc/stat``) times the cores, plus the time every task
+spent waiting for a core (the scheduler's ``run_delay`` in
+``/proc/<pid>/task/<tid>/schedstat``) per second of the run. Where the kernel
+has pressure-stall information, the share of the time in which some task
+waited for a core (``/proc/pressure/cpu``) is recorded beside it.
+
+The number of runnable tasks (``procs_running``) is also sampled every 20 ms
+and recorded, but not judged: the sampling thread wakes from a timer, and on a
+virtual machine its wake-ups coincide with other sleeping tasks' wake-ups, so
+for programs that sleep often the samples read several times the runnable
+tasks the scheduler accounts for (``netnoise bench cpu --sleepers``). Busy
+polling reads the same either way.
 """
 
 from __future__ import annotations
@@ -35,6 +43,20 @@ def _stat(stat: Path) -> tuple[int, int, int]:
     return busy, total, runnable
 
 
+def _task_delays(proc: Path) -> dict[str, int]:
+    """Nanoseconds each task has waited for a core since it started, by thread
+    id; empty when the kernel keeps no scheduler statistics."""
+    delays = {}
+    for path in proc.glob("[0-9]*/task/[0-9]*/schedstat"):
+        try:
+            fields = path.read_text().split()
+        except OSError:  # the task has exited
+            continue
+        if len(fields) >= 2:
+            delays[path.parent.name] = int(fields[1])
+    return delays
+
+
 def _stall_us(pressure: Path) -> int | None:
     """Microseconds in which some task waited for a core, or None without PSI."""
     try:
@@ -48,7 +70,12 @@ def _stall_us(pressure: Path) -> int | None:
 class CpuLoad:
     """Busy share, runnable tasks and CPU pressure between ``start`` and ``stop``
     (or enter and exit); ``max_runnable`` (default: the cores) is the most
-    runnable tasks on average a run may have before it counts as saturated."""
+    runnable tasks on average a run may have before it counts as saturated.
+
+    Waiting is summed over the tasks alive when the run ends, so a task that
+    exits inside the run leaves its wait uncounted; a run's timed region keeps
+    every rank alive. Without scheduler statistics the mean runnable tasks are
+    the samples' mean."""
 
     def __init__(
         self,
@@ -56,8 +83,10 @@ class CpuLoad:
         interval_s: float = 0.02,
         max_runnable: float | None = None,
         pressure: str = PRESSURE,
+        proc: str = "/proc",
     ):
         self.stat = Path(stat)
+        self.proc = Path(proc)
         self.pressure = Path(pressure)
         self.interval_s = interval_s
         self.cores = os.cpu_count() or 1
@@ -67,6 +96,7 @@ class CpuLoad:
         self._thread: threading.Thread | None = None
         self.busy_fraction: float | None = None
         self.stall_fraction: float | None = None
+        self.waiting: float | None = None
 
     def _others_runnable(self) -> int:
         # The sampling thread is running while it reads.
@@ -79,6 +109,7 @@ class CpuLoad:
     def start(self) -> CpuLoad:
         self._start = _stat(self.stat)
         self._start_stall = _stall_us(self.pressure)
+        self._start_delays = _task_delays(self.proc)
         self._start_s = time.monotonic()
         self._runnable.append(max(self._start[2] - 1, 0))
         self._thread = threading.Thread(target=self._sample, daemon=True)
@@ -99,6 +130,10 @@ class CpuLoad:
         wall_us = (time.monotonic() - self._start_s) * 1e6
         if stall is not None and self._start_stall is not None and wall_us > 0:
             self.stall_fraction = min((stall - self._start_stall) / wall_us, 1.0)
+        delays = _task_delays(self.proc)
+        if delays and self._start_delays and wall_us > 0:
+            waited_ns = sum(d - self._start_delays.get(tid, 0) for tid, d in delays.items())
+            self.waiting = max(waited_ns, 0) / (wall_us * 1e3)
 
     def __enter__(self) -> CpuLoad:
         return self.start()
@@ -107,8 +142,15 @@ class CpuLoad:
         self.stop()
 
     @property
-    def mean_runnable(self) -> float:
+    def sampled_runnable(self) -> float:
         return sum(self._runnable) / len(self._runnable) if self._runnable else 0.0
+
+    @property
+    def mean_runnable(self) -> float:
+        """Tasks running or waiting for a core, on average over the run."""
+        if self.waiting is None or self.busy_fraction is None:
+            return self.sampled_runnable
+        return self.busy_fraction * self.cores + self.waiting
 
     @property
     def saturated(self) -> bool:
@@ -122,7 +164,10 @@ class CpuLoad:
             "cores": self.cores,
             "busy_fraction": None if self.busy_fraction is None else round(self.busy_fraction, 4),
             "mean_runnable_tasks": round(self.mean_runnable, 2),
-            "p95_runnable_tasks": p95,
+            "runnable_from": "samples" if self.waiting is None else "scheduler",
+            "waiting_tasks": None if self.waiting is None else round(self.waiting, 3),
+            "sampled_runnable_tasks": round(self.sampled_runnable, 2),
+            "sampled_p95_runnable_tasks": p95,
             "stall_fraction": None
             if self.stall_fraction is None
             else round(self.stall_fraction, 4),

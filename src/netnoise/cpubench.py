@@ -11,11 +11,12 @@ round trip of each policy (median and 99th percentile). Figures, not
 assertions: the numbers are the evidence for the policy the programs use.
 Needs root (it brings up testbeds of its own, prefix ``nncpu``).
 
-Last, what the CPU record reads for processes that do nothing but sleep
-(``--sleepers``): a task counts as runnable from its wake-up until a core runs
-it, and on a virtual machine that wake-up path is long, so waiting that wakes
-often raises the runnable count far more than the busy share. The figures say
-how to read a run's ``mean_runnable_tasks`` beside its ``busy_fraction``.
+Last, the CPU record of processes that only sleep (``--sleepers``) and, as a
+control, of processes that only compute, read both ways: from the scheduler's
+accounting (``mean_runnable_tasks``, what saturation is judged on) and from
+20 ms samples of ``procs_running``. Samples taken by a thread that wakes from a
+timer land on other sleepers' wake-ups, so they overstate the load of waiting
+that wakes often; busy loops read the same both ways.
 """
 
 from __future__ import annotations
@@ -212,7 +213,7 @@ def run_case(case: Case, policy: str, bin_dir: Path, config: dict[str, Any], wor
         "case": case.title,
         "policy": policy,
         "mean_runnable": cpu["mean_runnable_tasks"],
-        "p95_runnable": cpu["p95_runnable_tasks"],
+        "sampled_runnable": cpu["sampled_runnable_tasks"],
         "busy_share": cpu["busy_fraction"],
         "stall_share": cpu["stall_fraction"],
         "runs": len(times),
@@ -239,19 +240,20 @@ def pingpong_idle(policy: str, bin_dir: Path, config: dict[str, Any], work: Path
 
 
 # A loop of sleeps with the timer slack the netnoise programs set (1 µs), so
-# that a sleep lasts what it asks for.
+# that a sleep lasts what it asks for; no sleep at all is a busy loop.
 SLEEPER = """
 import ctypes, sys, time
 ctypes.CDLL(None).prctl(29, 1000, 0, 0, 0)
 pause, end = float(sys.argv[1]) * 1e-6, time.monotonic() + float(sys.argv[2])
 while time.monotonic() < end:
-    time.sleep(pause)
+    if pause:
+        time.sleep(pause)
 """
 
 
 def sleepers(processes: int, sleep_us: float, seconds: float = 3.0) -> dict[str, Any]:
     """The CPU record of ``processes`` processes that only sleep ``sleep_us`` at a
-    time: no work, no MPI, no network."""
+    time (0: that never sleep): no work, no MPI, no network."""
     argv = [sys.executable, "-c", SLEEPER, str(sleep_us), str(seconds + 1.0)]
     procs = [subprocess.Popen(argv) for _ in range(processes)]
     try:
@@ -267,6 +269,8 @@ def sleepers(processes: int, sleep_us: float, seconds: float = 3.0) -> dict[str,
         "processes": processes,
         "sleep_us": sleep_us,
         "mean_runnable": record["mean_runnable_tasks"],
+        "waiting": record["waiting_tasks"],
+        "sampled_runnable": record["sampled_runnable_tasks"],
         "busy_share": record["busy_fraction"],
         "stall_share": record["stall_fraction"],
     }
@@ -308,8 +312,8 @@ def run(args: argparse.Namespace) -> int:
         compare_policies(policies, cases, config, args.bin)
     if sleeps:
         print()
-        print("8 processes that only sleep (no work, no MPI), as the CPU record reads them:")
-        table = pd.DataFrame([sleepers(8, v) for v in sleeps])
+        print("8 processes that only sleep and 4 that only compute, as the CPU record reads them:")
+        table = pd.DataFrame([*(sleepers(8, v) for v in sleeps), sleepers(4, 0)])
         print(table.to_string(index=False, float_format=lambda v: f"{v:.3g}"))
     return 0
 
@@ -359,7 +363,8 @@ def compare_policies(policies, cases, config: dict[str, Any], bin_dir: str | Non
 def _print_row(row: dict[str, Any]) -> None:
     print(
         f"{row['study']:<19} {row['case']:<40} {row['policy']:<7} runnable "
-        f"{row['mean_runnable']:.2f} (p95 {row['p95_runnable']}), busy {row['busy_share']:.2f}, "
+        f"{row['mean_runnable']:.2f} (sampled {row['sampled_runnable']:.2f}), "
+        f"busy {row['busy_share']:.2f}, "
         f"runtime {row['runtime_mean_s']:.4g} s ± {row['runtime_cv_pct']:.1f} % "
         f"over {row['runs']}",
         file=sys.stderr,

@@ -1,10 +1,12 @@
 from __future__ import annotations
 
 import time
+from types import SimpleNamespace
 
 import pandas as pd
 import pytest
 
+from netnoise import cpu as cpu_module
 from netnoise.counters import GAUGES, Sampler, csvimport, deltas, gauge_summary, infiniband
 from netnoise.cpu import CpuLoad
 from netnoise.testbed import counters as testbed_counters
@@ -107,7 +109,9 @@ def test_cpu_load_from_proc_stat(tmp_path):
     stat, pressure = tmp_path / "stat", tmp_path / "pressure"
     stat.write_text("cpu  100 0 100 800 0 0 0 0 0 0\nprocs_running 1\n")
     pressure.write_text("some avg10=0.00 avg60=0.00 avg300=0.00 total=1000\n")
-    load = CpuLoad(str(stat), interval_s=0.01, max_runnable=2, pressure=str(pressure))
+    load = CpuLoad(
+        str(stat), interval_s=0.01, max_runnable=2, pressure=str(pressure), proc=str(tmp_path)
+    )
     with load:
         stat.write_text("cpu  400 0 200 900 0 0 0 0 0 0\nprocs_running 9\n")
         pressure.write_text("some avg10=0.00 avg60=0.00 avg300=0.00 total=51000\n")
@@ -115,15 +119,47 @@ def test_cpu_load_from_proc_stat(tmp_path):
     record = load.record()
     assert record["busy_fraction"] == pytest.approx(0.8)
     # The sampling thread is not counted: 9 running is 8 others.
-    assert record["p95_runnable_tasks"] == 8
+    assert record["sampled_p95_runnable_tasks"] == 8
     assert 0 < record["stall_fraction"] <= 0.25
+    # Without scheduler statistics the samples are all there is.
+    assert record["runnable_from"] == "samples" and record["waiting_tasks"] is None
     assert record["saturated"] is True
+
+
+def _schedstat(proc, tid, waited_ns):
+    path = proc / str(tid) / "task" / str(tid) / "schedstat"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(f"123456 {waited_ns} 7\n")
+
+
+def test_runnable_tasks_are_the_busy_cores_plus_the_time_tasks_waited(tmp_path, monkeypatch):
+    stat, proc = tmp_path / "stat", tmp_path / "proc"
+    stat.write_text("cpu  100 0 100 800 0 0 0 0 0 0\nprocs_running 1\n")
+    _schedstat(proc, 100, 1_000)
+    _schedstat(proc, 101, 0)
+    clock = iter([10.0, 12.0])
+    monkeypatch.setattr(cpu_module, "time", SimpleNamespace(monotonic=lambda: next(clock)))
+    load = CpuLoad(str(stat), interval_s=0.01, max_runnable=2, pressure="/nonexistent",
+                   proc=str(proc))  # fmt: skip
+    load.cores = 2
+    with load:
+        stat.write_text("cpu  400 0 200 900 0 0 0 0 0 0\nprocs_running 1\n")
+        _schedstat(proc, 100, 1_000 + 1_000_000_000)
+        _schedstat(proc, 200, 500_000_000)  # started inside the run
+        time.sleep(0.05)
+    record = load.record()
+    # 2 s of run: 1.5 s of waiting is 0.75 tasks, beside 0.8 of 2 cores busy.
+    assert record["waiting_tasks"] == pytest.approx(0.75)
+    assert record["mean_runnable_tasks"] == pytest.approx(2.35)
+    assert record["runnable_from"] == "scheduler" and record["saturated"] is True
+    assert record["sampled_runnable_tasks"] == 0
 
 
 def test_an_idle_machine_is_not_saturated(tmp_path):
     stat = tmp_path / "stat"
     stat.write_text("cpu  100 0 100 800 0 0 0 0 0 0\nprocs_running 3\n")
-    with CpuLoad(str(stat), interval_s=0.01, max_runnable=2, pressure="/nonexistent") as load:
+    with CpuLoad(str(stat), interval_s=0.01, max_runnable=2, pressure="/nonexistent",
+                 proc=str(tmp_path)) as load:  # fmt: skip
         time.sleep(0.05)
     record = load.record()
     assert record["mean_runnable_tasks"] == 2 and record["saturated"] is False
