@@ -268,10 +268,8 @@ def cpu_summary(table):
     tasks of their timed regions (median and maximum), the busy share of the
     cores (median over all results and over the saturated ones), and failures.
 
-    The saturated results' busy share tells contention from wake-ups: on a
-    virtual machine a rank that wakes from a sleep counts as runnable until an
-    idle virtual core runs it, so sleeping waits can raise the runnable count
-    above the cores while the cores stay half idle."""
+    The saturated results' busy share tells how much of their load was work:
+    the rest is tasks waiting for a core, wake-ups included."""
     measured = table[table["cpu_mean_runnable"].notna()].assign(
         cpu_saturated=lambda t: t["cpu_saturated"].fillna(False).astype(bool)
     )
