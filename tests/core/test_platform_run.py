@@ -281,7 +281,8 @@ def test_a_job_that_fails_to_start_is_tried_again(tmp_path, built_programs, loca
     out = tmp_path / "pp.csv"
     log = tmp_path / "log"
     # A lost launch is no CPU attempt: one attempt allowed, the run still succeeds.
-    once = run.CpuLimits(attempts=1)
+    # Its two ranks poll and fill both cores, so no load limit applies here.
+    once = run.CpuLimits(max_runnable=1e9, attempts=1)
     run_benchmark(localhost_platform, [str(flaky), "--iterations", "20"], 2, out, log, 60, cpu=once)
     assert read_sidecar(out)["cpu"]["attempts"] == 1
     assert "launch 1 of 3: a job did not start; again" in log.read_text()
