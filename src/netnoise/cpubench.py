@@ -23,12 +23,12 @@ from __future__ import annotations
 
 import argparse
 import copy
+import dataclasses
 import subprocess
 import sys
 import tempfile
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +43,8 @@ from netnoise.io import read_benchmark
 from netnoise.platform.testbed import TestbedPlatform
 from netnoise.provenance import read_sidecar
 from netnoise.run import CpuLimits, Job, corun
+from netnoise.studies.variability.campaign import BackgroundSettings, draw, racks_of_testbed
+from netnoise.testbed.fabric import TestbedSpec
 
 REPO = Path(__file__).resolve().parents[2]
 PREFIX = "nncpu"
@@ -64,15 +66,35 @@ def policy_environment(policy: str) -> dict[str, str]:
     return env
 
 
-@dataclass
+@dataclasses.dataclass
 class Case:
     """One heavy co-run: its study, what it is, and how to build its jobs."""
 
     study: str
     title: str
-    two_racks: bool
-    jobs: Callable[[Path, Path, dict[str, Any], Sequence[str]], tuple[Job, list[Job]]]
+    layout: Callable[[dict[str, Any]], dict[str, Any]]
+    jobs: Callable[[Path, Path, dict[str, Any], TestbedSpec], tuple[Job, list[Job]]]
     runtime: Callable[[pd.DataFrame], pd.Series]
+
+
+def _one_rack(config: dict[str, Any]) -> dict[str, Any]:
+    return {}
+
+
+def _two_racks(config: dict[str, Any]) -> dict[str, Any]:
+    return {"nodes": 16, "racks": 2, "backbone_mbit": config["platform"]["testbed"]["nic_mbit"] * 2}
+
+
+def _noise_layout(config: dict[str, Any]) -> dict[str, Any]:
+    return netnoise_config.study_testbed(config["network_noise"]["benchmark"])
+
+
+def _variability_layout(config: dict[str, Any]) -> dict[str, Any]:
+    return netnoise_config.study_testbed(config["variability"])
+
+
+def _node_names(spec: TestbedSpec) -> list[str]:
+    return [node.name for node in spec.node_list()]
 
 
 def _app(bin_dir: Path, name: str, config: dict[str, Any], extra: Sequence[str] = ()) -> list[str]:
@@ -80,7 +102,8 @@ def _app(bin_dir: Path, name: str, config: dict[str, Any], extra: Sequence[str] 
     return [str(bin_dir / app["program"]), *map(str, app.get("args", [])), *extra]
 
 
-def _paired_proxies(bin_dir, out, config, nodes):
+def _paired_proxies(bin_dir, out, config, spec):
+    nodes = _node_names(spec)
     measured = Job(
         "fft_transpose",
         _app(bin_dir, "fft_transpose", config, ["--iterations", "10", "--warmup", "1"]),
@@ -98,7 +121,8 @@ def _paired_proxies(bin_dir, out, config, nodes):
     return measured, [background]
 
 
-def _compression_beside_app(bin_dir, out, config, nodes):
+def _compression_beside_app(bin_dir, out, config, spec):
+    nodes = _node_names(spec)
     grid = config["impact_compression"]["compression"]
     measured = Job(
         "cg_solver",
@@ -116,7 +140,8 @@ def _compression_beside_app(bin_dir, out, config, nodes):
     return measured, [Job("compressionb", compression, 4, out / "background.csv", list(nodes[:4]))]
 
 
-def _asymmetric_pattern(bin_dir, out, config, nodes):
+def _asymmetric_pattern(bin_dir, out, config, spec):
+    nodes = _node_names(spec)
     # 8 links, each a node of rack 1 sending to a node of rack 2 and back:
     # every NIC and the backbone carry traffic both ways.
     half = len(nodes) // 2
@@ -129,25 +154,33 @@ def _asymmetric_pattern(bin_dir, out, config, nodes):
     return Job("p2p_concurrent", argv, len(nodes), out / "measured.csv", list(nodes)), []
 
 
-def _noise_half(bin_dir, out, config, nodes):
+def _noise_half(bin_dir, out, config, spec):
+    # The study's largest allocation on its own two-rack layout.
     bench = config["network_noise"]["benchmark"]
     argv = [str(bin_dir / "noise"), "--ratio", "0.5", "--collective", "allreduce"]
-    argv += ["--splits", "10", "--reps", str(bench["reps"]), "--perturb-size", "1M"]
-    return Job("noise", argv, 8, out / "measured.csv", list(nodes[:8])), []
+    argv += ["--splits", "10", "--reps", str(bench["reps"])]
+    argv += ["--size", str(bench["size"]), "--perturb-size", str(bench["perturb_size"])]
+    nodes = netnoise_config.rack_interleaved_nodes(dataclasses.asdict(spec), bench["nodes"])
+    return Job("noise", argv, bench["nodes"], out / "measured.csv", nodes), []
 
 
-def _variability_run(bin_dir, out, config, nodes):
-    half = len(nodes) // 2
-    job_nodes = [*nodes[:2], *nodes[half : half + 2]]
-    loaded = [n for n in nodes if n not in job_nodes]
+def _variability_run(bin_dir, out, config, spec):
+    # The study's heaviest run: its maximal campaign (loadgen at the full link
+    # rate on a free partner of every job node, pairs across the racks) beside
+    # its largest job, on the study's own layout.
+    study = config["variability"]
+    nodes = max(study["node_counts"])
+    maximal = draw(racks_of_testbed(spec), nodes, "maximal", study["seed"])
     measured = Job(
         "fft_overlap",
         _app(bin_dir, "fft_overlap", config, ["--iterations", "10", "--warmup", "1"]),
-        4,
+        nodes,
         out / "measured.csv",
-        job_nodes,
+        list(maximal.job_nodes),
     )
-    load = [str(bin_dir / "loadgen"), "--load", "0.8", "--link-mbit", "50", "--size", "64K"]
+    settings = BackgroundSettings.from_config(study["background"])
+    load = [str(bin_dir / "loadgen"), *maximal.background_args(settings, spec.nic_mbit)]
+    loaded = list(maximal.loaded_nodes)
     return measured, [Job("loadgen", load, len(loaded), out / "background.csv", loaded)]
 
 
@@ -165,24 +198,25 @@ def _split_times(data: pd.DataFrame) -> pd.Series:
 
 
 CASES = (
-    Case("impact_compression", "two network-heavy proxies paired", False, _paired_proxies,
+    Case("impact_compression", "two network-heavy proxies paired", _one_rack, _paired_proxies,
          _app_runtimes),
-    Case("impact_compression", "heaviest CompressionB beside cg_solver", False,
+    Case("impact_compression", "heaviest CompressionB beside cg_solver", _one_rack,
          _compression_beside_app, _app_runtimes),
-    Case("asymmetric", "16-node pattern across two racks", True, _asymmetric_pattern,
+    Case("asymmetric", "16-node pattern across two racks", _two_racks, _asymmetric_pattern,
          _link_times),
-    Case("network_noise", "noise benchmark at ratio 0.5", False, _noise_half, _split_times),
-    Case("variability", "application beside loadgen at 80 %", True, _variability_run,
-         _app_runtimes),
+    Case("network_noise", "noise benchmark at ratio 0.5", _noise_layout, _noise_half, _split_times),
+    Case("variability", "application beside the maximal background", _variability_layout,
+         _variability_run, _app_runtimes),
 )  # fmt: skip
 
 
-def _platform(config: dict[str, Any], two_racks: bool) -> TestbedPlatform:
+def _platform(config: dict[str, Any], layout: Callable[[dict[str, Any]], dict[str, Any]]):
+    """The bench's testbed with a case's layout; a layout of several racks has a
+    prefix of its own, so a one-rack case need not rebuild it."""
     platform = copy.deepcopy(config["platform"])
     testbed = platform["testbed"]
-    testbed["prefix"] = f"{PREFIX}{'r' if two_racks else ''}"
-    if two_racks:
-        testbed.update(nodes=16, racks=2, backbone_mbit=testbed["nic_mbit"] * 2)
+    testbed.update(layout(config))
+    testbed["prefix"] = f"{PREFIX}{'r' if testbed['racks'] > 1 else ''}"
     return TestbedPlatform(platform)
 
 
@@ -196,11 +230,10 @@ def _with_policy(job: Job, policy: str) -> Job:
 
 
 def run_case(case: Case, policy: str, bin_dir: Path, config: dict[str, Any], work: Path):
-    platform = _platform(config, case.two_racks)
-    nodes = [n.name for n in platform.testbed.spec.node_list()]
+    platform = _platform(config, case.layout)
     out = work / f"{case.study}-{case.title.split()[0]}-{_file_name(policy)}"
     out.mkdir(parents=True, exist_ok=True)
-    measured, background = case.jobs(bin_dir, out, config, nodes)
+    measured, background = case.jobs(bin_dir, out, config, platform.testbed.spec)
     measured = _with_policy(measured, policy)
     background = [_with_policy(job, policy) for job in background]
     # Record the CPU load of every run instead of rejecting saturated ones.
@@ -223,8 +256,8 @@ def run_case(case: Case, policy: str, bin_dir: Path, config: dict[str, Any], wor
 
 
 def pingpong_idle(policy: str, bin_dir: Path, config: dict[str, Any], work: Path) -> dict:
-    platform = _platform(config, False)
-    nodes = [n.name for n in platform.testbed.spec.node_list()][:2]
+    platform = _platform(config, _one_rack)
+    nodes = _node_names(platform.testbed.spec)[:2]
     out = work / f"pingpong-{_file_name(policy)}.csv"
     argv = [str(bin_dir / "pingpong"), "--size", "1K", "--warmup", "200", "--iterations", "5000"]
     job = _with_policy(Job("pingpong", argv, 2, out, nodes), policy)
@@ -348,8 +381,8 @@ def compare_policies(policies, cases, config: dict[str, Any], bin_dir: str | Non
                     rows.append(run_case(case, policy, built, config, work))
                     _print_row(rows[-1])
         finally:
-            for two_racks in (False, True):
-                _platform(config, two_racks).testbed.down()
+            for layout in (_one_rack, _two_racks):
+                _platform(config, layout).testbed.down()
     print()
     print(pd.DataFrame(rows).to_string(index=False, float_format=lambda v: f"{v:.3g}"))
     print()
