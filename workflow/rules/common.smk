@@ -7,6 +7,7 @@ from types import SimpleNamespace
 from netnoise import bundle as netnoise_bundle
 from netnoise import config as netnoise_config
 from netnoise import report as netnoise_report
+from netnoise import scheduler_timers
 from netnoise import studies as netnoise_studies
 from netnoise.build import list_programs
 from netnoise.jobs import expose_package

@@ -31,10 +31,12 @@ rule validate_testbed:
 
 onsuccess:
     release_testbed()
+    scheduler_timers.cancel_pending()
 
 
 onerror:
     release_testbed()
+    scheduler_timers.cancel_pending()
 
 
 BASELINE = config["baseline"]
