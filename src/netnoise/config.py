@@ -285,7 +285,7 @@ def study_testbed(study: dict[str, Any]) -> dict[str, Any]:
 
 def study_platform(platform: dict[str, Any], study: dict[str, Any]) -> dict[str, Any]:
     """The platform with a study's testbed layout (its ``testbed`` section: racks,
-    backbone, nodes) and CPU limits (its ``cpu`` section, where it has one) over
+    backbone, nodes, queues) and CPU limits (its ``cpu`` section, where it has one) over
     the shared ones. Measurements run one at a time, so the testbed is rebuilt
     with this layout when the study's jobs start and back when another study's do."""
     out = with_study_cpu(platform, study)

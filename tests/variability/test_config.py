@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from netnoise.config import ConfigError, validate
+from netnoise.config import ConfigError, study_platform, validate
 
 
 def test_config_cross_checks_name_the_key():
@@ -19,7 +19,13 @@ def test_config_cross_checks_name_the_key():
     fails({"variability": {"testbed": {"nodes": 3, "racks": 4}}}, "4 racks need at least 4")
     fails({"variability": {"background": {"load": [0.9, 0.2]}}}, "load: low 0.9 is above high 0.2")
     ok = validate({"variability": {"testbed": {"nodes": 12}, "node_counts": [4, 12]}})
-    assert ok["variability"]["testbed"] == {"nodes": 12, "racks": 2, "backbone_mbit": 100}
+    assert ok["variability"]["testbed"] == {
+        "nodes": 12,
+        "racks": 2,
+        "backbone_mbit": 100,
+        "queue_bytes": None,
+    }
+    fails({"variability": {"testbed": {"queue_bytes": 100}}}, "queue_bytes")
     # On a cluster the jobs' allocations hold the nodes: no testbed size to check,
     # but the maximal extreme needs nodes to load and loadgen a link rate.
     on_cluster = {
@@ -39,3 +45,11 @@ def test_config_cross_checks_name_the_key():
     assert validate(
         {**on_cluster, "variability": {"slurm": {"background_nodes": 4, "link_mbit": 100}}}
     )
+
+
+def test_study_queue_replaces_the_platform_queue_only_where_set():
+    deep = validate({"variability": {"testbed": {"queue_bytes": 400000}}})
+    assert study_platform(deep["platform"], deep["variability"])["testbed"]["queue_bytes"] == 400000
+    shared = validate({})
+    queue = study_platform(shared["platform"], shared["variability"])["testbed"]["queue_bytes"]
+    assert queue == shared["platform"]["testbed"]["queue_bytes"]
