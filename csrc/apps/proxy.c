@@ -152,6 +152,8 @@ void proxy_meta(const proxy *p, nn_writer *w)
     nn_meta(w, "compute_us", "%g", p->compute_us);
     nn_meta(w, "warmup", "%ld", run->warmup);
     nn_meta(w, "iterations", "%ld", run->iterations);
+    nn_meta(w, "ci_width", "%g", run->ci_width);
+    nn_meta(w, "min_iterations", "%ld", run->min_iterations);
     nn_meta(w, "clock", "CLOCK_MONOTONIC");
     nn_meta(w, "runtime_s", "max over ranks of the wall time of the --steps steps of one run, "
                             "from a barrier on");
@@ -168,8 +170,8 @@ void proxy_meta(const proxy *p, nn_writer *w)
 }
 
 /* One application run: fresh data, a barrier, the timed steps, then the row
- * (row < 0: a warm-up run, no row). */
-static void proxy_one_run(const proxy_app *fn, void *app, proxy *p, nn_writer *w, long row)
+ * (row < 0: a warm-up run, no row); returns its runtime_s, the same on every rank. */
+static double proxy_one_run(const proxy_app *fn, void *app, proxy *p, nn_writer *w, long row)
 {
     fn->reset(app, p);
     proxy_run_reset(p);
@@ -185,6 +187,7 @@ static void proxy_one_run(const proxy_app *fn, void *app, proxy *p, nn_writer *w
     if (row >= 0)
         nn_row(w, "%ld,%.6f,%.6f,%.6f,%.6f,%.0f,%.0f,%.15e", row, max[0], max[1],
                tot[0] / p->nranks, max[2], tot[1], tot[2], sum);
+    return max[0];
 }
 
 int proxy_main(proxy *p, const proxy_app *fn, void *app, nn_writer *w)
@@ -196,7 +199,7 @@ int proxy_main(proxy *p, const proxy_app *fn, void *app, nn_writer *w)
         proxy_one_run(fn, app, p, w, -1);
     long row = 0;
     while (nn_loop_next(&loop))
-        proxy_one_run(fn, app, p, w, row++);
+        nn_loop_record(&loop, proxy_one_run(fn, app, p, w, row++));
 
     if (fn->release != NULL)
         fn->release(app);

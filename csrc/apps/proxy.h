@@ -62,7 +62,8 @@ typedef struct {
     "of the time inside MPI calls), comm_mean_s, compute_s, sent_bytes and messages_count "    \
     "(summed over ranks) and a checksum of the final data, identical for the same --seed, "    \
     "rank count and options. With --iterations 0 and --stop-file the application runs again "  \
-    "and again until the file appears, as the background job of a co-run."
+    "and again until the file appears, as the background job of a co-run. With --ci-width "    \
+    "it runs until its mean runtime_s is that precise (--iterations runs at most)."
 
 #define PROXY_STR_(x) #x
 #define PROXY_STR(x) PROXY_STR_(x)
@@ -79,7 +80,7 @@ typedef struct {
     {"compute-us", NN_OPT_DOUBLE, &(p)->compute_us, 0, 1e7, NULL,                               \
      "computation time per step in microseconds for --compute spin and sleep (default " def_us  \
      ")"},                                                                                      \
-    NN_RUN_OPTIONS(&(p)->run)
+    NN_RUN_OPTIONS(&(p)->run), NN_PRECISION_OPTIONS(&(p)->run)
 
 /* Before the option table: the defaults of --steps and --compute-us, and of
  * the run options (1 warm-up run, 1 timed run). */

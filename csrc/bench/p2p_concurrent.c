@@ -41,20 +41,6 @@ typedef struct {
     size_t bytes;
 } link_t;
 
-/* Two-sided 95 % quantile of Student's t for df degrees of freedom. */
-static double t95(long df)
-{
-    static const double table[] = {0,     12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365,
-                                   2.306, 2.262,  2.228, 2.201, 2.179, 2.160, 2.145, 2.131,
-                                   2.120, 2.110,  2.101, 2.093, 2.086, 2.080, 2.074, 2.069,
-                                   2.064, 2.060,  2.056, 2.052, 2.048, 2.045, 2.042};
-    if (df < 1)
-        return INFINITY;
-    if (df <= 30)
-        return table[df];
-    return 1.960 + 2.4 / (double)df; /* within 0.1 % of the exact value beyond 30 */
-}
-
 /* Reads the pattern on rank 0; returns the number of links or -1 with err set. */
 static int read_pattern(const char *path, int nranks, link_t **out, char *err, size_t errlen)
 {
@@ -279,7 +265,7 @@ int main(int argc, char **argv)
                 continue;
             const double mean = sum[l] / (double)iter;
             const double var = fmax(0, (sumsq[l] - (double)iter * mean * mean) / (double)(iter - 1));
-            const double half = t95(iter - 1) * sqrt(var / (double)iter);
+            const double half = nn_t95(iter - 1) * sqrt(var / (double)iter);
             converged = 2 * half <= ci_width * mean;
         }
         int all_converged = 0;
@@ -318,7 +304,7 @@ int main(int argc, char **argv)
             char key[32];
             snprintf(key, sizeof key, "link_%d", l);
             nn_meta(&out, key, "%d %d %zu %ld %.9f %.9f", links[l].src, links[l].dst,
-                    links[l].bytes, iter, mean, t95(iter - 1) * sqrt(var / (double)iter));
+                    links[l].bytes, iter, mean, nn_t95(iter - 1) * sqrt(var / (double)iter));
         }
 
     nn_table all;

@@ -109,10 +109,12 @@ typedef struct {
     const char *release_file;/* after the timed part, wait for this file */
     const char *mpi_wait;   /* wait policy of the blocking MPI calls (nn_wait.h); NULL: NN_WAIT */
     const char *probe_wait; /* ... of the exchanges a program times; NULL: NN_PROBE_WAIT */
+    double ci_width;      /* stop once the recorded times are this precise; 0 = off */
+    long min_iterations;  /* timed iterations before ci_width applies */
 } nn_run_options;
 
 #define NN_RUN_DEFAULTS(warm, iters)                                                         \
-    {(warm), (iters), 0.0, NULL, NULL, "-", 1, NULL, NULL, NULL, NULL, NULL}
+    {(warm), (iters), 0.0, NULL, NULL, "-", 1, NULL, NULL, NULL, NULL, NULL, 0.0, 2}
 
 #define NN_WARMUP_OPTION(run)                                                            \
     {"warmup", NN_OPT_LONG, &(run)->warmup, 0, 1e9, NULL,                                \
@@ -126,6 +128,15 @@ typedef struct {
     {"stop-file", NN_OPT_STRING, &(run)->stop_file, 0, 0, NULL,                          \
      "stop cleanly once this file exists"},                                              \
     NN_HANDSHAKE_OPTIONS(run)
+
+/* A stopping rule on precision, for programs that record each timed
+ * iteration's time (nn_loop_record): --iterations is then the most they run. */
+#define NN_PRECISION_OPTIONS(run)                                                        \
+    {"ci-width", NN_OPT_DOUBLE, &(run)->ci_width, 0, 1, NULL,                            \
+     "stop once the 95 % confidence interval of the mean timed iteration is this share " \
+     "of the mean, --iterations at most (0: run exactly --iterations)"},                 \
+    {"min-iterations", NN_OPT_LONG, &(run)->min_iterations, 2, 1e12, NULL,               \
+     "timed iterations before --ci-width applies (default 2)"}
 
 /* The timed region's handshake with a co-run (netnoise.run): the runner opens
  * its CPU and counter windows between ready and start, closes them between end

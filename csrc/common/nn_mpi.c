@@ -1,4 +1,5 @@
 #define _POSIX_C_SOURCE 200809L
+#include <math.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -171,6 +172,40 @@ void nn_loop_begin(nn_loop *loop, const nn_run_options *run, MPI_Comm comm)
     loop->timed_done = 0;
     loop->t_start = 0.0;
     loop->ended = 0;
+    loop->recorded = 0;
+    loop->sum = loop->sumsq = 0.0;
+}
+
+double nn_t95(long df)
+{
+    static const double table[] = {0,     12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365,
+                                   2.306, 2.262,  2.228, 2.201, 2.179, 2.160, 2.145, 2.131,
+                                   2.120, 2.110,  2.101, 2.093, 2.086, 2.080, 2.074, 2.069,
+                                   2.064, 2.060,  2.056, 2.052, 2.048, 2.045, 2.042};
+    if (df < 1)
+        return INFINITY;
+    if (df <= 30)
+        return table[df];
+    return 1.960 + 2.4 / (double)df; /* within 0.1 % of the exact value beyond 30 */
+}
+
+void nn_loop_record(nn_loop *loop, double seconds)
+{
+    loop->recorded++;
+    loop->sum += seconds;
+    loop->sumsq += seconds * seconds;
+}
+
+/* The recorded times' 95 % confidence interval is within --ci-width of their mean. */
+static int loop_precise(const nn_loop *loop)
+{
+    const double ci_width = loop->run->ci_width;
+    const long n = loop->recorded;
+    if (ci_width <= 0 || n < loop->run->min_iterations || n < 2)
+        return 0;
+    const double mean = loop->sum / (double)n;
+    const double var = fmax(0.0, (loop->sumsq - (double)n * mean * mean) / (double)(n - 1));
+    return 2.0 * nn_t95(n - 1) * sqrt(var / (double)n) <= ci_width * mean;
 }
 
 int nn_loop_warming(nn_loop *loop)
@@ -274,6 +309,8 @@ int nn_loop_next(nn_loop *loop)
         loop->t_start = nn_now();
     }
     int stop = run->iterations > 0 && loop->timed_done >= run->iterations;
+    if (!stop)
+        stop = loop_precise(loop);
     if (!stop && run->duration_s > 0 && nn_now() - loop->t_start >= run->duration_s)
         stop = 1;
     if (!stop)

@@ -94,7 +94,10 @@ int nn_bench_end(nn_writer *w);
  * the call that stops ends it (nn_timed_end).
  * The loop stops when every rank agrees to go on no longer: the iteration
  * count is reached, the duration has passed on some rank, the stop file
- * exists, or SIGUSR1/SIGTERM arrived. */
+ * exists, or SIGUSR1/SIGTERM arrived. With --ci-width (NN_PRECISION_OPTIONS)
+ * it also stops once the times passed to nn_loop_record are precise enough:
+ * after --min-iterations, when the 95 % confidence interval of their mean is
+ * at most --ci-width of the mean. */
 typedef struct {
     const nn_run_options *run;
     MPI_Comm comm;
@@ -102,11 +105,23 @@ typedef struct {
     long timed_done;
     double t_start;
     int ended;
+    long recorded;
+    double sum, sumsq; /* of the recorded times */
 } nn_loop;
 
 void nn_loop_begin(nn_loop *loop, const nn_run_options *run, MPI_Comm comm);
 int nn_loop_warming(nn_loop *loop);
 int nn_loop_next(nn_loop *loop);
+
+/* The time of the timed iteration just run, for --ci-width. Every rank of the
+ * loop's communicator records the same value (e.g. the maximum over ranks),
+ * so that every rank reaches the same decision. */
+void nn_loop_record(nn_loop *loop, double seconds);
+
+/* The 97.5 % quantile of Student's t with df degrees of freedom (infinite for
+ * df < 1): a 95 % confidence interval of a mean of df + 1 samples is
+ * mean +- nn_t95(df) * sd / sqrt(df + 1). */
+double nn_t95(long df);
 int nn_stop_requested(void);
 
 /* A stop request seen by this rank alone (signal or stop file). */

@@ -7,8 +7,10 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
+import scipy.stats as st
 
 from netnoise.io import read_benchmark, tidy
 from netnoise.platform import from_config
@@ -116,6 +118,42 @@ def test_sleep_compute_adds_runtime(app, built_programs, platform, tmp_path):
     # The compute mode changes neither the messages nor the data they carry.
     assert list(slow.data["sent_bytes"]) == list(quick.data["sent_bytes"])
     assert list(slow.data["checksum"]) == list(quick.data["checksum"])
+
+
+def ci_share(runtimes: pd.Series) -> float:
+    """Width of the 95 % confidence interval of the mean, as a share of the mean."""
+    n = len(runtimes)
+    half = st.t.ppf(0.975, n - 1) * runtimes.std(ddof=1) / np.sqrt(n)
+    return 2 * half / runtimes.mean()
+
+
+@pytest.mark.mpi
+def test_precision_stop_ends_at_the_first_precise_run(built_programs, platform, tmp_path):
+    width, least, most = 0.02, 3, 60
+    args = ["--steps", "4", "--compute", "sleep", "--compute-us", "2000", "--warmup", "0"]
+    args += ["--iterations", str(most), "--ci-width", str(width)]
+    args += ["--min-iterations", str(least)]
+    result = run_app(platform, built_programs, tmp_path, "halo3d", args)
+    runtimes = result.data["runtime_s"]
+    n = len(runtimes)
+    assert result.meta["ci_width"] == str(width)
+    assert result.meta["min_iterations"] == str(least)
+    assert least <= n <= most
+    # The C rule's t quantiles are rounded to 3 digits: 1 % slack either way.
+    if n < most:
+        assert ci_share(runtimes) <= 1.01 * width
+    for k in range(least, n):
+        assert ci_share(runtimes[:k]) > 0.99 * width, f"precise after {k} runs, ran {n}"
+
+
+@pytest.mark.mpi
+@pytest.mark.parametrize(("width", "runs"), [("1", 4), ("0", 6), ("1e-9", 6)])
+def test_precision_stop_bounds(width, runs, built_programs, platform, tmp_path):
+    """A loose width stops at --min-iterations, 0 turns the rule off and an
+    unreachable width runs --iterations."""
+    args = ["--steps", "2", "--warmup", "0", "--iterations", "6", "--min-iterations", "4"]
+    result = run_app(platform, built_programs, tmp_path, "halo3d", [*args, "--ci-width", width])
+    assert len(result.data) == runs
 
 
 @pytest.mark.mpi
