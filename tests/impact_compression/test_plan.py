@@ -80,6 +80,35 @@ def test_impactb_arguments_measure_samples_or_loop():
     assert plan.impactb_args(STUDY)[5] == 0  # beside a measured application: until it ends
 
 
+def test_measured_runs_are_exact_or_stop_on_precision():
+    assert plan.measured_runs(STUDY) == (5, [])
+    precise = {**STUDY, "precision": {"ci_width": 0.03, "max_runs": 300}}
+    assert plan.measured_runs(precise) == (300, ["--ci-width", 0.03, "--min-iterations", 5])
+
+
+def test_precision_config_is_checked_against_runs_and_programs():
+    def fails(overlay, message):
+        with pytest.raises(netnoise_config.ConfigError, match=message):
+            netnoise_config.validate(overlay)
+
+    study = {"runs": 10, "precision": {"ci_width": 0.03, "max_runs": 8}}
+    fails({"impact_compression": study}, r"precision.max_runs: 8 is below .*runs \(10\)")
+    fails({"impact_compression": {"precision": {"ci_width": 0}}}, "ci_width: 0 is out of range")
+    external = {"lulesh": {"source": "/src/lulesh", "build": "make", "binary": "lulesh"}}
+    fails(
+        {
+            "applications": external,
+            "impact_compression": {
+                "applications": ["lulesh", "halo3d"],
+                "precision": {"ci_width": 0.03},
+            },
+        },
+        "precision.ci_width: the stopping rule needs built-in proxies; lulesh run",
+    )
+    ok = netnoise_config.validate({"impact_compression": {"precision": {"ci_width": 0.03}}})
+    assert ok["impact_compression"]["precision"] == {"ci_width": 0.03, "max_runs": 200}
+
+
 def test_compressionb_arguments_of_one_configuration():
     assert plan.compressionb_args(STUDY, "p2_m4_b25000000") == [
         "--partners", 2, "--messages", 4, "--sleep-cycles", 2.5e7,

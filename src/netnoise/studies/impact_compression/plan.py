@@ -122,6 +122,21 @@ def pairings(study: dict[str, Any]) -> list[tuple[str, str]]:
     return [(a, b) for a in apps for b in apps]
 
 
+def measured_runs(study: dict[str, Any]) -> tuple[int, list[Any]]:
+    """A measured application launch's run count and the arguments of its
+    stopping rule: exactly ``runs``, or with ``precision.ci_width`` at least
+    ``runs`` and at most ``precision.max_runs``, stopping once precise."""
+    precision = study.get("precision", {})
+    if precision.get("ci_width") is None:
+        return study["runs"], []
+    return precision["max_runs"], [
+        "--ci-width",
+        precision["ci_width"],
+        "--min-iterations",
+        study["runs"],
+    ]
+
+
 def impactb_args(study: dict[str, Any], samples: int = 0) -> list[Any]:
     """ImpactB's arguments, probing every node pair; samples=0 loops until the co-run ends."""
     args = ["--size", study["impact_size"], "--sleep-us", study["impact_sleep_us"]]
