@@ -122,6 +122,7 @@ void nn_loop_record(nn_loop *loop, double seconds);
  * df < 1): a 95 % confidence interval of a mean of df + 1 samples is
  * mean +- nn_t95(df) * sd / sqrt(df + 1). */
 double nn_t95(long df);
+
 int nn_stop_requested(void);
 
 /* A stop request seen by this rank alone (signal or stop file). */
