@@ -214,6 +214,8 @@ def test_a_study_platform_lays_its_testbed_over_the_shared_one():
     tolerant = study_platform(platform, {"cpu": {"tolerated_runnable": 8.5}})
     assert tolerant["cpu"] == {**platform["cpu"], "tolerated_runnable": 8.5}
     assert study_platform(platform, {"cpu": {"tolerated_runnable": None}}) == platform
+    once = study_platform(platform, {"cpu": {"attempts": 1, "tolerated_runnable": None}})
+    assert once["cpu"] == {**platform["cpu"], "attempts": 1}
 
 
 def test_an_interleaved_allocation_spans_every_rack():
