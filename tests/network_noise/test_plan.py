@@ -118,3 +118,17 @@ def test_noise_args(nn):
     assert plan.noise_args(nn["benchmark"], "allreduce", "0.5", "cpu")[:4] == [
         "--perturbation", "cpu", "--cpu-load", 0.2,
     ]  # fmt: skip
+
+
+def test_quick_study_measures_the_noise_benchmark_once_and_other_runs_twice():
+    import yaml
+
+    from netnoise.config import study_platform
+    from netnoise.run import CpuLimits
+    from tests.conftest import REPO
+
+    config = validate(yaml.safe_load((REPO / "config" / "config.yaml").read_text()))
+    benchmark = study_platform(config["platform"], config["network_noise"]["benchmark"])
+    assert CpuLimits.from_config(benchmark).attempts == 1
+    assert CpuLimits.from_config(benchmark).tolerated_runnable == 10
+    assert CpuLimits.from_config(config["platform"]).attempts == 2
