@@ -81,6 +81,10 @@ def _one_rack(config: dict[str, Any]) -> dict[str, Any]:
     return {}
 
 
+def _impact_layout(config: dict[str, Any]) -> dict[str, Any]:
+    return netnoise_config.study_testbed(config["impact_compression"])
+
+
 def _two_racks(config: dict[str, Any]) -> dict[str, Any]:
     return {"nodes": 16, "racks": 2, "backbone_mbit": config["platform"]["testbed"]["nic_mbit"] * 2}
 
@@ -198,9 +202,9 @@ def _split_times(data: pd.DataFrame) -> pd.Series:
 
 
 CASES = (
-    Case("impact_compression", "two network-heavy proxies paired", _one_rack, _paired_proxies,
-         _app_runtimes),
-    Case("impact_compression", "heaviest CompressionB beside cg_solver", _one_rack,
+    Case("impact_compression", "two network-heavy proxies paired", _impact_layout,
+         _paired_proxies, _app_runtimes),
+    Case("impact_compression", "heaviest CompressionB beside cg_solver", _impact_layout,
          _compression_beside_app, _app_runtimes),
     Case("asymmetric", "16-node pattern across two racks", _two_racks, _asymmetric_pattern,
          _link_times),

@@ -5,7 +5,7 @@ import copy
 import pytest
 import yaml
 
-from netnoise.config import ConfigError, load, load_schema, validate
+from netnoise.config import ConfigError, load, load_schema, study_platform, validate
 from tests.conftest import REPO, quick_study_with, snakemake
 
 
@@ -197,10 +197,6 @@ def test_workflow_stops_before_any_job_on_bad_config(tmp_path):
 
 
 def test_a_study_platform_lays_its_testbed_over_the_shared_one():
-    import copy
-
-    from netnoise.config import study_platform
-
     platform = validate({})["platform"]
     before = copy.deepcopy(platform)
     layout = {"nodes": None, "racks": 3, "nic_mbit": 100, "backbone_mbit": 40}
@@ -216,6 +212,17 @@ def test_a_study_platform_lays_its_testbed_over_the_shared_one():
     assert study_platform(platform, {"cpu": {"tolerated_runnable": None}}) == platform
     once = study_platform(platform, {"cpu": {"attempts": 1, "tolerated_runnable": None}})
     assert once["cpu"] == {**platform["cpu"], "attempts": 1}
+
+
+@pytest.mark.parametrize("study", ["variability", "impact_compression"])
+def test_study_queue_replaces_the_platform_queue_only_where_set(study):
+    deep = validate({study: {"testbed": {"queue_bytes": 400000}}})
+    assert study_platform(deep["platform"], deep[study])["testbed"]["queue_bytes"] == 400000
+    shared = validate({})
+    queue = study_platform(shared["platform"], shared[study])["testbed"]["queue_bytes"]
+    assert queue == shared["platform"]["testbed"]["queue_bytes"]
+    with pytest.raises(ConfigError, match="queue_bytes"):
+        validate({study: {"testbed": {"queue_bytes": 100}}})
 
 
 def test_an_interleaved_allocation_spans_every_rack():

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from netnoise.config import ConfigError, study_platform, validate
+from netnoise.config import ConfigError, validate
 
 
 def test_config_cross_checks_name_the_key():
@@ -45,11 +45,3 @@ def test_config_cross_checks_name_the_key():
     assert validate(
         {**on_cluster, "variability": {"slurm": {"background_nodes": 4, "link_mbit": 100}}}
     )
-
-
-def test_study_queue_replaces_the_platform_queue_only_where_set():
-    deep = validate({"variability": {"testbed": {"queue_bytes": 400000}}})
-    assert study_platform(deep["platform"], deep["variability"])["testbed"]["queue_bytes"] == 400000
-    shared = validate({})
-    queue = study_platform(shared["platform"], shared["variability"])["testbed"]["queue_bytes"]
-    assert queue == shared["platform"]["testbed"]["queue_bytes"]

@@ -12,6 +12,7 @@ IC_RAW = IC_PATHS.raw
 IC_NODES = study_nodes(IC["nodes"])
 IC_RANKS = IC["nodes"]
 IC_CORUN_CONFIG = {"impact_compression": IC}
+IC_PLATFORM = netnoise_config.study_platform(config["platform"], IC)
 IC_LINK_MBIT = ic_plan.compression_link_mbit(IC, config["platform"])
 IC_IMPACT_FILES = ic_plan.impact_files(IC_RAW, IC, IC_LINK_MBIT)
 IC_RUNTIME_FILES = ic_plan.runtime_files(IC_RAW, IC, IC_LINK_MBIT)
@@ -77,6 +78,7 @@ use rule corun as measure_impact_idle with:
     params:
         measured=lambda wc, output: IC_IMPACTB(output.impact, IC["impact_samples"]),
         background=[],
+        platform=IC_PLATFORM,
         config=IC_CORUN_CONFIG,
 
 
@@ -100,6 +102,7 @@ use rule corun as measure_impact_of_application with:
         # application's steady state, none in its launch or teardown.
         measured=lambda wc, output: IC_IMPACTB(output.impact, IC["impact_samples"]),
         background=lambda wc, output: [IC_BACKGROUND_APP(wc.app, output.runs)],
+        platform=IC_PLATFORM,
         config=IC_CORUN_CONFIG,
 
 
@@ -120,6 +123,7 @@ use rule corun as measure_impact_of_compression with:
     params:
         measured=lambda wc, output: IC_IMPACTB(output.impact, IC["impact_samples"]),
         background=lambda wc, output: [IC_COMPRESSIONB(wc, output)],
+        platform=IC_PLATFORM,
         config=IC_CORUN_CONFIG,
 
 
@@ -141,6 +145,7 @@ use rule corun as measure_application_alone with:
     params:
         measured=IC_MEASURED_APP,
         background=[],
+        platform=IC_PLATFORM,
         config=IC_CORUN_CONFIG,
 
 
@@ -161,6 +166,7 @@ use rule corun as measure_application_under_compression with:
     params:
         measured=IC_MEASURED_APP,
         background=lambda wc, output: [IC_COMPRESSIONB(wc, output)],
+        platform=IC_PLATFORM,
         config=IC_CORUN_CONFIG,
 
 
@@ -185,6 +191,7 @@ use rule corun as measure_pairing with:
     params:
         measured=IC_MEASURED_APP,
         background=lambda wc, output: [IC_BACKGROUND_APP(wc.partner, output.partner)],
+        platform=IC_PLATFORM,
         config=IC_CORUN_CONFIG,
 
 
