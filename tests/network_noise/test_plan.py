@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import pytest
+import yaml
 
-from netnoise.config import validate
+from netnoise.config import study_platform, validate
+from netnoise.run import CpuLimits
 from netnoise.studies.network_noise import plan
+from tests.conftest import REPO
 
 
 @pytest.fixture
@@ -121,12 +124,6 @@ def test_noise_args(nn):
 
 
 def test_quick_study_measures_the_noise_benchmark_once_and_other_runs_twice():
-    import yaml
-
-    from netnoise.config import study_platform
-    from netnoise.run import CpuLimits
-    from tests.conftest import REPO
-
     config = validate(yaml.safe_load((REPO / "config" / "config.yaml").read_text()))
     benchmark = study_platform(config["platform"], config["network_noise"]["benchmark"])
     assert CpuLimits.from_config(benchmark).attempts == 1
