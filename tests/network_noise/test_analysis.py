@@ -20,6 +20,7 @@ import pandas as pd
 import pytest
 
 from netnoise.studies.network_noise.analysis import (
+    baseline_by_size,
     baseline_variation,
     benchmark_claims,
     benchmark_slowdown,
@@ -331,6 +332,29 @@ def test_baseline_variation_across_points_of_one_allocation():
             "unperturbed_cv": pytest.approx(math.sqrt(200) / 100),
         }
     ]
+
+
+def test_baseline_by_size_compares_points_of_one_application_size():
+    slowdown = pd.DataFrame(
+        {
+            "collective": ["allreduce"] * 5 + ["bcast"],
+            "allocation": [8, 8, 4, 8, 6, 8],
+            "ratio": [0.5, 0.5, 0.0, 0.25, 0.0, 0.5],
+            "perturbation": ["network", "cpu", "network", "network", "network", "network"],
+            "application_ranks": [4, 4, 4, 6, 6, 4],
+            "unperturbed_mean_us": [90.0, 100.0, 110.0, 300.0, 300.0, 50.0],
+        }
+    )
+    table = baseline_by_size(slowdown)
+    # Size 4: 90, 100, 110 us over a point, its CPU control and a ratio-0 run: sd 10,
+    # mean 100. Size 6: no spread. bcast's single point has no CV.
+    assert table.to_dict("records") == [
+        {"collective": "allreduce", "application_ranks": 4, "points": 3,
+         "unperturbed_cv": pytest.approx(0.1)},
+        {"collective": "allreduce", "application_ranks": 6, "points": 2, "unperturbed_cv": 0.0},
+    ]  # fmt: skip
+    # A table without the sizes (from before they were kept) has nothing to compare.
+    assert baseline_by_size(slowdown.drop(columns="application_ranks")).empty
 
 
 def test_benchmark_claims_state_each_target():

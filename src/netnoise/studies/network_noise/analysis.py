@@ -187,7 +187,8 @@ def _control_of(points: pd.DataFrame, point: pd.Series, control: str) -> pd.Seri
 
 
 def benchmark_slowdown(tidy: pd.DataFrame) -> pd.DataFrame:
-    """One row per point (collective, ratio, allocation, perturbation): the mean
+    """One row per point (collective, ratio, allocation, perturbation): its
+    application communicator's size (nan where the table lacks it), the mean
     and median perturbed and unperturbed collective times, the slowdown (perturbed
     mean / unperturbed mean in %, Fig. 4 and 5) with its 95 % interval over the
     random splits, and one-sided Mann-Whitney p-values: of the perturbed times
@@ -208,6 +209,11 @@ def benchmark_slowdown(tidy: pd.DataFrame) -> pd.DataFrame:
         rows.append(
             {
                 **dict(zip(POINT_KEYS, key, strict=True)),
+                "application_ranks": (
+                    group["application_ranks"].iloc[0]
+                    if "application_ranks" in group.columns
+                    else np.nan
+                ),
                 "splits": len(mine),
                 "samples": len(perturbed),
                 "perturbed_mean_us": perturbed.mean(),
@@ -314,6 +320,27 @@ def baseline_variation(slowdown: pd.DataFrame) -> pd.DataFrame:
     return table[["collective", "allocation", "points", "unperturbed_cv"]].reset_index(drop=True)
 
 
+def baseline_by_size(slowdown: pd.DataFrame) -> pd.DataFrame:
+    """Coefficient of variation of the unperturbed mean time across every point
+    (controls included) whose application communicator has the same size, where
+    there are at least two: ``collective, application_ranks, points,
+    unperturbed_cv``. The ratio sweep's points of one allocation time the
+    collective on communicators of different sizes (the paper's perturbation
+    ratio shrinks the application's share), which ``baseline_variation`` mixes;
+    here only the placement and the idle perturbing processes differ."""
+    slowdown = with_perturbation(slowdown)
+    if "application_ranks" not in slowdown.columns:
+        slowdown = slowdown.assign(application_ranks=np.nan)
+    known = slowdown.dropna(subset=["application_ranks"])
+    grouped = known.groupby(["collective", "application_ranks"])["unperturbed_mean_us"]
+    table = grouped.agg(points="count", mean="mean", std="std").reset_index()
+    table = table[table["points"] >= 2]
+    table["unperturbed_cv"] = table["std"] / table["mean"]
+    return table[["collective", "application_ranks", "points", "unperturbed_cv"]].reset_index(
+        drop=True
+    )
+
+
 def saturated_share(tidy: pd.DataFrame) -> float:
     """Share of the benchmark's result files (points) whose timed region was
     CPU-saturated (``cpu_saturated``); nan when the table does not record it."""
@@ -331,8 +358,9 @@ def benchmark_claims(tidy: pd.DataFrame, slowdown: pd.DataFrame) -> pd.DataFrame
     target, meets, paper, detail``.
 
     Per collective and allocation: Spearman of slowdown with ratio (≥ 0.8 over
-    ≥ 4 ratios) and the unperturbed baseline's CV (≤ 20 %); per collective and
-    ratio: Spearman with the allocation (> 0); over all measured points: the
+    ≥ 4 ratios) and the unperturbed baseline's CV (≤ 20 %); the same CV per
+    collective and application communicator size; per collective and ratio:
+    Spearman with the allocation (> 0); over all measured points: the
     fewest splits (≥ 32), the share of points beating their ratio-0 and their
     CPU-only control (Mann-Whitney p < 0.05; every point), the largest slowdown;
     the share of CPU-saturated points (≤ 5 %)."""
@@ -401,6 +429,17 @@ def benchmark_claims(tidy: pd.DataFrame, slowdown: pd.DataFrame) -> pd.DataFrame
                 "<=",
                 MAX_BASELINE_CV,
                 detail=f"unperturbed mean time across {row.points} points",
+            )
+        )
+    for row in baseline_by_size(slowdown).itertuples():
+        rows.append(
+            claim(
+                "baseline_cv_same_size",
+                f"{row.collective}, {row.application_ranks:g} application ranks",
+                row.unperturbed_cv,
+                "<=",
+                MAX_BASELINE_CV,
+                detail=f"unperturbed mean time across {row.points} points (controls included)",
             )
         )
     largest = measured.loc[measured["slowdown_pct"].idxmax()]
