@@ -166,8 +166,8 @@ BAD_VALUES = [
         ".cycle_hz: 1000000000000.0 is out of range; must be <= 100000000000",
     ),
     (
-        {"network_noise": {"benchmark": {"splits": 2_000_000}}},
-        "network_noise.benchmark.splits: 2000000 is out of range; must be <= 1000000",
+        {"network_noise": {"benchmark": {"splits": 20_000}}},
+        "network_noise.benchmark.splits: 20000 is out of range; must be <= 10000",
     ),
     (
         {"network_noise": {"runs": 10**7}},
