@@ -365,6 +365,48 @@ def test_error_summary_per_method_in_slowdown_points():
     assert "paper_within_10pct" not in ic.error_summary(table).columns
 
 
+def test_relativity_violations_compare_partners_with_disjoint_utilisation():
+    utilization = pd.DataFrame(
+        {
+            "component": ["a", "b", "p1_m1_b10"],
+            "utilization": [0.15, 0.30, 0.16],
+            "utilization_ci_low": [0.12, 0.24, 0.13],
+            "utilization_ci_high": [0.20, 0.36, 0.21],
+        }
+    )
+    slowdowns = pd.DataFrame(
+        {
+            "application": ["a", "a"],
+            "partner": ["a", "b"],
+            "measured": [0.13, 0.01],
+            "measured_ci_low": [0.11, 0.00],
+            "measured_ci_high": [0.15, 0.02],
+        }
+    )
+    degradation = pd.DataFrame(
+        {
+            "application": ["a"],
+            "config": ["p1_m1_b10"],
+            "degradation": [0.015],
+            "degradation_ci_low": [0.005],
+            "degradation_ci_high": [0.025],
+        }
+    )
+    table = ic.relativity_violations(slowdowns, degradation, utilization)
+    # b is known to use more than a and the CompressionB point (a and the point
+    # overlap): beside b, a is slowed wholly less than beside a, overlapping the point.
+    assert table[["higher", "lower", "violated"]].values.tolist() == [
+        ["b", "a", True],
+        ["b", "p1_m1_b10", False],
+    ]
+    claims = ic._relativity_claim(table).copy()
+    assert claims["value"] == 1
+    assert claims["detail"] == (
+        "of 2 partner pairs with disjoint utilisation intervals; largest: a slowed 1.0 %"
+        " beside b (U 30 %), 13.0 % beside a (U 15 %)"
+    )
+
+
 def test_slowdown_matrix_in_percent_rows_and_columns_sorted():
     measured = pd.DataFrame(
         {
@@ -484,6 +526,7 @@ def test_claims_state_each_target_and_the_papers_value():
         ),
         idle_far_out=(10, 400),
         discordant=(3, 66),
+        relativity=pd.DataFrame({"violated": pd.Series(dtype=bool)}),
         saturated=0.0,
     ).set_index(["claim", "scope"])
     # Half-widths 1, 2.9, 10, 2.8 points: three within ±3 points (median 2.85, max 10).
@@ -521,4 +564,5 @@ def test_claims_state_each_target_and_the_papers_value():
     half = table.loc[("utilization_ci_half_width", "applications")]
     assert half["value"] == pytest.approx(20)
     assert half["detail"].startswith("largest, b;")
-    assert table["meets"].isna().sum() == 11  # the rows stated without a target
+    assert table.loc[("relativity_violations", "applications"), "value"] == 0
+    assert table["meets"].isna().sum() == 12  # the rows stated without a target

@@ -32,6 +32,7 @@ with logged(snakemake.log[0]) as log:
         discordant=queue.discordant_pairs(
             degradation, utilization.set_index("component")["utilization"]
         ),
+        relativity=ic.relativity_violations(slowdowns, degradation, utilization),
         saturated=ic.saturated_share(impact, runtimes),
     )
     log.info("prediction errors:\n%s", summary.to_string(index=False))

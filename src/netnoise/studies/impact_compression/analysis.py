@@ -329,6 +329,57 @@ def error_summary(table: pd.DataFrame, published: pd.DataFrame | None = None) ->
     return pd.DataFrame(rows)
 
 
+def relativity_violations(
+    slowdowns: pd.DataFrame, degradation: pd.DataFrame, utilization: pd.DataFrame
+) -> pd.DataFrame:
+    """Where the performance-relativity assumption (A's slowdown beside a partner is a
+    non-decreasing function of the partner's utilisation) is contradicted beyond
+    doubt: for every application A and every pair of its partners (applications
+    and CompressionB configurations) whose utilisation intervals are disjoint, a row
+    ``application, higher, lower, higher_utilization, lower_utilization,
+    slowdown_beside_higher, slowdown_beside_lower, violated``; ``violated`` when A's
+    slowdown interval beside the more utilising partner lies wholly below its
+    interval beside the other."""
+    beside = pd.concat(
+        [
+            slowdowns.rename(columns=lambda c: c.replace("measured", "slowdown")),
+            degradation.rename(
+                columns=lambda c: c.replace("degradation", "slowdown").replace(
+                    "config", "partner"
+                )
+            ),
+        ],
+        ignore_index=True,
+    )
+    u = utilization.set_index("component")
+    rows = []
+    for app, group in beside.groupby("application", sort=True):
+        group = group[group["partner"].isin(u.index)].set_index("partner")
+        for higher in group.index:
+            for lower in group.index:
+                if u.at[higher, "utilization_ci_low"] <= u.at[lower, "utilization_ci_high"]:
+                    continue
+                rows.append(
+                    {
+                        "application": app,
+                        "higher": higher,
+                        "lower": lower,
+                        "higher_utilization": u.at[higher, "utilization"],
+                        "lower_utilization": u.at[lower, "utilization"],
+                        "slowdown_beside_higher": group.at[higher, "slowdown"],
+                        "slowdown_beside_lower": group.at[lower, "slowdown"],
+                        "violated": bool(
+                            group.at[higher, "slowdown_ci_high"] < group.at[lower, "slowdown_ci_low"]
+                        ),
+                    }
+                )
+    columns = [
+        "application", "higher", "lower", "higher_utilization", "lower_utilization",
+        "slowdown_beside_higher", "slowdown_beside_lower", "violated",
+    ]  # fmt: skip
+    return pd.DataFrame(rows, columns=columns)
+
+
 def slowdown_matrix(measured: pd.DataFrame) -> pd.DataFrame:
     """Table I layout: rows the application, columns the partner, percent slowdown."""
     matrix = measured.pivot(index="application", columns="partner", values="measured") * 100
@@ -404,6 +455,7 @@ def claims(
     utilization: pd.DataFrame,
     idle_far_out: tuple[int, int],
     discordant: tuple[int, int],
+    relativity: pd.DataFrame,
     saturated: float,
 ) -> pd.DataFrame:
     """Seed 000's numbers for the note, each with its target (issue 17's "done
@@ -417,7 +469,8 @@ def claims(
     CompressionB sweep, its widest gap, the applications' interval half-widths);
     ``idle_far_out``: (dropped, all) idle samples
     (queue.far_out); ``discordant``: queue.discordant_pairs of the p_A points;
-    ``saturated``: saturated_share of the runs.
+    ``relativity``: relativity_violations; ``saturated``: saturated_share of the
+    runs.
     """
     half = ci_half_width(slowdowns, "measured") * 100
     half_target = CI_HALF_WIDTH_TARGET * 100
@@ -523,6 +576,31 @@ def claims(
             detail=f"of {pairs} pairs of CompressionB points; p_A is fitted monotone",
             unit="pairs",
         ),
+        _relativity_claim(relativity),
         claim("cpu_saturated_share", "runs", saturated, "<=", 0.05, unit="share"),
     ]
     return pd.DataFrame(rows)
+
+
+def _relativity_claim(relativity: pd.DataFrame) -> dict:
+    """How often, and at most how far, a slowdown runs against its partners'
+    utilisation (relativity_violations), in partner pairs."""
+    violated = relativity[relativity["violated"]]
+    detail = f"of {len(relativity)} partner pairs with disjoint utilisation intervals"
+    if len(violated):
+        gap = violated["slowdown_beside_lower"] - violated["slowdown_beside_higher"]
+        worst = violated.loc[gap.idxmax()]
+        detail += (
+            f"; largest: {worst['application']} slowed {100 * worst['slowdown_beside_higher']:.1f} %"
+            f" beside {worst['higher']} (U {100 * worst['higher_utilization']:.0f} %),"
+            f" {100 * worst['slowdown_beside_lower']:.1f} % beside {worst['lower']}"
+            f" (U {100 * worst['lower_utilization']:.0f} %)"
+        )
+    return claim(
+        "relativity_violations",
+        "applications",
+        len(violated),
+        paper="0 (performance relativity, Sec. I)",
+        detail=detail,
+        unit="pairs",
+    )
