@@ -108,8 +108,8 @@ static void time_collectives(collective_fn collective, double *buf, double *res,
  * says its timed executions are done. The phase's second barrier, which lets
  * the application start timing, waits until every perturbing process has
  * completed a whole round and posted the next: a first round is mostly slow
- * start (a 256 KiB message takes 42 ms over a 50 Mbit/s backbone, longer than
- * all the executions of a split). Returns the rounds exchanged. */
+ * start, which a split's timed executions would otherwise meet. Returns the
+ * rounds exchanged. */
 static long long perturb_network(char *psend, char *precv, int pcount, int to, int from,
                                  int app_root, MPI_Comm perturbing)
 {
