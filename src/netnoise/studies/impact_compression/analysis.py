@@ -344,9 +344,7 @@ def relativity_violations(
         [
             slowdowns.rename(columns=lambda c: c.replace("measured", "slowdown")),
             degradation.rename(
-                columns=lambda c: c.replace("degradation", "slowdown").replace(
-                    "config", "partner"
-                )
+                columns=lambda c: c.replace("degradation", "slowdown").replace("config", "partner")
             ),
         ],
         ignore_index=True,
@@ -369,7 +367,8 @@ def relativity_violations(
                         "slowdown_beside_higher": group.at[higher, "slowdown"],
                         "slowdown_beside_lower": group.at[lower, "slowdown"],
                         "violated": bool(
-                            group.at[higher, "slowdown_ci_high"] < group.at[lower, "slowdown_ci_low"]
+                            group.at[higher, "slowdown_ci_high"]
+                            < group.at[lower, "slowdown_ci_low"]
                         ),
                     }
                 )
@@ -591,7 +590,8 @@ def _relativity_claim(relativity: pd.DataFrame) -> dict:
         gap = violated["slowdown_beside_lower"] - violated["slowdown_beside_higher"]
         worst = violated.loc[gap.idxmax()]
         detail += (
-            f"; largest: {worst['application']} slowed {100 * worst['slowdown_beside_higher']:.1f} %"
+            f"; largest: {worst['application']} slowed"
+            f" {100 * worst['slowdown_beside_higher']:.1f} %"
             f" beside {worst['higher']} (U {100 * worst['higher_utilization']:.0f} %),"
             f" {100 * worst['slowdown_beside_lower']:.1f} % beside {worst['lower']}"
             f" (U {100 * worst['lower_utilization']:.0f} %)"
