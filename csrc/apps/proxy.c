@@ -27,6 +27,7 @@ void proxy_begin(proxy *p, int *argc, char ***argv, const nn_option *opts,
     p->mode = strcmp(p->compute, "arith") == 0  ? PROXY_ARITH
               : strcmp(p->compute, "spin") == 0 ? PROXY_SPIN
                                                 : PROXY_SLEEP;
+    nn_rng_seed(&p->jitter, (uint64_t)p->run.seed, (uint64_t)p->rank + 1);
 }
 
 void proxy_cart(proxy *p, int ndims, int dims[], const int periods[], int nbr[])
@@ -85,9 +86,12 @@ void proxy_wait_progress(proxy *p, long long ns, MPI_Request *reqs, int n)
     }
 }
 
-long long proxy_share_ns(const proxy *p, double fraction)
+long long proxy_share_ns(proxy *p, double fraction)
 {
-    return (long long)(p->compute_us * 1e3 * fraction);
+    double scale = 1.0;
+    if (p->compute_jitter > 0)
+        scale += p->compute_jitter * (2.0 * nn_rng_uniform(&p->jitter) - 1.0);
+    return (long long)(p->compute_us * 1e3 * fraction * scale);
 }
 
 void proxy_count_send(proxy *p, int dest, double bytes)
@@ -150,6 +154,7 @@ void proxy_meta(const proxy *p, nn_writer *w)
     nn_meta(w, "steps", "%ld", p->steps);
     nn_meta(w, "compute", "%s", p->compute);
     nn_meta(w, "compute_us", "%g", p->compute_us);
+    nn_meta(w, "compute_jitter", "%g", p->compute_jitter);
     nn_meta(w, "warmup", "%ld", run->warmup);
     nn_meta(w, "iterations", "%ld", run->iterations);
     nn_meta(w, "ci_width", "%g", run->ci_width);

@@ -28,6 +28,8 @@ typedef struct {
     nn_bench bench;      /* start and end shared with every program (nn_mpi.h) */
     const char *compute; /* --compute value */
     double compute_us;   /* --compute-us: compute time per step for spin and sleep */
+    double compute_jitter; /* --compute-jitter: relative spread of every compute phase */
+    nn_rng jitter;         /* draws of --compute-jitter, one stream per rank */
     long steps;          /* --steps */
     int mode;
     int rank, nranks;
@@ -80,6 +82,11 @@ typedef struct {
     {"compute-us", NN_OPT_DOUBLE, &(p)->compute_us, 0, 1e7, NULL,                               \
      "computation time per step in microseconds for --compute spin and sleep (default " def_us  \
      ")"},                                                                                      \
+    {"compute-jitter", NN_OPT_DOUBLE, &(p)->compute_jitter, 0, 0.95, NULL,                      \
+     "spread of every compute phase in spin and sleep modes: its length is drawn uniformly "    \
+     "from (1 - J, 1 + J) times its share of --compute-us, per rank and phase from --seed, as " \
+     "the OS and load imbalance vary a real application's phases; 0 keeps every phase exact "   \
+     "(default 0)"},                                                                            \
     NN_RUN_OPTIONS(&(p)->run), NN_PRECISION_OPTIONS(&(p)->run)
 
 /* Before the option table: the defaults of --steps and --compute-us, and of
@@ -109,8 +116,8 @@ void proxy_wait_ns(proxy *p, long long ns);
  * them, so that nonblocking collectives progress while "computing". */
 void proxy_wait_progress(proxy *p, long long ns, MPI_Request *reqs, int n);
 
-/* Fraction of this step's compute budget in nanoseconds. */
-long long proxy_share_ns(const proxy *p, double fraction);
+/* Fraction of this step's compute budget in nanoseconds, drawn with --compute-jitter. */
+long long proxy_share_ns(proxy *p, double fraction);
 
 /* A compute phase: the kernel statement in arith mode, otherwise a wait of
  * `fraction` of --compute-us. Its wall time is added to compute_s. */

@@ -120,6 +120,26 @@ def test_sleep_compute_adds_runtime(app, built_programs, platform, tmp_path):
     assert list(slow.data["checksum"]) == list(quick.data["checksum"])
 
 
+@pytest.mark.mpi
+def test_compute_jitter_draws_each_phase_and_leaves_the_messages(
+    built_programs, platform, tmp_path
+):
+    # monte_carlo computes once a step: with one step, a run's compute time is its draw.
+    base = ["--steps", "1", "--compute", "sleep", "--compute-us", "100000", "--warmup", "0"]
+    base += ["--iterations", "6"]
+    exact = run_app(platform, built_programs, tmp_path, "monte_carlo", base)
+    jittered = run_app(
+        platform, built_programs, tmp_path, "monte_carlo", [*base, "--compute-jitter", "0.9"]
+    )
+    assert jittered.meta["compute_jitter"] == "0.9"
+    assert np.ptp(exact.data["compute_s"]) < 0.01
+    # Draws from (0.01, 0.19) s: the runs differ by far more than a sleep's overshoot.
+    assert np.ptp(jittered.data["compute_s"]) > 0.02
+    assert jittered.data["compute_s"].between(0.01, 0.2).all()
+    assert list(jittered.data["sent_bytes"]) == list(exact.data["sent_bytes"])
+    assert list(jittered.data["checksum"]) == list(exact.data["checksum"])
+
+
 def ci_share(runtimes: pd.Series) -> float:
     """Width of the 95 % confidence interval of the mean, as a share of the mean."""
     n = len(runtimes)
