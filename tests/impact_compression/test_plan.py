@@ -86,6 +86,11 @@ def test_measured_runs_are_exact_or_stop_on_precision():
     assert plan.measured_runs(precise) == (300, ["--ci-width", 0.03, "--min-iterations", 5])
 
 
+def test_jitter_arguments_only_when_phases_are_drawn():
+    assert plan.jitter_args(STUDY) == []
+    assert plan.jitter_args({**STUDY, "compute_jitter": 0.5}) == ["--compute-jitter", 0.5]
+
+
 def test_precision_config_is_checked_against_runs_and_programs():
     def fails(overlay, message):
         with pytest.raises(netnoise_config.ConfigError, match=message):
@@ -105,6 +110,14 @@ def test_precision_config_is_checked_against_runs_and_programs():
         },
         "precision.ci_width: the stopping rule needs built-in proxies; lulesh run",
     )
+    fails(
+        {
+            "applications": external,
+            "impact_compression": {"applications": ["lulesh", "halo3d"], "compute_jitter": 0.5},
+        },
+        "compute_jitter: drawn compute phases need built-in proxies; lulesh run",
+    )
+    fails({"impact_compression": {"compute_jitter": 1}}, "compute_jitter: 1 is out of range")
     ok = netnoise_config.validate({"impact_compression": {"precision": {"ci_width": 0.03}}})
     assert ok["impact_compression"]["precision"] == {"ci_width": 0.03, "max_runs": 200}
 

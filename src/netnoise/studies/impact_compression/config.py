@@ -21,6 +21,11 @@ def problems(config: dict[str, Any]) -> list[str]:
                 f"impact_compression.compression.partners: {p} needs more than {p} nodes; "
                 f"impact_compression.nodes is {nodes}"
             )
+    external = sorted(
+        app
+        for app in study.get("applications", [])
+        if "program" not in config.get("applications", {}).get(app, {"program": ""})
+    )
     precision = study.get("precision", {})
     if precision.get("ci_width") is not None:
         runs, most = study.get("runs", 5), precision.get("max_runs", 200)
@@ -29,17 +34,18 @@ def problems(config: dict[str, Any]) -> list[str]:
                 f"impact_compression.precision.max_runs: {most} is below "
                 f"impact_compression.runs ({runs}), the least runs of a launch"
             )
-        external = sorted(
-            app
-            for app in study.get("applications", [])
-            if "program" not in config.get("applications", {}).get(app, {"program": ""})
-        )
         if external:
             found.append(
                 "impact_compression.precision.ci_width: the stopping rule needs built-in "
                 f"proxies; {', '.join(external)} run through netnoise.external (set "
                 "ci_width: null)"
             )
+    if study.get("compute_jitter") and external:
+        found.append(
+            "impact_compression.compute_jitter: drawn compute phases need built-in "
+            f"proxies; {', '.join(external)} run through netnoise.external (set "
+            "compute_jitter: 0)"
+        )
     if nodes is not None:
         found += nodes_beyond_testbed(config, {"impact_compression.nodes": [nodes]})
     grid = study.get("compression", {})

@@ -137,6 +137,13 @@ def measured_runs(study: dict[str, Any]) -> tuple[int, list[Any]]:
     ]
 
 
+def jitter_args(study: dict[str, Any]) -> list[Any]:
+    """The proxies' ``--compute-jitter`` of every application job of the study
+    (measured, background, beside ImpactB), none when phases stay exact."""
+    jitter = study.get("compute_jitter", 0)
+    return ["--compute-jitter", jitter] if jitter else []
+
+
 def impactb_args(study: dict[str, Any], samples: int = 0) -> list[Any]:
     """ImpactB's arguments, probing every node pair; samples=0 loops until the co-run ends."""
     args = ["--size", study["impact_size"], "--sleep-us", study["impact_sleep_us"]]
