@@ -72,15 +72,18 @@ class CpuLoad:
     (or enter and exit); ``max_runnable`` (default: the cores) is the most
     runnable tasks on average a run may have before it counts as saturated.
 
-    Waiting is summed over the tasks alive when the run ends, so a task that
-    exits inside the run leaves its wait uncounted; a run's timed region keeps
-    every rank alive. Without scheduler statistics the mean runnable tasks are
-    the samples' mean."""
+    Every task's wait is read at the start, every ``delay_interval_s`` and at
+    the end, so a task that exits inside the run leaves at most one interval of
+    its wait uncounted: an external tool's ranks end before its wrapper does,
+    and read only at the end a Netgauge run on 8 polling ranks counted 0.03
+    waiting tasks beside a pressure stall 91 % of the time. Without scheduler
+    statistics the mean runnable tasks are the samples' mean."""
 
     def __init__(
         self,
         stat: str = "/proc/stat",
         interval_s: float = 0.02,
+        delay_interval_s: float = 0.5,
         max_runnable: float | None = None,
         pressure: str = PRESSURE,
         proc: str = "/proc",
@@ -89,6 +92,7 @@ class CpuLoad:
         self.proc = Path(proc)
         self.pressure = Path(pressure)
         self.interval_s = interval_s
+        self._samples_per_delay_read = max(round(delay_interval_s / interval_s), 1)
         self.cores = os.cpu_count() or 1
         self.max_runnable = float(max_runnable if max_runnable is not None else self.cores)
         self._runnable: list[int] = []
@@ -105,11 +109,24 @@ class CpuLoad:
     def _sample(self) -> None:
         while not self._stop.wait(self.interval_s):
             self._runnable.append(self._others_runnable())
+            if len(self._runnable) % self._samples_per_delay_read == 0:
+                self._read_delays()
+
+    def _read_delays(self) -> None:
+        """Keep each task's latest wait; a thread id seen again with less wait is
+        a new task, and the old one's wait is kept in ``_retired_wait_ns``."""
+        for tid, delay in _task_delays(self.proc).items():
+            if delay < self._seen_delays.get(tid, 0):
+                self._retired_wait_ns += self._seen_delays[tid] - self._start_delays.pop(tid, 0)
+            self._seen_delays[tid] = delay
 
     def start(self) -> CpuLoad:
         self._start = _stat(self.stat)
         self._start_stall = _stall_us(self.pressure)
         self._start_delays = _task_delays(self.proc)
+        self._scheduler_stats = bool(self._start_delays)
+        self._seen_delays = dict(self._start_delays)
+        self._retired_wait_ns = 0
         self._start_s = time.monotonic()
         self._runnable.append(max(self._start[2] - 1, 0))
         self._thread = threading.Thread(target=self._sample, daemon=True)
@@ -130,9 +147,11 @@ class CpuLoad:
         wall_us = (time.monotonic() - self._start_s) * 1e6
         if stall is not None and self._start_stall is not None and wall_us > 0:
             self.stall_fraction = min((stall - self._start_stall) / wall_us, 1.0)
-        delays = _task_delays(self.proc)
-        if delays and self._start_delays and wall_us > 0:
-            waited_ns = sum(d - self._start_delays.get(tid, 0) for tid, d in delays.items())
+        self._read_delays()
+        if self._scheduler_stats and wall_us > 0:
+            waited_ns = self._retired_wait_ns + sum(
+                d - self._start_delays.get(tid, 0) for tid, d in self._seen_delays.items()
+            )
             self.waiting = max(waited_ns, 0) / (wall_us * 1e3)
 
     def __enter__(self) -> CpuLoad:

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import shutil
 import time
 from types import SimpleNamespace
 
@@ -153,6 +154,39 @@ def test_runnable_tasks_are_the_busy_cores_plus_the_time_tasks_waited(tmp_path, 
     assert record["mean_runnable_tasks"] == pytest.approx(2.35)
     assert record["runnable_from"] == "scheduler" and record["saturated"] is True
     assert record["sampled_runnable_tasks"] == 0
+
+
+def _read_within(load, tid, waited_ns, timeout_s=5.0):
+    """Wait until the sampling thread has read ``waited_ns`` for ``tid``."""
+    deadline = time.monotonic() + timeout_s
+    while load._seen_delays.get(tid) != waited_ns:
+        assert time.monotonic() < deadline, f"task {tid}'s wait was not read"
+        time.sleep(0.01)
+
+
+def test_tasks_that_exit_inside_the_run_keep_the_wait_last_read(tmp_path, monkeypatch):
+    stat, proc = tmp_path / "stat", tmp_path / "proc"
+    stat.write_text("cpu  100 0 100 800 0 0 0 0 0 0\nprocs_running 1\n")
+    _schedstat(proc, 100, 0)
+    clock = iter([10.0, 12.0])
+    monkeypatch.setattr(cpu_module, "time", SimpleNamespace(monotonic=lambda: next(clock)))
+    load = CpuLoad(str(stat), interval_s=0.01, delay_interval_s=0.01, max_runnable=2,
+                   pressure="/nonexistent", proc=str(proc))  # fmt: skip
+    load.cores = 2
+    with load:
+        stat.write_text("cpu  150 0 150 900 0 0 0 0 0 0\nprocs_running 1\n")
+        _schedstat(proc, 300, 1_200_000_000)  # a rank that waited 1.2 s, then exits
+        _schedstat(proc, 301, 900_000_000)  # its thread id, taken again by a new task...
+        _read_within(load, "301", 900_000_000)
+        _schedstat(proc, 301, 100_000_000)  # ...which waited 0.1 s
+        _read_within(load, "301", 100_000_000)
+        shutil.rmtree(proc / "300")
+        shutil.rmtree(proc / "301")
+    record = load.record()
+    # 2 s of run: 1.2 + 0.9 + 0.1 s of waiting is 1.1 tasks, beside 0.5 of 2 cores busy.
+    assert record["waiting_tasks"] == pytest.approx(1.1)
+    assert record["mean_runnable_tasks"] == pytest.approx(2.1)
+    assert record["saturated"] is True
 
 
 def test_an_idle_machine_is_not_saturated(tmp_path):
