@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -77,3 +78,7 @@ def test_comparison_matches_ratios_both_ran():
     row = table.iloc[0]
     assert row["netnoise_slowdown_pct"] == 150.0
     assert row["netgauge_slowdown_pct"] == pytest.approx(100 * 1775.2 / 1274.9)
+    assert np.isnan(row["netgauge_cpu_saturated"])
+    recorded = parse_collvsnoise(NETGAUGE_OUTPUT).assign(cpu_mean_runnable=7.3, cpu_saturated=True)
+    row = comparison(ours, recorded, 1 << 20).iloc[0]
+    assert row["netgauge_cpu_mean_runnable"] == 7.3 and row["netgauge_cpu_saturated"]

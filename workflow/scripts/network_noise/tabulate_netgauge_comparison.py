@@ -15,4 +15,6 @@ with logged(snakemake.log[0]) as log:
     if table.empty:
         raise ValueError("Netgauge and the noise benchmark have no ratio in common")
     log.info("Netgauge beside netnoise:\n%s", table.to_string(index=False))
+    if table["netgauge_cpu_saturated"].astype(str).str.lower().eq("true").any():
+        log.warning("Netgauge's run was CPU-saturated: its times are the cores', not the network's")
     write_csv(snakemake.output[0], table)

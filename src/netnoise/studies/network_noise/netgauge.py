@@ -150,7 +150,9 @@ def comparison(ours: pd.DataFrame, netgauge: pd.DataFrame, perturb_bytes: int) -
     collvsnoise rows; slowdowns are perturbed mean / unperturbed mean in %.
     Rows pair on the allocation and the number of perturbing ranks (noise's
     configured ratio rounded as noise rounds it); ``ratio`` is the share of
-    perturbing ranks both ran.
+    perturbing ranks both ran. Netgauge's run carries its CPU record (``cpu_*``
+    of the tidy rows, nan without one): all its ranks poll, so on few cores it
+    may time the cores rather than the network.
     """
     mine = ours[ours["collective"] == "allreduce"]
     perturbing = pd.Series(
@@ -184,6 +186,8 @@ def comparison(ours: pd.DataFrame, netgauge: pd.DataFrame, perturb_bytes: int) -
                 * theirs["perturbed_mean_us"]
                 / theirs["unperturbed_mean_us"],
                 "netgauge_perturb_bytes": PERTURB_BYTES,
+                "netgauge_cpu_mean_runnable": theirs.get("cpu_mean_runnable", math.nan),
+                "netgauge_cpu_saturated": theirs.get("cpu_saturated", math.nan),
             }
         )
     return pd.DataFrame(rows)
