@@ -44,9 +44,14 @@ def test_paper_grid_on_slurm_plans_every_study(tmp_path):
 
 def test_real_applications_and_netgauge_are_built_when_a_study_uses_them(tmp_path):
     overlay = tmp_path / "real.yaml"
-    # The precision rule stops built-in proxies only: a study with a real
-    # application measures a fixed number of runs, as the config check asks.
-    study = {"applications": ["lulesh", "halo3d"], "precision": {"ci_width": None}}
+    # The precision rule and drawn compute phases are built-in proxies' only: a
+    # study with a real application measures a fixed number of runs as they
+    # come, as the config check asks.
+    study = {
+        "applications": ["lulesh", "halo3d"],
+        "precision": {"ci_width": None},
+        "compute_jitter": 0,
+    }
     netgauge = {"benchmark": {"netgauge": {"source": str(tmp_path / "netgauge")}}}
     overlay.write_text(yaml.safe_dump({"impact_compression": study, "network_noise": netgauge}))
     configs = [REPO / "config" / n for n in ("config.yaml", "real-applications.yaml")]

@@ -486,6 +486,8 @@ def test_comparison_pairs_allreduce_at_the_same_split():
             "netgauge_perturbed_mean_us": 260.0,
             "netgauge_slowdown_pct": pytest.approx(130.0),
             "netgauge_perturb_bytes": PERTURB_BYTES,
+            "netgauge_cpu_mean_runnable": pytest.approx(float("nan"), nan_ok=True),
+            "netgauge_cpu_saturated": pytest.approx(float("nan"), nan_ok=True),
         }
     ]
     assert PERTURB_BYTES == 10 * 1024 * 1024
