@@ -20,6 +20,7 @@ import pandas as pd
 import pytest
 
 from netnoise.studies.network_noise.analysis import (
+    added_time,
     baseline_by_size,
     baseline_variation,
     benchmark_claims,
@@ -280,6 +281,25 @@ def test_slowdown_interval_covers_the_true_slowdown_at_the_nominal_rate():
         low, high = slowdown_interval(splits)
         hits += low <= 130 <= high
     assert 0.89 <= hits / 150 <= 0.99
+
+
+def test_added_time_is_the_pooled_difference_with_its_interval_over_splits():
+    data = np.random.default_rng(5)
+    placement = data.lognormal(0, 0.3, size=(64, 1))
+    quiet = 200 * placement * data.lognormal(0, 0.1, size=(64, 3))
+    perturbed = quiet + 500 + data.normal(0, 50, size=(64, 3))  # 0.5 ms added to each call
+    splits = pd.DataFrame(
+        {
+            "perturbed_sum_us": perturbed.sum(axis=1),
+            "perturbed_count": 3,
+            "unperturbed_sum_us": quiet.sum(axis=1),
+            "unperturbed_count": 3,
+        }
+    )
+    value, low, high = added_time(splits)
+    assert value == pytest.approx(perturbed.mean() - quiet.mean())
+    assert low < value < high and low < 500 < high and high - low < 40
+    assert np.isnan(added_time(splits.head(1))[1:]).all()
 
 
 def test_correlations_of_slowdown_with_ratio_and_allocation():

@@ -143,6 +143,28 @@ def test_slowdown_by_allocation_gives_its_rank_correlation(benchmark):
     plt.close(fig)
 
 
+def test_slowdown_by_allocation_shows_the_time_added_to_a_call(benchmark):
+    """Two splits a point: the perturbation adds 1, 2 and 4 ms at 4, 6 and 8 nodes."""
+    rows = []
+    for nodes, added_us in [(4, 1000.0), (6, 2000.0), (8, 4000.0)]:
+        for split, quiet in enumerate([100.0, 300.0]):
+            for perturbed, time_us in [(0, quiet), (1, quiet + added_us + 10 * split)]:
+                rows.append((nodes, split, perturbed, time_us))
+    cpu = [(8, split, perturbed, 100.0) for split in (0, 1) for perturbed in (0, 1)]
+    tidy = pd.DataFrame(rows + cpu, columns=["allocation", "split", "perturbed", "time_us"]).assign(
+        collective="allreduce",
+        ratio=0.5,
+        perturbation=["network"] * len(rows) + ["cpu"] * len(cpu),
+    )
+    fig = figures.slowdown_by_allocation(benchmark, tidy)
+    assert len(fig.axes) == 2
+    ((_, x, y),) = _errorbar_points(fig.axes[1])
+    assert x == [4, 6, 8]
+    assert y == pytest.approx([1.005, 2.005, 4.005])
+    assert "added" in fig.axes[1].get_ylabel()
+    plt.close(fig)
+
+
 def test_benchmark_figures_read_tables_from_before_the_cpu_control(benchmark):
     old = benchmark[benchmark["perturbation"] == "network"].drop(columns="perturbation")
     fig = figures.slowdown_by_ratio(old, 8)

@@ -12,7 +12,7 @@ with logged(snakemake.log[0]):
     drawn = {
         "fig3_boxplot_ratio": figures.boxplot_by_ratio(tidy, nodes),
         "fig4_slowdown_ratio": figures.slowdown_by_ratio(slowdown, nodes),
-        "fig5_slowdown_allocation": figures.slowdown_by_allocation(slowdown),
+        "fig5_slowdown_allocation": figures.slowdown_by_allocation(slowdown, tidy),
         "fig6_boxplot_collectives": figures.boxplot_by_collective(tidy, nodes),
     }
     save_named(drawn, [*snakemake.output.svg, *snakemake.output.png])
