@@ -5,6 +5,7 @@
 #define _GNU_SOURCE
 #endif
 #include <errno.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -154,8 +155,10 @@ static int complete(test_fn test, void *ctx)
             long long t = now_ns();
             if (started == 0)
                 started = t;
-            if (t - started < p.spin_ns)
+            if (t - started < p.spin_ns) {
+                sched_yield();
                 continue;
+            }
         }
         sleep_ns(pause);
         slept = 1;
