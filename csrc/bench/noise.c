@@ -98,9 +98,9 @@ static void time_collectives(collective_fn collective, double *buf, double *res,
         /* A rank still asleep in a barrier when its peers leave it starts the
          * collective late, and its peers time its wake-up: after a single
          * barrier the first rep of a 2-rank phase took 10-14 times the last
-         * (medians). So
-         * two barriers under the probe policy: the first gathers ranks that
-         * arrive up to a sleep apart, the second releases them within a spin. */
+         * (medians). So two barriers under the probe policy: the first gathers
+         * ranks that arrive up to a sleep apart, the second releases them
+         * within a spin. */
         nn_probe_begin();
         MPI_CHECK(MPI_Barrier(app));
         MPI_CHECK(MPI_Barrier(app));
