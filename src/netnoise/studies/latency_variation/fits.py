@@ -557,18 +557,29 @@ def distribution_table(
     A unit too coarse for the distribution is refused: rounding that turns
     most positive delays into 0, or moves the table's mean by more than
     ``max_mean_error`` of it (1 % by default), raises ``ValueError``.
+
+    The injector cannot wait a negative time, and a three-parameter
+    log-normal fit near its normal limit (location far below the data) puts
+    a little mass below 0 when the sample is small or wide. Those delays
+    become 0 when that moves the mean by at most ``max_mean_error``; more is
+    refused with ``ValueError``.
     """
     unit = _unit_ns(unit_ns)
     values = quantile_values(dist, n, method) * (float(dist_unit_ns) / unit)
     if not np.all(np.isfinite(values)):
         bad = values[~np.isfinite(values)]
         raise ValueError(f"the distribution gives non-finite delays, e.g. {bad[0]:g}")
+    if values.min() < 0:
+        exact, clipped = float(values.mean()), np.maximum(values, 0.0)
+        if not (exact > 0 and clipped.mean() - exact <= max_mean_error * exact):
+            raise ValueError(
+                f"the distribution gives {int((values < 0).sum())} of {len(values)} delays "
+                f"below 0 (lowest {values.min():.6g} × {unit:g} ns, mean {exact:.6g}): "
+                f"as 0 they would move the mean more than {100 * max_mean_error:g} %; "
+                "inject the excess over the baseline or refit"
+            )
+        values = clipped
     table = np.rint(values)
-    if table.min() < 0:
-        raise ValueError(
-            f"the distribution gives negative delays (lowest {values.min():.6g} × {unit:g} ns): "
-            "inject the excess over the baseline or refit"
-        )
     if table.max() * unit > MAX_DELAY_NS:
         raise ValueError(f"a delay of {table.max() * unit:.6g} ns exceeds the injector's 60 s")
     _check_rounding(values, table, unit, max_mean_error)
