@@ -574,7 +574,7 @@ def distribution_table(
         if not (exact > 0 and clipped.mean() - exact <= max_mean_error * exact):
             raise ValueError(
                 f"the distribution gives {int((values < 0).sum())} of {len(values)} delays "
-                f"below 0 (lowest {values.min():.6g} × {unit:g} ns, mean {exact:.6g}): "
+                f"below 0 (lowest {values.min() * unit:.6g} ns, mean {exact * unit:.6g} ns): "
                 f"as 0 they would move the mean more than {100 * max_mean_error:g} %; "
                 "inject the excess over the baseline or refit"
             )
