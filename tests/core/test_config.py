@@ -80,6 +80,10 @@ BAD = [
         {"platform": {"testbed": {"tcp_congestion": "vegas"}}},
         "platform.testbed.tcp_congestion: 'vegas' is not allowed; allowed values: 'default'",
     ),
+    (
+        {"network_noise": {"benchmark": {"testbed": {"tcp_rto_min_ms": 0.2}}}},
+        "network_noise.benchmark.testbed.tcp_rto_min_ms: 0.2 is out of range; must be >= 1",
+    ),
     ({"baseline": {"ranks": 3}}, "baseline.ranks: 3 is not a multiple of 2"),
     ({"baseline": {"sizes": []}}, "baseline.sizes: []"),
     ({"baseline": {"sizes": [8, 8]}}, "baseline.sizes: [8, 8]"),

@@ -207,6 +207,61 @@ def test_tcp_congestion_control_is_set_per_socket(make_platform, built_programs,
     assert platform.describe()["tcp_congestion"] == "reno"
 
 
+_ECHO_SERVER = """
+import socket
+server = socket.create_server(("", 5299))
+peer, _ = server.accept()
+peer.sendall(peer.recv(1))
+peer.recv(1)
+"""
+
+# After one echoed byte the connection has a round-trip sample; ss prints the
+# retransmission timeout the kernel then uses.
+_ECHO_CLIENT = """
+import socket, subprocess, sys, time
+for _ in range(100):
+    try:
+        peer = socket.create_connection((sys.argv[1], 5299))
+        break
+    except OSError:
+        time.sleep(0.05)
+peer.sendall(b"x")
+peer.recv(1)
+print(subprocess.run(["ss", "-tin", "dport", "5299"], capture_output=True, text=True).stdout)
+"""
+
+
+def _retransmission_timeout_ms(testbed) -> float:
+    server = subprocess.Popen(
+        testbed.exec_argv(testbed.node(2), [sys.executable, "-c", _ECHO_SERVER])
+    )
+    try:
+        client = subprocess.run(
+            testbed.exec_argv(
+                testbed.node(1),
+                [sys.executable, "-c", _ECHO_CLIENT, testbed.node(2).address],
+            ),
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=True,
+        )
+    finally:
+        server.wait(timeout=30)
+    rto = [word for word in client.stdout.split() if word.startswith("rto:")]
+    assert len(rto) == 1, client.stdout
+    return float(rto[0].removeprefix("rto:"))
+
+
+def test_retransmission_timeout_floor_is_set_between_the_nodes(make_platform):
+    assert _retransmission_timeout_ms(make_platform(nodes=2).testbed) >= 200
+    floored = make_platform(nodes=2, tcp_rto_min_ms=5)
+    assert floored.describe()["tcp_rto_min_ms"] == 5
+    assert 5 <= _retransmission_timeout_ms(floored.testbed) < 50
+    host = subprocess.run(["ip", "route"], capture_output=True, text=True).stdout
+    assert "rto_min" not in host
+
+
 def test_corun_with_counters_sees_the_background_load(make_platform, built_programs, tmp_path):
     platform = make_platform()
     spec = platform.testbed.spec

@@ -71,6 +71,7 @@ class TestbedSpec:
     queue_bytes: int
     tcp_congestion: str
     btl_tcp_links: int
+    tcp_rto_min_ms: float | None = None
 
     @classmethod
     def from_config(cls, testbed: dict[str, Any]) -> TestbedSpec:
@@ -349,14 +350,15 @@ class Testbed:
             ]
         _ip_batch(fabric, spec.fabric)
         for node in nodes:
-            _ip_batch(
-                [
-                    "link set lo up",
-                    f"addr add {node.address}/24 dev eth0",
-                    "link set eth0 up",
-                ],
-                node.name,
-            )
+            setup = ["link set lo up", f"addr add {node.address}/24 dev eth0", "link set eth0 up"]
+            if spec.tcp_rto_min_ms is not None:
+                # The route to the other nodes carries the floor of every TCP
+                # retransmission timeout between them; the host keeps its own.
+                setup.append(
+                    f"route replace {SUBNET}.0/24 dev eth0 proto kernel scope link "
+                    f"src {node.address} rto_min {spec.tcp_rto_min_ms:g}ms"
+                )
+            _ip_batch(setup, node.name)
             _tc_batch([_tbf("eth0", spec.nic_mbit, spec)], node.name)
         shaping = [_tbf(node.port, spec.nic_mbit, spec) for node in nodes]
         if spec.racks > 1:
@@ -434,6 +436,7 @@ exec ip netns exec "$ns" unshare --uts sh -c 'hostname "$0" && exec sh -c "$1"' 
             "queue_bytes": spec.queue_bytes,
             "burst_bytes": spec.burst_bytes,
             "tcp_congestion": spec.tcp_congestion,
+            "tcp_rto_min_ms": spec.tcp_rto_min_ms,
             "nodes": [
                 {"name": n.name, "address": n.address, "rack": n.rack} for n in spec.node_list()
             ],
