@@ -413,6 +413,24 @@ def test_benchmark_claims_state_each_target():
     assert claims.loc[("cpu_saturated_share", "every point"), "value"] == pytest.approx(0.25)
 
 
+def test_claims_give_the_allocation_trend_of_the_added_time_beside_the_slowdowns():
+    # The unperturbed time doubles with each allocation and the perturbation adds
+    # less than twice as much: the slowdown falls while the added time rises.
+    tidy = pd.concat(
+        [
+            _tidy("allreduce", 0.5, n, [q - 1, q, q + 1], [p - 1, p, p + 1], "network")
+            for n, q, p in [(4, 20.0, 400.0), (6, 40.0, 760.0), (8, 80.0, 1440.0)]
+        ]
+    ).assign(cpu_saturated=False)
+    claims = benchmark_claims(tidy, benchmark_slowdown(tidy)).set_index(["claim", "scope"])
+    slowdown = claims.loc[("spearman_allocation", "allreduce, ratio 0.5")]
+    assert (slowdown["value"], slowdown["meets"]) == (pytest.approx(-1.0), False)
+    added = claims.loc[("spearman_allocation_added_time", "allreduce, ratio 0.5")]
+    # 380, 720, 1360 us: rising, and no target of its own.
+    assert added["value"] == pytest.approx(1.0) and added["meets"] is None
+    assert added["detail"].endswith("over 3 allocations, p = 0.167")
+
+
 def test_parse_collvsnoise_reads_exponents_and_the_papers_ratio():
     # Fig. 2 of the paper: 8 processes, 3 in the application communicator, 5 perturbing.
     table = parse_collvsnoise(

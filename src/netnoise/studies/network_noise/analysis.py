@@ -299,17 +299,17 @@ CORRELATION_COLUMNS = [
 ]
 
 
-def correlations(slowdown: pd.DataFrame) -> pd.DataFrame:
-    """Spearman correlation of the slowdown with the perturbation ratio (per
-    perturbation, collective and allocation, the ratio-0 control run as the
-    curve's first point) and with the allocation (per perturbation, collective
-    and ratio above 0), wherever at least three distinct values were measured:
-    CORRELATION_COLUMNS. The CPU-only control's curves show how much of a trend
-    the shared cores alone make."""
+def correlations(slowdown: pd.DataFrame, value: str = "slowdown_pct") -> pd.DataFrame:
+    """Spearman correlation of the slowdown (or another column, ``value``) with the
+    perturbation ratio (per perturbation, collective and allocation, the ratio-0
+    control run as the curve's first point) and with the allocation (per
+    perturbation, collective and ratio above 0), wherever at least three distinct
+    values were measured: CORRELATION_COLUMNS. The CPU-only control's curves show
+    how much of a trend the shared cores alone make."""
     slowdown = with_perturbation(slowdown)
 
     def trend(perturbation, against, collective, group, allocation=np.nan, ratio=np.nan):
-        rho, p = _spearman(group[against], group["slowdown_pct"])
+        rho, p = _spearman(group[against], group[value])
         points = group[against].nunique()
         return [perturbation, against, collective, allocation, ratio, points, rho, p]
 
@@ -380,7 +380,8 @@ def benchmark_claims(tidy: pd.DataFrame, slowdown: pd.DataFrame) -> pd.DataFrame
     Per collective and allocation: Spearman of slowdown with ratio (≥ 0.8 over
     ≥ 4 ratios) and the unperturbed baseline's CV (≤ 20 %); the same CV per
     collective and application communicator size; per collective and ratio:
-    Spearman with the allocation (> 0); over all measured points: the
+    Spearman with the allocation (> 0) and, without a target, that of the time
+    the perturbation adds; over all measured points: the
     fewest splits (≥ 32), the share of points beating their ratio-0 and their
     CPU-only control (Mann-Whitney p < 0.05; every point), the largest slowdown;
     the share of CPU-saturated points (≤ 5 %)."""
@@ -423,6 +424,27 @@ def benchmark_claims(tidy: pd.DataFrame, slowdown: pd.DataFrame) -> pd.DataFrame
                     f"over {row.points} allocations, p = {row.p:.3g}",
                 )
             )
+    # The slowdown divides the time the perturbation adds by the unperturbed time,
+    # which also grows with the ranks where they share cores: this trend shows the
+    # network's share undiluted.
+    added = slowdown.assign(
+        added_us=slowdown["perturbed_mean_us"] - slowdown["unperturbed_mean_us"]
+    )
+    by_allocation = correlations(added, value="added_us").query(
+        "perturbation == 'network' and against == 'allocation'"
+    )
+    for row in by_allocation.itertuples():
+        rows.append(
+            claim(
+                "spearman_allocation_added_time",
+                f"{row.collective}, ratio {row.ratio:g}",
+                row.spearman,
+                detail=(
+                    "time the perturbation adds (perturbed minus unperturbed mean) "
+                    f"over {row.points} allocations, p = {row.p:.3g}"
+                ),
+            )
+        )
     for control in ("ratio0", "cpu"):
         p = measured[f"p_vs_{control}"].dropna()
         rows.append(

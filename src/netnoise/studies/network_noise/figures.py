@@ -266,7 +266,7 @@ def slowdown_by_allocation(slowdown: pd.DataFrame, tidy: pd.DataFrame | None = N
     ax.set_xlabel("allocation (nodes)")
     ax.set_ylabel("slowdown relative to unperturbed run (%)")
     ax.set_title(
-        "Network noise grows with the allocation (paper Fig. 5)\n"
+        "Slowdown against the allocation (paper Fig. 5: it grows)\n"
         f"bars: 95 % interval over splits{_HOLLOW if len(cpu) else ''}"
     )
     ax.legend()
