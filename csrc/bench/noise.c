@@ -24,7 +24,9 @@ static const nn_tool_info info = {
     "slow start), the application processes time --reps executions "
     "of --collective on --size bytes (doubles, default one), and the perturbation stops after "
     "the last one. Unperturbed: the same executions with the perturbation processes idle "
-    "(asleep, waking every 20 ms, until the application is done). "
+    "(asleep, waking every 20 ms, until the application is done). Each phase's executions "
+    "follow --phase-warmup untimed ones (Netgauge's collvsnoise: one), which meet the "
+    "start of the perturbation or the ranks' return from the other phase. "
     "Even splits run the perturbed phase first, odd splits the unperturbed one, so what the "
     "order does falls on both alike. Each execution starts after two barriers of the application "
     "communicator (the ranks waiting in them under the probe policy, so that they leave "
@@ -152,7 +154,7 @@ int main(int argc, char **argv)
 {
     nn_run_options run = NN_RUN_DEFAULTS(5, 0);
     double ratio = 0.5;
-    long splits = 128, reps = 1;
+    long splits = 128, reps = 1, phase_warmup = 1;
     size_t size = 8, perturb_size = 10 << 20;
     const char *coll = "allreduce", *perturbation = "network";
     double cpu_load = 0.2;
@@ -168,6 +170,8 @@ int main(int argc, char **argv)
         {"splits", NN_OPT_LONG, &splits, 1, 10000, NULL,
          "random splits (each a communicator made before the timed region)"},
         {"reps", NN_OPT_LONG, &reps, 1, 1000000, NULL, "timed collectives per split and phase"},
+        {"phase-warmup", NN_OPT_LONG, &phase_warmup, 0, 1000, NULL,
+         "untimed collectives at the start of each phase, before its --reps"},
         {"perturbation", NN_OPT_CHOICE, &perturbation, 0, 0, "network|cpu",
          "what the perturbing processes do: network (exchange --perturb-size messages) or cpu "
          "(send nothing, keep --cpu-load of a core busy: the CPU-only control)"},
@@ -212,6 +216,7 @@ int main(int argc, char **argv)
     nn_meta(&out, "perturb_size_bytes", "%zu", perturb_size);
     nn_meta(&out, "splits", "%ld", splits);
     nn_meta(&out, "reps", "%ld", reps);
+    nn_meta(&out, "phase_warmup", "%ld", phase_warmup);
     nn_meta(&out, "application_ranks", "%d", n_app);
     nn_meta(&out, "perturbing_ranks", "%d", n_pert);
     nn_meta(&out, "perturbation", "%s", perturbation);
@@ -275,6 +280,13 @@ int main(int argc, char **argv)
                 /* The perturbation is in steady state once this barrier completes. */
                 if (perturbed)
                     MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
+                /* The perturbation's exchanges after that barrier start
+                 * together, and the idle processes are still settling: without
+                 * this, a phase's first timed call on 6 and 8 nodes at ratio 1/2
+                 * took 3-5 times the later ones when perturbed and up to 1.7
+                 * times when not. */
+                for (long w = 0; w < phase_warmup; w++)
+                    collective(buf, res, count, sub);
                 time_collectives(collective, buf, res, count, reps, sub, &rows, split, n_app,
                                  n_pert, perturbed);
                 if (rank == app_root)

@@ -163,6 +163,7 @@ def _noise_half(bin_dir, out, config, spec):
     bench = config["network_noise"]["benchmark"]
     argv = [str(bin_dir / "noise"), "--ratio", "0.5", "--collective", "allreduce"]
     argv += ["--splits", "10", "--reps", str(bench["reps"])]
+    argv += ["--phase-warmup", str(bench["phase_warmup"])]
     argv += ["--size", str(bench["size"]), "--perturb-size", str(bench["perturb_size"])]
     nodes = netnoise_config.rack_interleaved_nodes(dataclasses.asdict(spec), bench["nodes"])
     return Job("noise", argv, bench["nodes"], out / "measured.csv", nodes), []

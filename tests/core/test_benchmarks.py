@@ -75,7 +75,9 @@ def test_noise_perturbed_and_unperturbed_rows(tmp_path, built_programs, localhos
          "--perturb-size", "64K", "--collective", "reduce"],
         ranks=4, output=out, log=tmp_path / "log", timeout_s=120,
     )  # fmt: skip
-    data = read_benchmark(out).data
+    result = read_benchmark(out)
+    assert result.meta["phase_warmup"] == "1"  # untimed, so no row of its own
+    data = result.data
     assert data.groupby("perturbed").size().to_dict() == {0: 12, 1: 12}
     assert data["split"].tolist() == sorted(data["split"].tolist())
     assert (data["application_ranks"] == 2).all() and (data["perturbing_ranks"] == 2).all()

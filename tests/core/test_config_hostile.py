@@ -325,6 +325,7 @@ C_OPTIONS = {
     "network_noise.benchmark.perturb_size": ("bench/noise.c", "perturb-size"),
     "network_noise.benchmark.splits": ("bench/noise.c", "splits"),
     "network_noise.benchmark.reps": ("bench/noise.c", "reps"),
+    "network_noise.benchmark.phase_warmup": ("bench/noise.c", "phase-warmup"),
     "asymmetric.iterations.min": ("bench/p2p_concurrent.c", "min-iterations"),
     "asymmetric.iterations.max": ("bench/p2p_concurrent.c", "max-iterations"),
     "asymmetric.iterations.ci_width": ("bench/p2p_concurrent.c", "ci-width"),

@@ -33,6 +33,7 @@ def nn() -> dict:
             "perturb_size": 1024,
             "splits": 16,
             "reps": 3,
+            "phase_warmup": 1,
             "cpu_control": False,
             "cpu_load": 0.2,
             "netgauge": {"source": "", "configure_args": ["--without-ib"], "tests": 4},
@@ -117,6 +118,7 @@ def test_noise_args(nn):
     assert plan.noise_args(nn["benchmark"], "bcast", "0.25") == [
         "--perturbation", "network", "--collective", "bcast", "--ratio", "0.25",
         "--size", 8, "--perturb-size", 1024, "--splits", 16, "--reps", 3,
+        "--phase-warmup", 1,
     ]  # fmt: skip
     assert plan.noise_args(nn["benchmark"], "allreduce", "0.5", "cpu")[:4] == [
         "--perturbation", "cpu", "--cpu-load", 0.2,

@@ -125,6 +125,8 @@ def noise_args(
         bench["splits"],
         "--reps",
         bench["reps"],
+        "--phase-warmup",
+        bench["phase_warmup"],
     ]
 
 
