@@ -277,7 +277,9 @@ int main(int argc, char **argv)
             const int perturbed = (phase == 0) == (split % 2 == 0);
             MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
             if (in_app) {
-                /* The perturbation is in steady state once this barrier completes. */
+                /* Every perturbing process has completed a round once this
+                 * barrier completes; its load is not steady yet, as each round
+                 * starts on every perturbing process together. */
                 if (perturbed)
                     MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
                 /* The perturbation's exchanges after that barrier start
