@@ -20,10 +20,11 @@ static const nn_tool_info info = {
     "exchange). Then "
     "the split has two phases. Perturbed: the perturbation processes exchange --perturb-size "
     "messages (default 10 MiB, as the paper) along a random permutation (a ring over their "
-    "random order) round after round; once each has completed a whole round (its flows past "
-    "slow start), the application processes time --reps executions "
-    "of --collective on --size bytes (doubles, default one), and the perturbation stops after "
-    "the last one. Unperturbed: the same executions with the perturbation processes idle "
+    "random order), each keeping two exchanges posted so that its flow never idles; once each "
+    "has completed its first exchange (its flow past slow start), the application processes "
+    "time --reps executions of --collective on --size bytes (doubles, default one), and the "
+    "perturbation stops after the last one (the perturbing processes then agree how many "
+    "messages each sends, so that every message meets its receive). Unperturbed: the same executions with the perturbation processes idle "
     "(asleep, waking every 20 ms, until the application is done). Each phase's executions "
     "follow --phase-warmup untimed ones (Netgauge's collvsnoise: one), which meet the "
     "start of the perturbation or the ranks' return from the other phase. "
@@ -120,34 +121,72 @@ static void time_collectives(collective_fn collective, double *buf, double *res,
     }
 }
 
-/* The network perturbation of one split's perturbed phase: a ring of pcount-byte
- * messages from `from` to `to`, round after round, until the application root
- * says its timed executions are done. The phase's second barrier, which lets
- * the application start timing, waits until every perturbing process has
- * completed a whole round and posted the next: a first round is mostly slow
- * start, which a split's timed executions would otherwise meet. Returns the
- * rounds exchanged. */
-static long long perturb_network(char *psend, char *precv, int pcount, int to, int from,
-                                 int app_root, MPI_Comm perturbing)
+/* Exchanges each perturbing process keeps posted. With one, every flow idled
+ * between rounds while the processes agreed whether to stop, and each round
+ * started on all of them together: a phase's first timed call on 8 nodes took
+ * 3.6 ms and the later ones 1.0-2.2. With two, the next message is on the wire
+ * before the last completes. */
+enum { PERTURB_WINDOW = 2 };
+
+static void post_exchange(char *psend, char *precv, int pcount, int to, int from,
+                          MPI_Request exchange[2])
 {
-    MPI_Request ex[2], done;
-    MPI_CHECK(MPI_Irecv(NULL, 0, MPI_BYTE, app_root, TAG_DONE, MPI_COMM_WORLD, &done));
-    for (long long round = 0;; round++) {
-        MPI_CHECK(MPI_Irecv(precv, pcount, MPI_BYTE, from, TAG_PERTURB, MPI_COMM_WORLD, &ex[0]));
-        MPI_CHECK(MPI_Isend(psend, pcount, MPI_BYTE, to, TAG_PERTURB, MPI_COMM_WORLD, &ex[1]));
-        if (round == 1)
-            MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
-        MPI_CHECK(MPI_Waitall(2, ex, MPI_STATUSES_IGNORE));
-        int finished = 0, all_finished = 0;
-        MPI_CHECK(MPI_Test(&done, &finished, MPI_STATUS_IGNORE));
-        /* Every perturbing process stops after the same round. */
-        MPI_CHECK(MPI_Allreduce(&finished, &all_finished, 1, MPI_INT, MPI_MAX, perturbing));
-        if (all_finished) {
-            if (!finished)
-                MPI_CHECK(MPI_Wait(&done, MPI_STATUS_IGNORE));
-            return round + 1;
-        }
+    MPI_CHECK(MPI_Irecv(precv, pcount, MPI_BYTE, from, TAG_PERTURB, MPI_COMM_WORLD, &exchange[0]));
+    MPI_CHECK(MPI_Isend(psend, pcount, MPI_BYTE, to, TAG_PERTURB, MPI_COMM_WORLD, &exchange[1]));
+}
+
+/* Waits until both requests of exchange complete or done does; returns whether
+ * done did. A process must not wait for its exchange alone: once its neighbour
+ * stops posting, it would wait forever. */
+static int wait_exchange_or_done(MPI_Request exchange[2], MPI_Request *done)
+{
+    for (;;) {
+        MPI_Request pending[3] = {exchange[0], exchange[1], *done};
+        int index;
+        MPI_CHECK(MPI_Waitany(3, pending, &index, MPI_STATUS_IGNORE));
+        exchange[0] = pending[0];
+        exchange[1] = pending[1];
+        *done = pending[2];
+        if (index == 2)
+            return 1;
+        if (exchange[0] == MPI_REQUEST_NULL && exchange[1] == MPI_REQUEST_NULL)
+            return 0;
     }
+}
+
+/* The network perturbation of one split's perturbed phase: a ring of pcount-byte
+ * messages from `from` to `to`, PERTURB_WINDOW of them posted at any time, until
+ * the application root says its timed executions are done. The phase's second
+ * barrier, which lets the application start timing, waits until every
+ * perturbing process has completed its first exchange: that one is mostly slow
+ * start, which a split's timed executions would otherwise meet. Once done, the
+ * processes agree how many messages each sends, the most any has posted, and
+ * post the rest, so that every message meets its receive. Returns the messages
+ * sent. */
+static long long perturb_network(char *psend, char *precv[PERTURB_WINDOW], int pcount, int to,
+                                 int from, int app_root, MPI_Comm perturbing)
+{
+    MPI_Request ex[PERTURB_WINDOW][2], done;
+    MPI_CHECK(MPI_Irecv(NULL, 0, MPI_BYTE, app_root, TAG_DONE, MPI_COMM_WORLD, &done));
+    long long posted = 0, completed = 0;
+    for (; posted < PERTURB_WINDOW; posted++)
+        post_exchange(psend, precv[posted], pcount, to, from, ex[posted]);
+    while (!wait_exchange_or_done(ex[completed % PERTURB_WINDOW], &done)) {
+        if (++completed == 1)
+            MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
+        const int slot = (int)(posted % PERTURB_WINDOW);
+        post_exchange(psend, precv[slot], pcount, to, from, ex[slot]);
+        posted++;
+    }
+    long long sent = 0;
+    MPI_CHECK(MPI_Allreduce(&posted, &sent, 1, MPI_LONG_LONG, MPI_MAX, perturbing));
+    for (; posted < sent; posted++) {
+        const int slot = (int)(posted % PERTURB_WINDOW);
+        MPI_CHECK(MPI_Waitall(2, ex[slot], MPI_STATUSES_IGNORE));
+        post_exchange(psend, precv[slot], pcount, to, from, ex[slot]);
+    }
+    MPI_CHECK(MPI_Waitall(2 * PERTURB_WINDOW, &ex[0][0], MPI_STATUSES_IGNORE));
+    return sent;
 }
 
 int main(int argc, char **argv)
@@ -204,8 +243,11 @@ int main(int argc, char **argv)
     const collective_fn collective = choose_collective(coll);
     const int count = (int)(size / 8);
     double *buf = calloc((size_t)count, sizeof *buf), *res = calloc((size_t)count, sizeof *res);
-    char *psend = calloc(perturb_size, 1), *precv = malloc(perturb_size);
-    if (!buf || !res || !psend || !precv)
+    char *psend = calloc(perturb_size, 1), *precv[PERTURB_WINDOW];
+    int out_of_memory = !buf || !res || !psend;
+    for (int i = 0; i < PERTURB_WINDOW; i++)
+        out_of_memory |= !(precv[i] = malloc(perturb_size));
+    if (out_of_memory)
         nn_fail_all(MPI_COMM_WORLD, "noise: out of memory");
 
     nn_writer out;
@@ -224,7 +266,7 @@ int main(int argc, char **argv)
         nn_meta(&out, "cpu_load", "%g", cpu_load);
     const int cpu_only = strcmp(perturbation, "cpu") == 0;
     nn_meta(&out, "phase_order", "alternating (perturbed first in even splits)");
-    nn_meta(&out, "timing_starts", "after every perturbing process completed a round");
+    nn_meta(&out, "timing_starts", "after every perturbing process completed an exchange");
 
     /* Every split's communicators are made before the timed region: MPI_Comm_split
      * agrees on a context id through Open MPI's internal collectives, which poll
@@ -271,19 +313,18 @@ int main(int argc, char **argv)
         const int to = in_app ? 0 : perm[n_app + (k + 1) % n_pert];
         const int from = in_app ? 0 : perm[n_app + (k - 1 + n_pert) % n_pert];
         if (!in_app && !cpu_only)
-            MPI_CHECK(MPI_Sendrecv(psend, 1, MPI_BYTE, to, TAG_PERTURB, precv, 1, MPI_BYTE, from,
+            MPI_CHECK(MPI_Sendrecv(psend, 1, MPI_BYTE, to, TAG_PERTURB, precv[0], 1, MPI_BYTE, from,
                                    TAG_PERTURB, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
         for (int phase = 0; phase < 2; phase++) {
             const int perturbed = (phase == 0) == (split % 2 == 0);
             MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
             if (in_app) {
-                /* Every perturbing process has completed a round once this
-                 * barrier completes; its load is not steady yet, as each round
-                 * starts on every perturbing process together. */
+                /* Every perturbing process has completed its first exchange
+                 * once this barrier completes. */
                 if (perturbed)
                     MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
-                /* The perturbation's exchanges after that barrier start
-                 * together, and the idle processes are still settling: without
+                /* The ranks are returning from that barrier or from the other
+                 * phase, and the idle processes are still settling: without
                  * this, a phase's first timed call on 6 and 8 nodes at ratio 1/2
                  * took 3-5 times the later ones when perturbed and up to 1.7
                  * times when not. */
@@ -329,7 +370,8 @@ int main(int argc, char **argv)
     free(buf);
     free(res);
     free(psend);
-    free(precv);
+    for (int i = 0; i < PERTURB_WINDOW; i++)
+        free(precv[i]);
     free(perms);
     free(subs);
     return nn_bench_end(&out);
