@@ -326,6 +326,48 @@ def correlations(slowdown: pd.DataFrame, value: str = "slowdown_pct") -> pd.Data
     return pd.DataFrame(rows, columns=CORRELATION_COLUMNS)
 
 
+ALLOCATION_STEP_COLUMNS = [
+    "collective",
+    "ratio",
+    "smaller",
+    "larger",
+    "slowdown_smaller_pct",
+    "slowdown_larger_pct",
+    "p_not_larger",
+]
+
+
+def allocation_steps(tidy: pd.DataFrame, seed: int = BOOTSTRAP_SEED) -> pd.DataFrame:
+    """Each step of the network perturbation's allocation sweep (per collective and
+    ratio above 0, consecutive allocations): the two slowdowns and the one-sided
+    bootstrap p-value of the larger allocation's being no higher, resampling each
+    point's random splits independently (``p_not_larger``: the share of
+    resamples where it is not higher; 1 / BOOTSTRAP_RESAMPLES at best). A
+    Spearman ρ of 1 over three allocations says the direction with p = 1/6;
+    this says which steps the splits resolve: ALLOCATION_STEP_COLUMNS."""
+    splits = split_slowdowns(tidy)
+    measured = splits[is_measured(splits)]
+    rng = np.random.default_rng(seed)
+
+    def resampled(point: pd.DataFrame) -> np.ndarray:
+        draws = rng.integers(0, len(point), size=(BOOTSTRAP_RESAMPLES, len(point)))
+        return _pooled_slowdown(*(point[c].to_numpy(float)[draws] for c in _SPLIT_COLUMNS))
+
+    rows = []
+    for (collective, ratio), sweep in measured.groupby(["collective", "ratio"]):
+        points = dict(tuple(sweep.groupby("allocation")))
+        allocations = sorted(points)
+        for smaller, larger in itertools.pairwise(allocations):
+            low, high = points[smaller], points[larger]
+            estimate = [
+                float(_pooled_slowdown(*(p[c].to_numpy(float) for c in _SPLIT_COLUMNS)))
+                for p in (low, high)
+            ]
+            p_value = max(np.mean(resampled(high) <= resampled(low)), 1 / BOOTSTRAP_RESAMPLES)
+            rows.append([collective, ratio, smaller, larger, *estimate, float(p_value)])
+    return pd.DataFrame(rows, columns=ALLOCATION_STEP_COLUMNS)
+
+
 def baseline_variation(slowdown: pd.DataFrame) -> pd.DataFrame:
     """Coefficient of variation (sample standard deviation / mean) of the
     unperturbed mean time across the measured points of one collective and
@@ -381,7 +423,8 @@ def benchmark_claims(tidy: pd.DataFrame, slowdown: pd.DataFrame) -> pd.DataFrame
     ≥ 4 ratios) and the unperturbed baseline's CV (≤ 20 %); the same CV per
     collective and application communicator size; per collective and ratio:
     Spearman with the allocation (> 0) and, without a target, that of the time
-    the perturbation adds; over all measured points: the
+    the perturbation adds and each step of the allocation sweep
+    (``allocation_steps``); over all measured points: the
     fewest splits (≥ 32), the share of points beating their ratio-0 and their
     CPU-only control (Mann-Whitney p < 0.05; every point), the largest slowdown;
     the share of CPU-saturated points (≤ 5 %)."""
@@ -442,6 +485,20 @@ def benchmark_claims(tidy: pd.DataFrame, slowdown: pd.DataFrame) -> pd.DataFrame
                 detail=(
                     "time the perturbation adds (perturbed minus unperturbed mean) "
                     f"over {row.points} allocations, p = {row.p:.3g}"
+                ),
+            )
+        )
+    for step in allocation_steps(tidy).itertuples():
+        nodes = f"{step.smaller:g} to {step.larger:g} nodes"
+        rows.append(
+            claim(
+                "allocation_step",
+                f"{step.collective}, ratio {step.ratio:g}, {nodes}",
+                step.slowdown_larger_pct - step.slowdown_smaller_pct,
+                detail=(
+                    f"rise of the slowdown in points, from {step.slowdown_smaller_pct:,.0f} to "
+                    f"{step.slowdown_larger_pct:,.0f} %; one-sided bootstrap p = "
+                    f"{step.p_not_larger:.3g} that it does not rise (splits resampled)"
                 ),
             )
         )
