@@ -60,6 +60,11 @@ BAD_VALUES = [
     ),
     ({"platform": {"testbed": {"nic_mbit": math.nan}}}, "platform.testbed.nic_mbit: nan is not"),
     (
+        {"network_noise": {"benchmark": {"testbed": {"backbone_arbitration": "fair"}}}},
+        "network_noise.benchmark.testbed.backbone_arbitration: 'fair' is not one of "
+        "['fifo', 'round_robin', None]",
+    ),
+    (
         {"network_noise": {"benchmark": {"testbed": {"nic_mbit": 0}}}},
         "network_noise.benchmark.testbed.nic_mbit: 0 is out of range; must be > 0",
     ),

@@ -10,6 +10,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pandas as pd
@@ -24,7 +25,7 @@ from netnoise.platform.testbed import TestbedPlatform
 from netnoise.run import Job, corun, run_benchmark
 from netnoise.testbed import counters as testbed_counters
 from netnoise.testbed.fabric import TestbedError, TestbedSpec
-from netnoise.testbed.validation import iperf3_mbit, link_checks
+from netnoise.testbed.validation import iperf3_links, iperf3_mbit, link_checks
 from tests.conftest import UNJUDGED_CPU
 
 pytestmark = [
@@ -148,6 +149,45 @@ def test_two_racks_route_across_the_backbone(make_platform):
     moved = deltas(pd.concat([before, after]))
     uplink = moved[(moved.port == f"{PREFIX}up1") & (moved.counter == "qdisc_bytes")]
     assert uplink["value"].iloc[0] > 3 * 20e6 / 8 * 0.8
+
+
+def _probe_rtt_beside_a_bulk_flow_us(platform, programs: Path, tmp_path: Path) -> float:
+    """Median round trip of single-segment messages between the racks (node 2 to 4)
+    while an iperf3 flow from node 1 to 3 keeps the same uplink busy."""
+    out = tmp_path / f"{platform.testbed.spec.backbone_arbitration}.csv"
+    probe = [str(programs / "tcpping"), "--size", "8", "--iterations", "500"]
+    probe += ["--gap-us", "2000", "--duration", "3"]
+    with ThreadPoolExecutor(1) as pool:
+        bulk = pool.submit(iperf3_links, platform.testbed, [(1, 3)], 6)
+        time.sleep(2)  # past the flow's slow start
+        run_benchmark(
+            platform,
+            probe,
+            ranks=2,
+            output=out,
+            log=tmp_path / f"{out.stem}.log",
+            timeout_s=60,
+            nodes=[f"{PREFIX}-n02", f"{PREFIX}-n04"],
+        )
+        assert bulk.result()[0]["mbit"] > 0.8 * 20
+    return float(read_benchmark(out).data["rtt_us"].median())
+
+
+def test_round_robin_backbone_serves_a_small_message_between_the_frames_of_a_bulk_flow(
+    make_platform, built_programs, tmp_path
+):
+    layout = {"nodes": 4, "racks": 2, "nic_mbit": 50, "backbone_mbit": 20}
+    fifo = make_platform(**layout)
+    queued = _probe_rtt_beside_a_bulk_flow_us(fifo, built_programs, tmp_path)
+    fifo.testbed.down()
+    arbitrated = make_platform(**layout, backbone_arbitration="round_robin")
+    assert arbitrated.describe()["links"]["backbone_arbitration"] == "round_robin"
+    served = _probe_rtt_beside_a_bulk_flow_us(arbitrated, built_programs, tmp_path)
+    # One 1514-byte frame takes 0.6 ms at 20 Mbit/s and the 100 kB queue 40 ms: in
+    # arrival order the probe waits behind what the bulk flow queued, served in
+    # turn behind at most one of its frames each way.
+    assert queued > 5_000, f"the bulk flow did not load the backbone ({queued:.0f} us)"
+    assert served < 4 * 606, f"{served:.0f} us beside the bulk flow, {queued:.0f} us in FIFO"
 
 
 def _uplink_totals_by_ip_and_tc(fabric: str, port: str) -> dict[str, int]:

@@ -7,7 +7,7 @@ Layout for ``prefix`` "nn", 4 nodes, 2 racks::
     nnp01   nnp02          nnp03   nnp04          bridge ports: tbf = the node's download
       \\      /                \\      /
        nnbr1  -- nnup1 ... nnup2 -- nnbr2         rack switches (bridges)
-                 nndn1      nndn2                 uplinks to the core, tbf both ways
+                 nndn1      nndn2                 uplinks to the core, shaped both ways
                      \\      /
                       nncore                      core switch (only with racks > 1)
 
@@ -72,6 +72,7 @@ class TestbedSpec:
     tcp_congestion: str
     btl_tcp_links: int
     tcp_rto_min_ms: float | None = None
+    backbone_arbitration: str = "fifo"
 
     @classmethod
     def from_config(cls, testbed: dict[str, Any]) -> TestbedSpec:
@@ -141,6 +142,43 @@ def _tbf(dev: str, mbit: float, spec: TestbedSpec) -> str:
         f"qdisc replace dev {dev} root tbf rate {mbit:g}mbit "
         f"burst {spec.burst_bytes} limit {spec.queue_bytes}"
     )
+
+
+# An Ethernet frame of the default MTU with its header: what a turn of round-robin
+# arbitration lets each sender put on the uplink.
+FRAME_BYTES = 1514
+
+
+def _backbone(dev: str, spec: TestbedSpec) -> list[str]:
+    """The shaping of one uplink end. ``fifo``: one token-bucket queue in arrival order,
+    as an Ethernet switch port. ``round_robin``: the link's rate shared by one queue per
+    sending node, served in turn a frame each, as an InfiniBand switch arbitrates between
+    its input ports: a small message waits for one frame of every other sender, not for
+    the whole queue they filled."""
+    if spec.backbone_arbitration == "fifo":
+        return [_tbf(dev, spec.backbone_mbit, spec)]
+    link = f"rate {spec.backbone_mbit:g}mbit ceil {spec.backbone_mbit:g}mbit"
+    commands = [
+        f"qdisc replace dev {dev} root handle 1: htb default ffff",
+        f"class add dev {dev} parent 1: classid 1:1 htb {link} burst {spec.burst_bytes} "
+        f"cburst {spec.burst_bytes} quantum {FRAME_BYTES}",
+    ]
+    # A sender's own rate is the least htb takes: every sender borrows the link's
+    # rate from the parent, where the senders are served in turn, a quantum each.
+    senders = [(f"{0x10 + node.index:x}", node.address) for node in spec.node_list()]
+    for minor, address in [*senders, ("ffff", None)]:
+        commands += [
+            f"class add dev {dev} parent 1:1 classid 1:{minor} htb rate 8bit "
+            f"ceil {spec.backbone_mbit:g}mbit quantum {FRAME_BYTES} burst {FRAME_BYTES} "
+            f"cburst {FRAME_BYTES}",
+            f"qdisc add dev {dev} parent 1:{minor} bfifo limit {spec.queue_bytes}",
+        ]
+        if address:
+            commands.append(
+                f"filter add dev {dev} parent 1: protocol ip prio 1 u32 "
+                f"match ip src {address}/32 flowid 1:{minor}"
+            )
+    return commands
 
 
 class Testbed:
@@ -358,12 +396,17 @@ class Testbed:
                     f"route replace {SUBNET}.0/24 dev eth0 proto kernel scope link "
                     f"src {node.address} rto_min {spec.tcp_rto_min_ms:g}ms"
                 )
+            if spec.backbone_arbitration == "round_robin":
+                # Arbitration takes turns by the frame: the kernel's segmentation
+                # offload would queue 8-16 kB aggregates as one, a turn 6 to 11
+                # frames long.
+                setup.append("link set eth0 gso_max_segs 1")
             _ip_batch(setup, node.name)
             _tc_batch([_tbf("eth0", spec.nic_mbit, spec)], node.name)
         shaping = [_tbf(node.port, spec.nic_mbit, spec) for node in nodes]
         if spec.racks > 1:
             for rack in range(1, spec.racks + 1):
-                shaping += [_tbf(end, spec.backbone_mbit, spec) for end in spec.uplink(rack)]
+                shaping += [cmd for end in spec.uplink(rack) for cmd in _backbone(end, spec)]
         _tc_batch(shaping, spec.fabric)
 
     def _write_agent(self) -> None:
@@ -419,6 +462,7 @@ exec ip netns exec "$ns" unshare --uts sh -c 'hostname "$0" && exec sh -c "$1"' 
         links = {"nic_mbit": spec.nic_mbit}
         if spec.racks > 1:
             links["backbone_mbit"] = spec.backbone_mbit
+            links["backbone_arbitration"] = spec.backbone_arbitration
         up, unknown = self._up_or_why()
         try:
             holder = self.claim()
