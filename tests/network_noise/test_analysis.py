@@ -238,6 +238,7 @@ def test_every_point_is_compared_with_its_controls():
             _tidy("allreduce", 0.25, 8, [100.0] * 3, [110.0, 100.0, 90.0], "network"),
             _tidy("allreduce", 0.0, 8, [100.0] * 3, [100.0, 101.0, 102.0], "network"),
             _tidy("allreduce", 0.5, 8, [100.0] * 3, [150.0, 160.0, 170.0], "cpu"),
+            _tidy("allreduce", 0.5, 8, [100.0] * 3, [110.0, 111.0, 112.0], "unshared"),
             # Another allocation's ratio-0 run is not this point's control.
             _tidy("allreduce", 0.0, 4, [100.0] * 3, [200.0] * 3, "network"),
         ]
@@ -248,12 +249,14 @@ def test_every_point_is_compared_with_its_controls():
     assert point["p_vs_ratio0"] == pytest.approx(0.05)
     assert point["cpu_slowdown_pct"] == pytest.approx(160.0)
     assert point["p_vs_cpu"] > 0.4
+    assert point["unshared_slowdown_pct"] == pytest.approx(111.0)
+    assert point["p_vs_unshared"] == pytest.approx(0.05)
     # Ratio 1/4 (110, 100, 90 %) is no slower than the ratio-0 run; no CPU control at 1/4.
     assert table.loc[(8, 0.25, "network"), "p_vs_ratio0"] > 0.5
     assert pd.isna(table.loc[(8, 0.25, "network"), "p_vs_cpu"])
     # Controls are not compared with controls.
-    for control in [(8, 0.5, "cpu"), (8, 0.0, "network")]:
-        assert table.loc[control, ["p_vs_ratio0", "p_vs_cpu"]].isna().all()
+    for control in [(8, 0.5, "cpu"), (8, 0.5, "unshared"), (8, 0.0, "network")]:
+        assert table.loc[control, ["p_vs_ratio0", "p_vs_cpu", "p_vs_unshared"]].isna().all()
     with pytest.raises(ValueError, match=r"perturbation: unknown value\(s\) \['idle'\]"):
         benchmark_slowdown(_tidy("allreduce", 0.5, 8, [1.0], [1.0], "idle"))
     with pytest.raises(ValueError, match="no split column"):
@@ -359,17 +362,26 @@ def test_baseline_variation_across_points_of_one_allocation():
 def test_baseline_by_size_compares_points_of_one_application_size():
     slowdown = pd.DataFrame(
         {
-            "collective": ["allreduce"] * 5 + ["bcast"],
-            "allocation": [8, 8, 4, 8, 6, 8],
-            "ratio": [0.5, 0.5, 0.0, 0.25, 0.0, 0.5],
-            "perturbation": ["network", "cpu", "network", "network", "network", "network"],
-            "application_ranks": [4, 4, 4, 6, 6, 4],
-            "unperturbed_mean_us": [90.0, 100.0, 110.0, 300.0, 300.0, 50.0],
+            "collective": ["allreduce"] * 6 + ["bcast"],
+            "allocation": [8, 8, 4, 8, 6, 8, 8],
+            "ratio": [0.5, 0.5, 0.0, 0.25, 0.0, 0.5, 0.5],
+            "perturbation": [
+                "network",
+                "cpu",
+                "network",
+                "network",
+                "network",
+                "unshared",
+                "network",
+            ],
+            "application_ranks": [4, 4, 4, 6, 6, 4, 4],
+            "unperturbed_mean_us": [90.0, 100.0, 110.0, 300.0, 300.0, 20.0, 50.0],
         }
     )
     table = baseline_by_size(slowdown)
     # Size 4: 90, 100, 110 us over a point, its CPU control and a ratio-0 run: sd 10,
-    # mean 100. Size 6: no spread. bcast's single point has no CV.
+    # mean 100 (the unshared control's 20 us, on one switch, is another layout's).
+    # Size 6: no spread. bcast's single point has no CV.
     assert table.to_dict("records") == [
         {"collective": "allreduce", "application_ranks": 4, "points": 3,
          "unperturbed_cv": pytest.approx(0.1)},
@@ -407,6 +419,8 @@ def test_benchmark_claims_state_each_target():
     assert (beats["value"], beats["meets"]) == (0.0, False)
     assert beats["detail"] == "share of 3 points with Mann-Whitney p < 0.05; largest p = 0.05"
     assert pd.isna(claims.loc[("beats_cpu_control", "every point"), "value"])
+    assert pd.isna(claims.loc[("beats_unshared_control", "every point"), "value"])
+    assert "shared_link_share_of_added_time" not in claims.index.get_level_values("claim")
     # Unperturbed 100, 110, 90 us: CV 0.1.
     cv = claims.loc[("baseline_cv", "allreduce, 8 nodes")]
     assert (cv["value"], cv["meets"]) == (pytest.approx(0.1), True)
@@ -609,3 +623,21 @@ def test_comparison_without_common_split_is_empty():
     ours = _ours([("allreduce", 0.5, 8, 100.0, 150.0, 150.0)])
     assert comparison(ours, _netgauge([(8, 6, 0.25, 1.0, 2.0)]), 1024).empty
     assert comparison(ours.iloc[0:0], _netgauge([(8, 4, 0.5, 1.0, 2.0)]), 1024).empty
+
+
+def test_claims_give_the_share_of_the_added_time_the_shared_links_make():
+    """The perturbation adds 40 us a call (100 to 140 us); on one switch the same
+    traffic adds 10 us (100 to 110): the shared links make three quarters."""
+    tidy = pd.concat(
+        [
+            _tidy("allreduce", 0.0, 8, [100.0] * 3, [100.0, 101.0, 99.0], "network"),
+            _tidy("allreduce", 0.5, 8, [100.0] * 3, [139.0, 140.0, 141.0], "network"),
+            _tidy("allreduce", 0.5, 8, [100.0] * 3, [109.0, 110.0, 111.0], "unshared"),
+        ]
+    )
+    claims = benchmark_claims(tidy, benchmark_slowdown(tidy)).set_index(["claim", "scope"])
+    share = claims.loc[("shared_link_share_of_added_time", "allreduce, ratio 0.5, 8 nodes")]
+    assert share["value"] == pytest.approx(0.75)
+    assert share["detail"] == "adds 40 us a call; the same traffic on no shared link adds 10 us"
+    beats = claims.loc[("beats_unshared_control", "every point")]
+    assert beats["detail"] == "share of 1 points with Mann-Whitney p < 0.05; largest p = 0.05"

@@ -107,6 +107,7 @@ def benchmark() -> pd.DataFrame:
     rows += [_point("allreduce", 0.5, 8, "cpu", 104.0)]
     rows += [_point("allreduce", 0.5, n, "network", s) for n, s in [(4, 110), (6, 118)]]
     rows += [_point("allreduce", 0.5, n, "cpu", 101.0) for n in (4, 6)]
+    rows += [_point("allreduce", 0.5, 8, "unshared", 112.0)]
     return pd.DataFrame(rows)
 
 
@@ -118,28 +119,30 @@ def _errorbar_points(ax):
     ]
 
 
-def test_slowdown_by_ratio_starts_at_the_ratio0_control_and_shows_the_cpu_control(benchmark):
+def test_slowdown_by_ratio_starts_at_the_ratio0_control_and_shows_the_controls(benchmark):
     fig = figures.slowdown_by_ratio(benchmark, 8)
     ax = fig.axes[0]
-    (label, x, y), (cpu_label, cpu_x, cpu_y) = _errorbar_points(ax)
+    (label, x, y), (cpu_label, cpu_x, cpu_y), unshared = _errorbar_points(ax)
     # One collective: no dodge; the ratio-0 run is the sweep's first point.
     assert label == "allreduce (ρ 1.00)"
     assert (x, y) == ([0.0, 0.25, 0.5, 0.75], [100.0, 120.0, 130.0, 150.0])
     assert (cpu_label, cpu_x, cpu_y) == ("_nolegend_", [0.5], [104.0])
+    assert unshared == ("_nolegend_", [0.5], [112.0])
+    assert [c.lines[0].get_marker() for c in ax.containers[1:]] == ["s", "^"]
     # Bars: 5 below and 10 above each point.
     ends = np.array([seg[:, 1] for seg in ax.containers[0].lines[2][0].get_segments()])
     assert np.array(y) - ends[:, 0] == pytest.approx([5] * 4)
     assert ends[:, 1] - np.array(y) == pytest.approx([10] * 4)
-    assert "hollow: CPU-only control" in ax.get_title()
+    assert "hollow squares: CPU-only control; hollow triangles: no shared link" in ax.get_title()
     plt.close(fig)
 
 
 def test_slowdown_by_allocation_gives_its_rank_correlation(benchmark):
     fig = figures.slowdown_by_allocation(benchmark)
-    (label, x, y), (_, cpu_x, _) = _errorbar_points(fig.axes[0])
+    (label, x, y), (_, cpu_x, _), (_, unshared_x, _) = _errorbar_points(fig.axes[0])
     assert label == "allreduce, ratio 1/2 (ρ 1.00)"  # 110, 118, 130 % at 4, 6, 8 nodes
     assert (x, y) == ([4, 6, 8], [110.0, 118.0, 130.0])
-    assert cpu_x == [4, 6, 8]
+    assert (cpu_x, unshared_x) == ([4, 6, 8], [8])
     plt.close(fig)
 
 

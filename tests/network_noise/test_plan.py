@@ -35,6 +35,7 @@ def nn() -> dict:
             "reps": 3,
             "phase_warmup": 1,
             "cpu_control": False,
+            "unshared_control": True,
             "cpu_load": 0.2,
             "netgauge": {"source": "", "configure_args": ["--without-ib"], "tests": 4},
         },
@@ -73,8 +74,9 @@ def test_default_config_plans_21_simulations_and_27_benchmark_runs():
     assert len(figures) == 21
     # 3 collectives x 5 ratios on 8 nodes, allreduce at 1/2 on 4 and 6 nodes (on 8
     # it is already in the ratio sweep), ratio 0 of those 5 (collective, nodes), and
-    # the CPU control of allreduce's 5 ratios.
+    # the CPU control of allreduce's 5 ratios; on the testbed its unshared control too.
     assert len(plan.noise_points(nn["benchmark"])) == 15 + 2 + 5 + 5
+    assert len(plan.noise_points(nn["benchmark"], on_testbed=True)) == 15 + 2 + 5 + 5 + 5
 
 
 def test_fabric_file_is_an_input_only_of_fabric_specs():
@@ -112,6 +114,23 @@ def test_noise_points_are_the_sweeps_with_their_controls(nn):
     nn["benchmark"]["cpu_control"] = True
     cpu = [p for p in plan.noise_points(nn["benchmark"]) if p[3] == "cpu"]
     assert cpu == [("allreduce", 0.25, 8, "cpu"), ("allreduce", 0.5, 8, "cpu")]
+    # Only a testbed can move the perturbation onto one switch.
+    points = plan.noise_points(nn["benchmark"], on_testbed=True)
+    unshared = [p for p in points if p[3] == "unshared"]
+    assert unshared == [("allreduce", 0.25, 8, "unshared"), ("allreduce", 0.5, 8, "unshared")]
+
+
+def test_the_unshared_control_runs_the_network_perturbation_on_one_switch(nn):
+    assert plan.noise_args(nn["benchmark"], "allreduce", "0.5", "unshared")[:2] == [
+        "--perturbation",
+        "network",
+    ]
+    config = validate({})
+    platform = study_platform(config["platform"], config["network_noise"]["benchmark"])
+    one_switch = plan.unshared_platform(platform)
+    assert (platform["testbed"]["racks"], one_switch["testbed"]["racks"]) == (2, 1)
+    # Nothing else changes, and the benchmark's own layout stays as it was.
+    assert {**one_switch["testbed"], "racks": 2} == platform["testbed"]
 
 
 def test_noise_args(nn):

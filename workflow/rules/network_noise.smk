@@ -12,13 +12,19 @@ NN_POINTS = nn_plan.simulation_points(NN)
 NN_SIMULATIONS = f"{NN_PATHS.tidy}/simulation"
 NN_FIGURE_NAMES = nn_plan.simulation_figures(NN)
 NB = NN["benchmark"]
-NB_POINTS = nn_plan.noise_points(NB)
+NB_ON_TESTBED = config["platform"]["kind"] == "testbed"
+NB_POINTS = nn_plan.noise_points(NB, NB_ON_TESTBED)
 # The benchmark's own layout (racks, backbone), and its allocations spread over
-# the racks in turn so that application and perturbation traffic share links.
+# the racks in turn so that application and perturbation traffic share links;
+# the unshared control's on one switch.
 NB_PLATFORM = netnoise_config.study_platform(config["platform"], NB)
-NB_NODES = lambda count: (
-    netnoise_config.rack_interleaved_nodes(NB_PLATFORM["testbed"], count)
-    if config["platform"]["kind"] == "testbed"
+NB_UNSHARED_PLATFORM = nn_plan.unshared_platform(NB_PLATFORM)
+nb_platform = lambda perturbation: (
+    NB_UNSHARED_PLATFORM if perturbation == "unshared" else NB_PLATFORM
+)
+NB_NODES = lambda count, perturbation="network": (
+    netnoise_config.rack_interleaved_nodes(nb_platform(perturbation)["testbed"], count)
+    if NB_ON_TESTBED
     else None
 )
 NB_RAW = f"{NN_PATHS.raw}/benchmark"
@@ -147,9 +153,9 @@ rule measure_network_noise:
         **measurement_resources(lambda wc: int(wc.allocation)),
     params:
         ranks=lambda wc: int(wc.allocation),
-        nodes=lambda wc: NB_NODES(int(wc.allocation)),
+        nodes=lambda wc: NB_NODES(int(wc.allocation), wc.perturbation),
         args=lambda wc: nn_plan.noise_args(NB, wc.collective, wc.ratio, wc.perturbation),
-        platform=NB_PLATFORM,
+        platform=lambda wc: nb_platform(wc.perturbation),
         config={"network_noise": {"benchmark": NB}},
     script:
         "../scripts/run_benchmark.py"

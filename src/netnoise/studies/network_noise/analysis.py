@@ -70,9 +70,12 @@ def topology_table(runs: list[pd.DataFrame], published: pd.DataFrame) -> pd.Data
 
 
 #: What the perturbing ranks of a benchmark point do (tidy column ``perturbation``):
-#: exchange messages, or send nothing and keep cores busy (the CPU-only control).
-#: A point at ratio 0 has no perturbing ranks: it is the no-perturbation control.
-PERTURBATIONS = ("network", "cpu")
+#: exchange messages, or send nothing and keep cores busy (the CPU-only control), or
+#: exchange the same messages on a layout where they share no link with the
+#: collective (the unshared control, testbed only: every node on one switch), so
+#: that what remains is the hosts' cost of moving them. A point at ratio 0 has no
+#: perturbing ranks: it is the no-perturbation control.
+PERTURBATIONS = ("network", "cpu", "unshared")
 POINT_KEYS = ["collective", "ratio", "allocation", "perturbation"]
 #: Issue 17's bars for the benchmark.
 MIN_SPLITS, MIN_RATIOS, MIN_SPEARMAN, MAX_BASELINE_CV, MAX_P = 32, 4, 0.8, 0.20, 0.05
@@ -185,13 +188,17 @@ def _split_interval(splits: pd.DataFrame, statistic, seed: int) -> tuple[float, 
 
 #: Each control of a measured point: what its run is, beside the point's
 #: collective and allocation. The ratio-0 run serves every ratio (network
-#: preferred, should both have run); the CPU-only one is at the point's ratio.
+#: preferred, should both have run); the CPU-only and the unshared ones are at the
+#: point's ratio.
 CONTROL_RUNS = {
     "ratio0": lambda points, point: points[points["ratio"] == 0].sort_values(
         "perturbation", key=lambda p: p != "network"
     ),
     "cpu": lambda points, point: points[
         (points["perturbation"] == "cpu") & (points["ratio"] == point["ratio"])
+    ],
+    "unshared": lambda points, point: points[
+        (points["perturbation"] == "unshared") & (points["ratio"] == point["ratio"])
     ],
 }
 
@@ -214,8 +221,8 @@ def benchmark_slowdown(tidy: pd.DataFrame) -> pd.DataFrame:
     random splits, and one-sided Mann-Whitney p-values: of the perturbed times
     being larger than the unperturbed ones (Fig. 3's notches ask the same), and,
     for a measured point (network perturbation, ratio above 0), of its per-split
-    slowdowns being larger than those of its ratio-0 and its CPU-only control
-    runs (``ratio0_*``, ``cpu_*``; empty without that control)."""
+    slowdowns being larger than those of each of its control runs (CONTROL_RUNS:
+    ``ratio0_*``, ``cpu_*``, ``unshared_*``; empty without that control)."""
     from scipy.stats import mannwhitneyu
 
     tidy = with_perturbation(tidy)
@@ -248,7 +255,7 @@ def benchmark_slowdown(tidy: pd.DataFrame) -> pd.DataFrame:
         )
     table = pd.DataFrame(rows)
     by_split = splits.groupby(POINT_KEYS)["slowdown_pct"]
-    for control in ("ratio0", "cpu"):
+    for control in CONTROL_RUNS:
         slowdown, p_value = [], []
         for _, point in table.iterrows():
             found = _control_of(table, point, control) if is_measured(point) else None
@@ -389,8 +396,10 @@ def baseline_by_size(slowdown: pd.DataFrame) -> pd.DataFrame:
     unperturbed_cv``. The ratio sweep's points of one allocation time the
     collective on communicators of different sizes (the paper's perturbation
     ratio shrinks the application's share), which ``baseline_variation`` mixes;
-    here only the placement and the idle perturbing processes differ."""
+    here only the placement and the idle perturbing processes differ. The
+    unshared control's points are left out: their layout is another."""
     slowdown = with_perturbation(slowdown)
+    slowdown = slowdown[slowdown["perturbation"] != "unshared"]
     if "application_ranks" not in slowdown.columns:
         slowdown = slowdown.assign(application_ranks=np.nan)
     known = slowdown.dropna(subset=["application_ranks"])
@@ -425,9 +434,11 @@ def benchmark_claims(tidy: pd.DataFrame, slowdown: pd.DataFrame) -> pd.DataFrame
     Spearman with the allocation (> 0) and, without a target, that of the time
     the perturbation adds and each step of the allocation sweep
     (``allocation_steps``); over all measured points: the
-    fewest splits (≥ 32), the share of points beating their ratio-0 and their
-    CPU-only control (Mann-Whitney p < 0.05; every point), the largest slowdown;
-    the share of CPU-saturated points (≤ 5 %)."""
+    fewest splits (≥ 32), the share of points beating each of their controls
+    (Mann-Whitney p < 0.05; every point); per point with an unshared control, the
+    share of the time the perturbation adds that the shared links make (the rest
+    the unshared control adds too: the hosts' cost of moving the traffic); the
+    largest slowdown; the share of CPU-saturated points (≤ 5 %)."""
     measured = slowdown[is_measured(slowdown)]
     rows = [
         claim(
@@ -502,7 +513,7 @@ def benchmark_claims(tidy: pd.DataFrame, slowdown: pd.DataFrame) -> pd.DataFrame
                 ),
             )
         )
-    for control in ("ratio0", "cpu"):
+    for control in CONTROL_RUNS:
         p = measured[f"p_vs_{control}"].dropna()
         rows.append(
             claim(
@@ -516,6 +527,23 @@ def benchmark_claims(tidy: pd.DataFrame, slowdown: pd.DataFrame) -> pd.DataFrame
                     f"largest p = {p.max():.3g}"
                     if len(p)
                     else "no such control run"
+                ),
+            )
+        )
+    for _, point in measured.iterrows():
+        unshared = _control_of(slowdown, point, "unshared")
+        if unshared is None:
+            continue
+        network_us = point["perturbed_mean_us"] - point["unperturbed_mean_us"]
+        host_us = unshared["perturbed_mean_us"] - unshared["unperturbed_mean_us"]
+        rows.append(
+            claim(
+                "shared_link_share_of_added_time",
+                f"{point['collective']}, ratio {point['ratio']:g}, {point['allocation']:g} nodes",
+                1 - host_us / network_us,
+                detail=(
+                    f"adds {network_us:,.0f} us a call; the same traffic on no shared link "
+                    f"adds {host_us:,.0f} us"
                 ),
             )
         )

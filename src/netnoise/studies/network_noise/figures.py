@@ -150,34 +150,45 @@ def _rho(table: pd.DataFrame, **where: object) -> str:
     return f" (ρ {rows['spearman'].iloc[0]:.2f})" if len(rows) else ""
 
 
-_HOLLOW = "; hollow: CPU-only control"
+#: The control runs drawn beside the measured points: hollow, in the colour of
+#: their collective.
+CONTROL_MARKERS = {"cpu": ("s", "CPU-only control"), "unshared": ("^", "no shared link")}
 
 
-def _cpu_controls(ax, controls: pd.DataFrame, x: str, color: str, shift: float = 0) -> None:
-    """The CPU-only control runs as hollow squares in the colour of their collective."""
-    if len(controls):
-        ax.errorbar(
-            controls[x] + shift,
-            controls["slowdown_pct"],
-            yerr=_bars(controls),
-            fmt="s",
-            mfc="none",
-            color=color,
-            capsize=2,
-            label="_nolegend_",
-        )
+def _hollow_legend(controls: pd.DataFrame) -> str:
+    """The title's key to the hollow markers of the controls drawn."""
+    shown = [CONTROL_MARKERS[p] for p in CONTROL_MARKERS if (controls["perturbation"] == p).any()]
+    markers = {"s": "squares", "^": "triangles"}
+    return "".join(f"; hollow {markers[m]}: {name}" for m, name in shown)
+
+
+def _controls(ax, controls: pd.DataFrame, x: str, color: str, shift: float = 0) -> None:
+    """Each control's runs as hollow markers (CONTROL_MARKERS)."""
+    for perturbation, (marker, _) in CONTROL_MARKERS.items():
+        runs = controls[controls["perturbation"] == perturbation]
+        if len(runs):
+            ax.errorbar(
+                runs[x] + shift,
+                runs["slowdown_pct"],
+                yerr=_bars(runs),
+                fmt=marker,
+                mfc="none",
+                color=color,
+                capsize=2,
+                label="_nolegend_",
+            )
 
 
 def slowdown_by_ratio(slowdown: pd.DataFrame, nodes: int) -> plt.Figure:
     """Fig. 4: mean slowdown vs perturbation ratio per collective with 95 % intervals,
     least-squares lines and the Spearman correlation of each; ratio 0 is the
-    ratio-0 control, hollow squares the CPU-only controls."""
+    ratio-0 control, hollow markers the CPU-only and unshared controls."""
     slowdown = with_perturbation(slowdown)
     rho = correlations(slowdown).query("perturbation == 'network'")
     rows = ratio_sweep(slowdown)
     rows = rows[rows["allocation"] == nodes]
-    cpu = slowdown[
-        (slowdown["perturbation"] == "cpu")
+    controls = slowdown[
+        slowdown["perturbation"].isin(list(CONTROL_MARKERS))
         & (slowdown["ratio"] > 0)
         & (slowdown["allocation"] == nodes)
     ]
@@ -201,13 +212,13 @@ def slowdown_by_ratio(slowdown: pd.DataFrame, nodes: int) -> plt.Figure:
             slope, intercept = np.polyfit(group["ratio"], group["slowdown_pct"], 1)
             xs = np.array([group["ratio"].min(), group["ratio"].max()])
             ax.plot(xs, slope * xs + intercept, color=color)
-        _cpu_controls(ax, cpu[cpu["collective"] == collective], "ratio", color, shift)
+        _controls(ax, controls[controls["collective"] == collective], "ratio", color, shift)
     ax.axhline(100, color="black", lw=0.8)
     ax.set_xlabel("perturbation ratio")
     ax.set_ylabel("slowdown relative to unperturbed run (%)")
     ax.set_title(
         f"{nodes}-node allocation (paper: up to 150 % at small ratios)\n"
-        f"bars: 95 % interval over splits{_HOLLOW if len(cpu) else ''}"
+        f"bars: 95 % interval over splits{_hollow_legend(controls)}"
     )
     ax.legend()
     return fig
@@ -236,7 +247,7 @@ def _added_time_by_allocation(ax, tidy: pd.DataFrame) -> None:
 
 def slowdown_by_allocation(slowdown: pd.DataFrame, tidy: pd.DataFrame | None = None) -> plt.Figure:
     """Fig. 5: allreduce slowdown vs allocation size at ratio 1/2 with 95 % intervals
-    and its Spearman correlation; hollow squares the CPU-only controls. Given the
+    and its Spearman correlation; hollow markers its controls. Given the
     benchmark's tidy table, a second panel shows the time the perturbation adds
     to a call: the slowdown divides it by the collective's own time, which on
     the testbed grows fast with the communicator."""
@@ -244,7 +255,8 @@ def slowdown_by_allocation(slowdown: pd.DataFrame, tidy: pd.DataFrame | None = N
     rho = correlations(slowdown).query("perturbation == 'network'")
     at_half = (slowdown["collective"] == "allreduce") & (slowdown["ratio"] == 0.5)
     rows = slowdown[at_half & (slowdown["perturbation"] == "network")].sort_values("allocation")
-    cpu = slowdown[at_half & (slowdown["perturbation"] == "cpu")].sort_values("allocation")
+    controls = slowdown[at_half & slowdown["perturbation"].isin(list(CONTROL_MARKERS))]
+    controls = controls.sort_values("allocation")
     if tidy is None:
         fig, ax = plt.subplots()
     else:
@@ -261,13 +273,13 @@ def slowdown_by_allocation(slowdown: pd.DataFrame, tidy: pd.DataFrame | None = N
         capsize=2,
         label=label,
     )
-    _cpu_controls(ax, cpu, "allocation", points.lines[0].get_color())
+    _controls(ax, controls, "allocation", points.lines[0].get_color())
     ax.axhline(100, color="black", lw=0.8)
     ax.set_xlabel("allocation (nodes)")
     ax.set_ylabel("slowdown relative to unperturbed run (%)")
     ax.set_title(
         "Slowdown against the allocation (paper Fig. 5: it grows)\n"
-        f"bars: 95 % interval over splits{_HOLLOW if len(cpu) else ''}"
+        f"bars: 95 % interval over splits{_hollow_legend(controls)}"
     )
     ax.legend()
     return fig

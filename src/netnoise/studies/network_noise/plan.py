@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from netnoise.report import ABOUT, Result
+from netnoise.studies.network_noise.analysis import PERTURBATIONS as PERTURBATIONS  # the rules'
 from netnoise.studies.network_noise.analysis import point_name
 from netnoise.studies.network_noise.netgauge import collvsnoise_argv
 
@@ -79,16 +80,15 @@ def simulation_figures(nn: dict[str, Any]) -> list[str]:
     return [FABRIC_FIGURE, *SIMULATION_FIGURES] if nn["fabrics"] else list(SIMULATION_FIGURES)
 
 
-#: What the perturbing processes do: exchange messages, or only keep cores busy.
-PERTURBATIONS = ("network", "cpu")
-
-
-def noise_points(bench: dict[str, Any]) -> list[tuple[str, float, int, str]]:
+def noise_points(
+    bench: dict[str, Any], on_testbed: bool = False
+) -> list[tuple[str, float, int, str]]:
     """(collective, ratio, allocation, perturbation) of every noise-benchmark run: the
     ratio sweep of Fig. 3, 4, 6 on the full allocation, the allocation sweep of
     Fig. 5, a ratio-0 control (no perturbing process: what the split alone does) of
-    every collective and allocation, and (``cpu_control``) allreduce's ratio sweep
-    with a CPU-only perturbation."""
+    every collective and allocation, and allreduce's ratio sweep with a CPU-only
+    perturbation (``cpu_control``) and, ``on_testbed``, with the perturbation on
+    one switch (``unshared_control``: elsewhere the cluster's layout is given)."""
     points = [
         (c, r, bench["nodes"], "network") for c in bench["collectives"] for r in bench["ratios"]
     ]
@@ -96,7 +96,15 @@ def noise_points(bench: dict[str, Any]) -> list[tuple[str, float, int, str]]:
     points += [(c, 0.0, n, "network") for c, _, n, _ in points]
     if bench["cpu_control"]:
         points += [("allreduce", r, bench["nodes"], "cpu") for r in bench["ratios"] if r > 0]
+    if bench["unshared_control"] and on_testbed:
+        points += [("allreduce", r, bench["nodes"], "unshared") for r in bench["ratios"] if r > 0]
     return sorted(set(points))
+
+
+def unshared_platform(platform: dict[str, Any]) -> dict[str, Any]:
+    """The benchmark's testbed platform with every node on one switch: the unshared
+    control's, where the perturbation's traffic crosses only its own nodes' links."""
+    return {**platform, "testbed": {**platform["testbed"], "racks": 1}}
 
 
 def noise_result(raw: str, collective: str, ratio: float, allocation: int, perturbation: str):
@@ -107,11 +115,12 @@ def noise_result(raw: str, collective: str, ratio: float, allocation: int, pertu
 def noise_args(
     bench: dict[str, Any], collective: str, ratio: str, perturbation: str = "network"
 ) -> list[object]:
-    """Arguments of the ``noise`` benchmark at one point (``ratio`` as its file names spell it)."""
+    """Arguments of the ``noise`` benchmark at one point (``ratio`` as its file names
+    spell it); the unshared control's perturbation is the network one."""
     cpu = ["--cpu-load", bench["cpu_load"]] if perturbation == "cpu" else []
     return [
         "--perturbation",
-        perturbation,
+        "network" if perturbation == "unshared" else perturbation,
         *cpu,
         "--collective",
         collective,
