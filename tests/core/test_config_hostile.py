@@ -61,8 +61,8 @@ BAD_VALUES = [
     ({"platform": {"testbed": {"nic_mbit": math.nan}}}, "platform.testbed.nic_mbit: nan is not"),
     (
         {"network_noise": {"benchmark": {"testbed": {"backbone_arbitration": "fair"}}}},
-        "network_noise.benchmark.testbed.backbone_arbitration: 'fair' is not one of "
-        "['fifo', 'round_robin', None]",
+        "network_noise.benchmark.testbed.backbone_arbitration: 'fair' is not allowed; "
+        "allowed values: 'fifo', 'round_robin', None",
     ),
     (
         {"network_noise": {"benchmark": {"testbed": {"nic_mbit": 0}}}},
