@@ -16,9 +16,10 @@ REPORT := results/report.html
 PLATFORM_KIND = $(shell $(BIN)/python -c "import sys; from netnoise.bundle import run_config; print(run_config(sys.argv[1:])['platform']['kind'])" $(CONFIG))
 BUNDLE ?= resources/cache/quick-testbed.tar.gz
 
-# chromium: the test that opens the report in a real browser (tests/core/test_report_browser.py).
+# chromium: the test that opens the report in a real browser (tests/core/test_report_browser.py);
+# bpftrace: the testbed's queue-time counters (netnoise.testbed.queue_time).
 APT_PACKAGES := build-essential git make openmpi-bin libopenmpi-dev hwloc libhwloc-dev \
-	iproute2 iperf3 python3 python3-venv python3-dev chromium
+	iproute2 iperf3 bpftrace python3 python3-venv python3-dev chromium
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 
 .PHONY: setup system-packages reproduce review test lint clean cluster-profile

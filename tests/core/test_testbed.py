@@ -25,6 +25,7 @@ from netnoise.platform.testbed import TestbedPlatform
 from netnoise.run import Job, corun, run_benchmark
 from netnoise.testbed import counters as testbed_counters
 from netnoise.testbed.fabric import TestbedError, TestbedSpec
+from netnoise.testbed.queue_time import QueueTime
 from netnoise.testbed.validation import iperf3_links, iperf3_mbit, link_checks
 from tests.conftest import UNJUDGED_CPU
 
@@ -149,6 +150,25 @@ def test_two_racks_route_across_the_backbone(make_platform):
     moved = deltas(pd.concat([before, after]))
     uplink = moved[(moved.port == f"{PREFIX}up1") & (moved.counter == "qdisc_bytes")]
     assert uplink["value"].iloc[0] > 3 * 20e6 / 8 * 0.8
+
+
+@pytest.mark.skipif(shutil.which("bpftrace") is None, reason="needs bpftrace (make setup)")
+def test_queue_time_counts_how_long_the_backbone_holds_a_bulk_flow(make_platform):
+    platform = make_platform(racks=2, nic_mbit=50, backbone_mbit=20)
+    spec = platform.testbed.spec
+    with QueueTime(spec.fabric) as tracer, testbed_counters.Counters(spec, None, tracer) as read:
+        before = pd.DataFrame(read())
+        started = time.monotonic()
+        iperf3_mbit(platform.testbed, server=5, client=1, seconds=3)
+        elapsed_ns = (time.monotonic() - started) * 1e9
+        moved = deltas(pd.concat([before, pd.DataFrame(read())])).set_index(["port", "counter"])
+    uplink, idle = moved.loc[f"{PREFIX}up1", "value"], moved.loc[f"{PREFIX}p03", "value"]
+    # TCP keeps the 20 Mbit/s backbone's queue from emptying for the 4 s the flow
+    # lasts; it waits there at most the 100 kB queue's 40 ms.
+    assert 0.5 * 4e9 < uplink["qdisc_stall_ns"] <= elapsed_ns
+    waited_ms = uplink["qdisc_sojourn_ns"] / uplink["qdisc_packets"] / 1e6
+    assert 0.5 < waited_ms < 45, f"a packet waited {waited_ms:.2f} ms on average"
+    assert idle["qdisc_stall_ns"] < 0.01 * uplink["qdisc_stall_ns"]
 
 
 def _probe_rtt_beside_a_bulk_flow_us(platform, programs: Path, tmp_path: Path) -> float:

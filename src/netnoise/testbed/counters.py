@@ -1,5 +1,7 @@
 """Counters of the emulated cluster: link and root-qdisc statistics of every
-shaped interface (node NICs, switch ports, rack uplinks), read over netlink."""
+shaped interface (node NICs, switch ports, rack uplinks), read over netlink,
+and, when a :class:`~netnoise.testbed.queue_time.QueueTime` tracer of the
+fabric is given, the time its queues held packets."""
 
 from __future__ import annotations
 
@@ -9,6 +11,7 @@ from typing import Any
 from netnoise.counters import now
 from netnoise.counters.netlink import Reader
 from netnoise.testbed.fabric import TestbedSpec
+from netnoise.testbed.queue_time import QueueTime
 
 LINK_COUNTERS = {
     "rx_bytes": "rx_bytes",
@@ -58,11 +61,26 @@ def job_namespaces(spec: TestbedSpec, nodes: Iterable[str] | None = None) -> lis
 
 class Counters:
     """A snapshot function (call it) over long-lived netlink sockets; close it
-    (or use it as a context manager) when the run is over."""
+    (or use it as a context manager) when the run is over. With ``queue_time``
+    (a running tracer of ``spec.fabric``) every snapshot also reads the fabric
+    ports' queue-time counters."""
 
-    def __init__(self, spec: TestbedSpec, nodes: Iterable[str] | None = None):
+    def __init__(
+        self,
+        spec: TestbedSpec,
+        nodes: Iterable[str] | None = None,
+        queue_time: QueueTime | None = None,
+    ):
         self.wanted = roles(spec)
         self.reader = Reader(job_namespaces(spec, nodes))
+        if queue_time is not None and queue_time.namespace != spec.fabric:
+            raise ValueError(
+                f"the queue-time tracer reads {queue_time.namespace}, not the fabric {spec.fabric}"
+            )
+        self.queue_time = queue_time
+        self.fabric_ports = {
+            port: role for (ns, port), role in self.wanted.items() if ns == spec.fabric
+        }
 
     def __call__(self) -> list[dict[str, Any]]:
         rows = []
@@ -80,6 +98,8 @@ class Counters:
                         if field in qdisc.counters:
                             value = qdisc.counters[field]
                             rows.append(_row(t, ns, qdisc.ifname, role, counter, value))
+        if self.queue_time is not None:
+            rows.extend(self.queue_time.rows(self.fabric_ports))
         return rows
 
     def close(self) -> None:

@@ -1,10 +1,12 @@
+import contextlib
 from pathlib import Path
 
 from netnoise.jobs import logged
 from netnoise.platform import from_config
 from netnoise.studies.variability import campaign
+from netnoise.testbed.queue_time import QueueTime
 
-with logged(snakemake.log[0]):
+with logged(snakemake.log[0]), contextlib.ExitStack() as stack:
     study = snakemake.params.config["variability"]
     platform = from_config(snakemake.params.platform)
     if platform.kind == "slurm":
@@ -14,7 +16,9 @@ with logged(snakemake.log[0]):
         )
     else:
         platform.check()
-        machine = campaign.machine_of_testbed(platform.testbed.spec)
+        spec = platform.testbed.spec
+        tracer = stack.enter_context(QueueTime(spec.fabric)) if study["queue_time"] else None
+        machine = campaign.machine_of_testbed(spec, tracer)
     applications = {
         name: campaign.Measured(
             app["program"], tuple(map(str, app["args"])), study["warmup"], study["iterations"]

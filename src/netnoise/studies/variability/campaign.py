@@ -53,7 +53,9 @@ job sees, and the draw), ``application.csv`` and, with load,
 Where runs are placed and their counters read is a :class:`Machine`:
 
 - the testbed (:func:`machine_of_testbed`): all its nodes and racks; the counters
-  of the job's NICs and of every switch port and uplink, read over netlink;
+  of the job's NICs and of every switch port and uplink, read over netlink, and
+  (``variability.queue_time``) the time the fabric's queues held packets
+  (:mod:`netnoise.testbed.queue_time`);
 - a Slurm job's allocation (:func:`cluster_machine`): a production campaign on
   a cluster is a series of Slurm jobs spread over time under the machine's own
   background, each a batch of runs. A run draws its placement within the
@@ -89,6 +91,7 @@ from netnoise.run import Job, corun
 from netnoise.studies.variability.metrics import COUNTERS_FILE, RUN_FILE, testbed_network_ports
 from netnoise.testbed import counters as testbed_counters
 from netnoise.testbed.fabric import TestbedSpec
+from netnoise.testbed.queue_time import QueueTime
 
 CAMPAIGNS = ("production", "dedicated", "maximal")
 GENERATORS = ("loadgen", "compressionb")
@@ -193,12 +196,13 @@ def racks_of_testbed(spec: TestbedSpec) -> tuple[tuple[str, ...], ...]:
     return tuple(tuple(n.name for n in nodes if n.rack == r) for r in range(1, spec.racks + 1))
 
 
-def machine_of_testbed(spec: TestbedSpec) -> Machine:
-    """The testbed: every node; counters of the job's NICs and of the whole fabric."""
+def machine_of_testbed(spec: TestbedSpec, queue_time: QueueTime | None = None) -> Machine:
+    """The testbed: every node; counters of the job's NICs and of the whole fabric,
+    with the fabric's queue times when ``queue_time`` (its running tracer) is given."""
     return Machine(
         racks_of_testbed(spec),
         spec.nic_mbit,
-        lambda nodes, _run_dir: testbed_counters.Counters(spec, nodes),
+        lambda nodes, _run_dir: testbed_counters.Counters(spec, nodes, queue_time),
         lambda nodes, _samples: testbed_network_ports(spec, nodes),
     )
 

@@ -30,11 +30,13 @@ network tile ``INQ_PRF_INCOMING_FLIT_VC*``  ``tx_bytes`` of those ports (``qdisc
 flits in the stall-to-flit ratio            ``tx_packets`` (``qdisc_packets``): stalls are
                                             counted per packet or per tick below, so the
                                             ratio is per packet, not per byte
-``INQ_PRF_ROWBUS_STALL_CNT`` (a flit        ``qdisc_overlimits`` (tbf: a dequeue found a
-ready to forward could not move)            packet ready but no tokens to send it) or, on
-                                            InfiniBand, ``xmit_wait_ticks`` (PortXmitWait:
-                                            ticks with data to send and no credits, the
-                                            counter the paper's artifact names)
+``INQ_PRF_ROWBUS_STALL_CNT`` (cycles a      ``qdisc_stall_ns`` (time the port's queue held
+flit ready to forward could not move)       a packet, :mod:`netnoise.testbed.queue_time`);
+                                            without it ``qdisc_overlimits`` (tbf: events, a
+                                            dequeue that found a packet but no tokens) or,
+                                            on InfiniBand, ``xmit_wait_ticks``
+                                            (PortXmitWait: ticks with data to send and no
+                                            credits, the counter the paper's artifact names)
 (none: Aries is lossless)                   ``qdisc_drops``: auxiliary metric only
 (none: no gauge on Aries)                   ``qdisc_backlog_bytes`` (gauge): auxiliary
                                             summary only
@@ -98,7 +100,8 @@ from netnoise.counters import GAUGES, csvimport
 NIC_ROLES = frozenset({"node_nic"})
 NETWORK_ROLES = frozenset({"switch_port", "uplink", "core_port"})
 # First counter present on a port is used.
-STALL_COUNTERS = ("qdisc_overlimits", "xmit_wait_ticks")
+# Time counters first: the Aries counter counts stalled cycles, not events.
+STALL_COUNTERS = ("qdisc_stall_ns", "xmit_wait_ticks", "qdisc_overlimits")
 PACKET_COUNTERS = ("tx_packets", "qdisc_packets")
 BYTE_COUNTERS = ("tx_bytes", "qdisc_bytes")
 DROP_COUNTERS = ("qdisc_drops", "tx_dropped")

@@ -1,0 +1,244 @@
+"""Time the testbed's queues hold packets, counted in the kernel as they move.
+
+An Aries stall counter (``INQ_PRF_ROWBUS_STALL_CNT``) and InfiniBand's
+PortXmitWait count *time*: the cycles a port had data ready and could not send
+it. A tbf qdisc only counts *events* (``overlimits``: a dequeue that found no
+tokens), and its backlog is a gauge that a 100 ms sampler reads between bursts.
+This module gives the fabric's queues the time counters, from the kernel's
+``qdisc:qdisc_enqueue`` and ``qdisc:qdisc_dequeue`` tracepoints, integrated
+between consecutive events of a root qdisc (the queue length changes only at
+them):
+
+- ``qdisc_stall_ns``: time the queue held at least one packet, the stall
+  counter's analogue;
+- ``qdisc_sojourn_ns``: the integral of its length in packets, which by
+  Little's law is the sum of the times its packets waited.
+
+Both are cumulative, like the link counters beside them. A snapshot is
+synchronous: this process makes a marker system call (``getpgid`` of a
+process id above the kernel's limit, so it only fails), and the tracer prints
+its totals in answer. The interval since a queue's last event is not yet
+counted at a snapshot; a backlogged tbf has an event at every departure
+(0.24 ms for a full frame at 50 Mbit/s), which bounds that error.
+
+The tracer is ``bpftrace`` (Debian package ``bpftrace``), run as root; the
+kernel needs BTF (``/sys/kernel/btf/vmlinux``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import queue
+import shutil
+import subprocess
+import threading
+from collections.abc import Iterable
+from typing import Any
+
+from netnoise.counters import now
+
+COUNTERS = ("qdisc_stall_ns", "qdisc_sojourn_ns")
+# Process ids never reach 2**30 (the kernel's limit is 2**22), so getpgid fails
+# with ESRCH and the marker does nothing but fire the tracepoint.
+MARKER_BASE = 1 << 30
+STARTUP_TIMEOUT_S = 60.0
+ANSWER_TIMEOUT_S = 10.0
+MAP_ENTRIES = "65536"
+
+# $1: inode of the traced network namespace; $2: the process asking for totals.
+SCRIPT = """
+tracepoint:qdisc:qdisc_enqueue, tracepoint:qdisc:qdisc_dequeue
+{
+  $q = (struct Qdisc *)args->qdisc;
+  $dev = $q->dev_queue->dev;
+  if ($dev->nd_net.net->ns.inum == $1) {
+    $now = nsecs;
+    $queued = @queued[$dev->name];
+    if ($queued > 0) {
+      $span = $now - @last[$dev->name];
+      @qdisc_stall_ns[$dev->name] = @qdisc_stall_ns[$dev->name] + $span;
+      @qdisc_sojourn_ns[$dev->name] = @qdisc_sojourn_ns[$dev->name] + $span * $queued;
+    }
+    @last[$dev->name] = $now;
+    @queued[$dev->name] = $q->q.qlen;
+  }
+}
+tracepoint:syscalls:sys_enter_getpgid /pid == $2/
+{
+  printf("snapshot %d\\n", args->pid);
+  print(@qdisc_stall_ns);
+  print(@qdisc_sojourn_ns);
+  printf("end %d\\n", args->pid);
+}
+END
+{
+  clear(@last);
+  clear(@queued);
+}
+"""
+
+
+class QueueTimeError(RuntimeError):
+    """The tracer could not be started or stopped answering."""
+
+
+def namespace_inode(namespace: str) -> int:
+    """The inode of ``/run/netns/NAME``: the id the kernel gives the namespace."""
+    try:
+        return os.stat(f"/run/netns/{namespace}").st_ino
+    except OSError as err:
+        raise QueueTimeError(f"network namespace {namespace}: {err.strerror}") from None
+
+
+def parse_answer(lines: Iterable[str], marker: int) -> dict[str, dict[str, int]]:
+    """Counter → {interface: total} from the tracer's JSON lines of one answer.
+
+    A counter whose map is still empty (no packet queued yet) is not printed
+    and reads as zero on every interface.
+    """
+    totals: dict[str, dict[str, int]] = {c: {} for c in COUNTERS}
+    started = False
+    for line in lines:
+        event = json.loads(line)
+        if event.get("type") == "printf":
+            text = event["data"].strip()
+            if text == f"snapshot {marker}":
+                started = True
+            elif text == f"end {marker}" and started:
+                return totals
+        elif started and event.get("type") == "map":
+            for name, values in event["data"].items():
+                counter = name.lstrip("@")
+                if counter in totals:
+                    totals[counter] = {str(k): int(v) for k, v in values.items()}
+    raise QueueTimeError(f"the tracer's answer to snapshot {marker} is incomplete")
+
+
+class QueueTime:
+    """Stall and sojourn time of every root qdisc of one network namespace.
+
+    A context manager: entering starts the tracer (it takes a few seconds to
+    compile and attach), calling it returns ``{interface: {counter: ns}}``
+    totals since the start, leaving stops it.
+    """
+
+    def __init__(self, namespace: str, *, bpftrace: str = "bpftrace"):
+        self.namespace = namespace
+        self.inode = namespace_inode(namespace)
+        self.executable = shutil.which(bpftrace)
+        if self.executable is None:
+            raise QueueTimeError(
+                f"{bpftrace} not found: the queue-time counters need it "
+                "(Debian package bpftrace, run as root)"
+            )
+        self._process: subprocess.Popen[str] | None = None
+        self._lines: queue.Queue[str | None] = queue.Queue()
+        self._stderr: list[str] = []
+        self._lock = threading.Lock()
+        self._sequence = 0
+
+    def __enter__(self) -> QueueTime:
+        argv = [self.executable, "-B", "line", "-f", "json", "-e", SCRIPT]
+        argv += [str(self.inode), str(os.getpid())]
+        env = {**os.environ, "BPFTRACE_MAP_KEYS_MAX": MAP_ENTRIES}
+        self._process = subprocess.Popen(
+            argv,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+        )
+        threading.Thread(target=self._pump, args=(self._process.stdout, True), daemon=True).start()
+        threading.Thread(target=self._pump, args=(self._process.stderr, False), daemon=True).start()
+        try:
+            self._wait_for(lambda line: '"attached_probes"' in line, STARTUP_TIMEOUT_S)
+            self._until_answered()
+        except BaseException:
+            self.close()
+            raise
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        if self._process is not None and self._process.poll() is None:
+            self._process.terminate()
+            try:
+                self._process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self._process.kill()
+                self._process.wait()
+
+    def _pump(self, stream: Any, is_stdout: bool) -> None:
+        for line in stream:
+            if is_stdout:
+                self._lines.put(line)
+            else:
+                self._stderr.append(line.rstrip())
+        if is_stdout:
+            self._lines.put(None)
+
+    def _failure(self, what: str) -> QueueTimeError:
+        said = "; ".join(line for line in self._stderr if "RLIMIT_MEMLOCK" not in line)
+        return QueueTimeError(f"queue-time tracer {what}" + (f": {said}" if said else ""))
+
+    def _wait_for(self, done: Any, timeout_s: float) -> list[str]:
+        seen = []
+        deadline = now() + timeout_s
+        while True:
+            try:
+                line = self._lines.get(timeout=max(0.0, deadline - now()))
+            except queue.Empty:
+                raise self._failure(f"did not answer within {timeout_s:g} s") from None
+            if line is None:
+                raise self._failure("stopped")
+            seen.append(line)
+            if done(line):
+                return seen
+
+    def _until_answered(self) -> None:
+        """Marks until the tracer answers: it reports its probes attached a
+        moment before the marker's probe fires. An answer to an earlier marker
+        is skipped by the next wait."""
+        deadline = now() + STARTUP_TIMEOUT_S
+        while True:
+            try:
+                self.totals(timeout_s=0.5)
+                return
+            except QueueTimeError:
+                if now() > deadline or self._process.poll() is not None:
+                    raise
+
+    def totals(self, timeout_s: float = ANSWER_TIMEOUT_S) -> dict[str, dict[str, int]]:
+        """Interface → {counter: nanoseconds} since the tracer started."""
+        with self._lock:
+            self._sequence += 1
+            marker = MARKER_BASE + self._sequence
+            with contextlib.suppress(ProcessLookupError):
+                os.getpgid(marker)
+            lines = self._wait_for(lambda line: f'"end {marker}' in line, timeout_s)
+        by_counter = parse_answer(lines, marker)
+        interfaces = {i for values in by_counter.values() for i in values}
+        return {i: {c: by_counter[c].get(i, 0) for c in COUNTERS} for i in interfaces}
+
+    def rows(self, roles: dict[str, str]) -> list[dict[str, Any]]:
+        """Counter rows (:data:`netnoise.counters.COLUMNS`) of the interfaces in
+        ``roles`` (interface → role); an interface no packet has queued on yet
+        reads zero."""
+        totals = self.totals()
+        t = now()
+        return [
+            {
+                "time_s": t,
+                "device": self.namespace,
+                "port": port,
+                "role": role,
+                "counter": counter,
+                "value": totals.get(port, {}).get(counter, 0),
+            }
+            for port, role in roles.items()
+            for counter in COUNTERS
+        ]
