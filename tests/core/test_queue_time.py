@@ -19,30 +19,38 @@ def _map(name: str, values: dict[str, int]) -> str:
     return json.dumps({"type": "map", "data": {f"@{name}": values}})
 
 
-def test_an_answer_gives_the_totals_printed_between_its_own_markers():
-    earlier = [_printf("snapshot 7"), _map("qdisc_stall_ns", {"up1": 1}), _printf("end 7")]
+def test_an_answer_names_each_qdisc_and_adds_the_qdiscs_of_one_interface():
+    earlier = [_printf("snapshot nnqt7"), _map("qdisc_stall_ns", {"11": 1}), _printf("end nnqt7")]
+    names = {"11": "up1", "12": "p03", "13": "up1"}
     answer = [
-        _printf("snapshot 8"),
-        _map("qdisc_stall_ns", {"up1": 2_000, "p03": 5}),
-        _map("qdisc_sojourn_ns", {"up1": 9_000}),
-        _printf("end 8"),
+        _printf("snapshot nnqt8"),
+        json.dumps({"type": "map", "data": {"@port": names}}),
+        _map("qdisc_stall_ns", {"11": 2_000, "12": 5, "13": 1_000}),
+        _map("qdisc_sojourn_ns", {"11": 9_000}),
+        _printf("end nnqt8"),
     ]
-    assert parse_answer(earlier + answer, 8) == {
-        "qdisc_stall_ns": {"up1": 2_000, "p03": 5},
+    assert parse_answer(earlier + answer, "nnqt8") == {
+        "qdisc_stall_ns": {"up1": 3_000, "p03": 5},
         "qdisc_sojourn_ns": {"up1": 9_000},
     }
 
 
 def test_an_answer_before_any_queueing_reads_empty_maps():
-    assert parse_answer([_printf("snapshot 3"), _printf("end 3")], 3) == {
+    assert parse_answer([_printf("snapshot nnqt3"), _printf("end nnqt3")], "nnqt3") == {
         "qdisc_stall_ns": {},
         "qdisc_sojourn_ns": {},
     }
 
 
+def test_a_total_of_an_unnamed_qdisc_is_an_error():
+    lines = [_printf("snapshot nnqt5"), _map("qdisc_stall_ns", {"11": 1}), _printf("end nnqt5")]
+    with pytest.raises(QueueTimeError, match="unnamed qdisc 11"):
+        parse_answer(lines, "nnqt5")
+
+
 def test_an_answer_cut_short_is_an_error():
-    with pytest.raises(QueueTimeError, match="snapshot 4 is incomplete"):
-        parse_answer([_printf("snapshot 4"), _map("qdisc_stall_ns", {"up1": 1})], 4)
+    with pytest.raises(QueueTimeError, match="snapshot nnqt4 is incomplete"):
+        parse_answer([_printf("snapshot nnqt4"), _map("qdisc_stall_ns", {"11": 1})], "nnqt4")
 
 
 def test_a_missing_tracer_names_its_package(monkeypatch, tmp_path):

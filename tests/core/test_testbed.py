@@ -23,6 +23,7 @@ from netnoise.io import read_benchmark
 from netnoise.platform import PlatformUnavailable
 from netnoise.platform.testbed import TestbedPlatform
 from netnoise.run import Job, corun, run_benchmark
+from netnoise.studies.variability import metrics
 from netnoise.testbed import counters as testbed_counters
 from netnoise.testbed.fabric import TestbedError, TestbedSpec
 from netnoise.testbed.queue_time import QueueTime
@@ -161,7 +162,11 @@ def test_queue_time_counts_how_long_the_backbone_holds_a_bulk_flow(make_platform
         started = time.monotonic()
         iperf3_mbit(platform.testbed, server=5, client=1, seconds=3)
         elapsed_ns = (time.monotonic() - started) * 1e9
-        moved = deltas(pd.concat([before, pd.DataFrame(read())])).set_index(["port", "counter"])
+        samples = pd.concat([before, pd.DataFrame(read())])
+    moved = deltas(samples).set_index(["port", "counter"])
+    # Read with the fabric's other counters, at their time: seed 002's metrics use them.
+    job = metrics.run_metrics(samples, [f"{PREFIX}-n01", f"{PREFIX}-n05"], runtime_s=4.0)
+    assert job["stall_counter"] == "qdisc_stall_ns" and job["network_stalls_mean"] > 0
     uplink, idle = moved.loc[f"{PREFIX}up1", "value"], moved.loc[f"{PREFIX}p03", "value"]
     # TCP keeps the 20 Mbit/s backbone's queue from emptying for the 4 s the flow
     # lasts; it waits there at most the 100 kB queue's 40 ms.

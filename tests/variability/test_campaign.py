@@ -31,6 +31,7 @@ from netnoise.studies.variability.campaign import (
     run_seed,
 )
 from netnoise.testbed.fabric import TestbedSpec
+from netnoise.testbed.queue_time import QueueTime
 from tests.conftest import UNJUDGED_CPU
 
 SPEC = TestbedSpec("nv", 8, 2, 50.0, 100.0, 16000, 100000, "default", 2)
@@ -170,15 +171,16 @@ def test_campaign_runs_feed_the_variability_cli(built_programs, tmp_path, capsys
     }
     try:
         platform.check()
-        runs = measure_runs(
-            platform,
-            machine_of_testbed(spec),
-            run_keys(["halo3d"], [2], 8),
-            apps,
-            campaign="production",
-            out_dir=tmp_path / "production",
-            **common,
-        )
+        with QueueTime(spec.fabric) as tracer:
+            runs = measure_runs(
+                platform,
+                machine_of_testbed(spec, tracer),
+                run_keys(["halo3d"], [2], 8),
+                apps,
+                campaign="production",
+                out_dir=tmp_path / "production",
+                **common,
+            )
         (busy,) = measure_runs(
             platform,
             machine_of_testbed(spec),
@@ -206,6 +208,9 @@ def test_campaign_runs_feed_the_variability_cli(built_programs, tmp_path, capsys
     # on the other 4 free nodes in pairs across the racks: 8 ranks.
     assert len(read_benchmark(busy / "background.csv").data) == 8
     table = study.tidy_runs([*runs, busy])
+    # The production runs read the fabric's queue time; the maximal one, without a
+    # tracer, tbf's overlimits.
+    assert set(table["stall_counter"]) == {"qdisc_stall_ns", "qdisc_overlimits"}
     quiet = table[table["campaign"] == "production"]["network_bytes_mean"].median()
     assert table.loc[table["campaign"] == "maximal", "network_bytes_mean"].iloc[0] > quiet
 

@@ -100,6 +100,23 @@ def test_run_metrics_of_a_hand_made_table_are_exact():
     assert X.iloc[0].tolist() == pytest.approx([2.0, 250.0, 6.5, 380.0, 4000.0, 700 / 3, 2])
 
 
+def test_queue_time_is_the_stall_counter_where_the_ports_have_it():
+    table = hand_made_table()
+    waited = {"nnp01": 3_000_000, "nnp02": 1_000_000, "nnup1": 0}
+    queue_time = [
+        {"time_s": t, "device": "nn-fabric", "port": port, "role": "switch_port"}
+        | {"counter": "qdisc_stall_ns", "value": ns if t else 0}
+        for port, ns in waited.items()
+        for t in (0.0, 10.0)
+    ]
+    table = pd.concat([table, pd.DataFrame(queue_time)], ignore_index=True)
+    m = metrics.run_metrics(table, ["nn-n01", "nn-n02"], runtime_s=8.0, network_ports=JOB_PORTS)
+    assert m["stall_counter"] == "qdisc_stall_ns"
+    assert m["network_stalls_total"] == 4_000_000
+    # Nanoseconds per packet: 3e6 / 20, 1e6 / 40, 0 / 50.
+    assert m["stall_ratio_mean"] == pytest.approx((150_000 + 25_000 + 0) / 3)
+
+
 def test_without_a_port_list_every_network_row_counts_and_node_count_overrides():
     m = metrics.run_metrics(hand_made_table(), ["nn-n01", "nn-n02"], 8.0, node_count=128)
     assert m["network_ports"] == 4 and m["nodes"] == 128

@@ -98,8 +98,8 @@ class Counters:
                         if field in qdisc.counters:
                             value = qdisc.counters[field]
                             rows.append(_row(t, ns, qdisc.ifname, role, counter, value))
-        if self.queue_time is not None:
-            rows.extend(self.queue_time.rows(self.fabric_ports))
+            if self.queue_time is not None and ns == self.queue_time.namespace:
+                rows.extend(self.queue_time.rows(self.fabric_ports, t))
         return rows
 
     def close(self) -> None:

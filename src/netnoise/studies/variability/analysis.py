@@ -111,7 +111,7 @@ METRICS = (
     (
         "network tile stall-to-flit ratio",
         "relative congestion on network",
-        "qdisc overlimits per transmitted packet of each network port",
+        "{stalls} per transmitted packet of each network port",
         "stall_ratio",
     ),
     (
@@ -123,7 +123,7 @@ METRICS = (
     (
         "network stalls",
         "total stalls; a high value indicates extreme congestion events",
-        "qdisc overlimits of each network port (switch ports, uplinks)",
+        "{stalls} of each network port (switch ports, uplinks)",
         "network_stalls",
     ),
     (
@@ -134,6 +134,12 @@ METRICS = (
     ),
     ("nodes", "number of nodes used for a run", "the job's nodes", "nodes"),
 )
+# How Table III names the stall counter the runs were read with (metrics.STALL_COUNTERS).
+STALL_NAMES = {
+    "qdisc_stall_ns": "time the queue held packets (qdisc_stall_ns)",
+    "xmit_wait_ticks": "PortXmitWait ticks",
+    "qdisc_overlimits": "qdisc overlimits",
+}
 # Table IV: the paper's three metrics, as columns of the tidy table.
 CORRELATED = {
     "r_net_to_nic_ratio": "net_to_nic_ratio",
@@ -191,13 +197,16 @@ def correlations(table: pd.DataFrame, published: pd.DataFrame) -> pd.DataFrame:
 def metrics_table(table: pd.DataFrame) -> pd.DataFrame:
     """Table III: each metric, its definition, our counters, and its median per campaign
     (the mean over ports and intervals; its variance and percentiles are in the tidy table)."""
+    recorded = table.get("stall_counter", pd.Series(dtype=object)).dropna()
+    used = sorted({c for cell in recorded for c in str(cell).split(",") if c})
+    stalls = " / ".join(STALL_NAMES.get(c, c) for c in used) or "no stall counter"
     rows = []
     for metric, definition, counters, key in METRICS:
         column = key if key in ("nodes", "net_to_nic_ratio") else f"{key}_mean"
         row = {
             "metric": metric,
             "paper_definition": definition,
-            "netnoise_counters": counters,
+            "netnoise_counters": counters.format(stalls=stalls),
             "statistics": key if key == "nodes" else ", ".join(f"{key}_{s}" for s in STATS),
         }
         for campaign in CAMPAIGNS:

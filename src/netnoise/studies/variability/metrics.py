@@ -339,8 +339,8 @@ def run_metrics(
 #   the end of the run; more samples in between add the time distribution.
 #   Roles: ``node_nic`` (the job's NICs), ``switch_port``, ``uplink``,
 #   ``core_port`` (the network queues its traffic meets). Counters: ``tx_bytes``,
-#   ``tx_packets``, and a stall counter, ``qdisc_overlimits`` (testbed) or
-#   ``xmit_wait_ticks`` (InfiniBand PortXmitWait).
+#   ``tx_packets``, and a stall counter, ``qdisc_stall_ns`` or ``qdisc_overlimits``
+#   (testbed) or ``xmit_wait_ticks`` (InfiniBand PortXmitWait).
 # - ``run.json``: an object with ``nodes`` (required: the job's node names, as in
 #   the ``device`` of their ``node_nic`` rows, or ``NODE:HCA``), ``runtime_s``
 #   (required: the run's runtime in seconds), ``application`` (required to train:
