@@ -93,7 +93,7 @@ tracepoint:qdisc:qdisc_enqueue, tracepoint:qdisc:qdisc_dequeue
     @queued[$q] = ((struct Qdisc *)$q)->q.qlen;
   }
 }
-tracepoint:task:task_rename /pid == $2 && strncmp(args->newcomm, "nnqt", 4) == 0/
+tracepoint:task:task_rename /pid == $2 && strncmp(args->newcomm, "MARKER", MARKER_LENGTH) == 0/
 {
   printf("snapshot %s\\n", args->newcomm);
   print(@port);
@@ -107,7 +107,7 @@ END
   clear(@last);
   clear(@queued);
 }
-"""
+""".replace("MARKER_LENGTH", str(len(MARKER_PREFIX))).replace("MARKER", MARKER_PREFIX)
 
 
 _libc = ctypes.CDLL(None, use_errno=True)
@@ -172,8 +172,8 @@ class QueueTime:
     """Stall and sojourn time of every root qdisc of one network namespace.
 
     A context manager: entering starts the tracer (it takes a few seconds to
-    compile and attach), calling it returns ``{interface: {counter: ns}}``
-    totals since the start, leaving stops it.
+    compile and attach), :meth:`totals` and :meth:`rows` read it, leaving
+    stops it.
     """
 
     def __init__(self, namespace: str, *, bpftrace: str = "bpftrace"):
