@@ -47,14 +47,24 @@ def _task_delays(proc: Path) -> dict[str, int]:
     """Nanoseconds each task has waited for a core since it started, by thread
     id; empty when the kernel keeps no scheduler statistics."""
     delays = {}
-    for path in proc.glob("[0-9]*/task/[0-9]*/schedstat"):
-        try:
-            fields = path.read_text().split()
-        except OSError:  # the task has exited
-            continue
-        if len(fields) >= 2:
-            delays[path.parent.name] = int(fields[1])
+    for pid in _numbered(proc):
+        for tid in _numbered(proc / pid / "task"):
+            try:
+                fields = (proc / pid / "task" / tid / "schedstat").read_text().split()
+            except OSError:  # the task has exited
+                continue
+            if len(fields) >= 2:
+                delays[tid] = int(fields[1])
     return delays
+
+
+def _numbered(directory: Path) -> list[str]:
+    """Names of the numbered entries of ``directory``; none once it is gone (a
+    process that exited between listing /proc and reading its tasks)."""
+    try:
+        return [entry.name for entry in os.scandir(directory) if entry.name.isdigit()]
+    except OSError:
+        return []
 
 
 def _stall_us(pressure: Path) -> int | None:

@@ -1,7 +1,9 @@
 from __future__ import annotations
 
+import os
 import shutil
 import time
+from pathlib import Path
 from types import SimpleNamespace
 
 import pandas as pd
@@ -131,6 +133,24 @@ def _schedstat(proc, tid, waited_ns):
     path = proc / str(tid) / "task" / str(tid) / "schedstat"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(f"123456 {waited_ns} 7\n")
+
+
+def test_a_process_gone_while_its_tasks_are_listed_is_skipped(tmp_path, monkeypatch):
+    proc = tmp_path / "proc"
+    _schedstat(proc, 100, 1_000)
+    _schedstat(proc, 300, 5)
+    # Process 300 exits after /proc was listed, before its task/ is read. This
+    # once killed the sampling thread, and the run kept a partial CPU record.
+    gone = proc / "300" / "task"
+    scandir = os.scandir
+
+    def listing(path):
+        if Path(path) == gone:
+            raise FileNotFoundError(2, "No such file or directory", str(path))
+        return scandir(path)
+
+    monkeypatch.setattr(os, "scandir", listing)
+    assert cpu_module._task_delays(proc) == {"100": 1_000}
 
 
 def test_runnable_tasks_are_the_busy_cores_plus_the_time_tasks_waited(tmp_path, monkeypatch):
