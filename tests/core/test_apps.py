@@ -171,7 +171,10 @@ def test_precision_stop_ends_at_the_first_precise_run(built_programs, platform, 
 def test_precision_stop_bounds(width, runs, built_programs, platform, tmp_path):
     """A loose width stops at --min-iterations, 0 turns the rule off and an
     unreachable width runs --iterations."""
-    args = ["--steps", "2", "--warmup", "0", "--iterations", "6", "--min-iterations", "4"]
+    # A warm-up run takes MPI's connection set-up, and sleeping compute keeps
+    # the timed runs within the loose width even on a loaded host.
+    args = ["--steps", "2", "--compute", "sleep", "--compute-us", "2000", "--warmup", "1"]
+    args += ["--iterations", "6", "--min-iterations", "4"]
     result = run_app(platform, built_programs, tmp_path, "halo3d", [*args, "--ci-width", width])
     assert len(result.data) == runs
 

@@ -210,9 +210,11 @@ def test_round_robin_backbone_serves_a_small_message_between_the_frames_of_a_bul
     served = _probe_rtt_beside_a_bulk_flow_us(arbitrated, built_programs, tmp_path)
     # One 1514-byte frame takes 0.6 ms at 20 Mbit/s and the 100 kB queue 40 ms: in
     # arrival order the probe waits behind what the bulk flow queued, served in
-    # turn behind at most one of its frames each way.
+    # turn behind at most one of its frames each way on the backbone (1.2 ms),
+    # and on the sender's NIC (0.24 ms at 50 Mbit/s each way); the rest of the
+    # bound, a frame's time, is the loaded host's scheduling.
     assert queued > 5_000, f"the bulk flow did not load the backbone ({queued:.0f} us)"
-    assert served < 4 * 606, f"{served:.0f} us beside the bulk flow, {queued:.0f} us in FIFO"
+    assert served < 5 * 606, f"{served:.0f} us beside the bulk flow, {queued:.0f} us in FIFO"
 
 
 def _uplink_totals_by_ip_and_tc(fabric: str, port: str) -> dict[str, int]:
@@ -332,11 +334,12 @@ def test_corun_with_counters_sees_the_background_load(make_platform, built_progr
     spec = platform.testbed.spec
     nodes = [f"{PREFIX}-n01", f"{PREFIX}-n02"]
     pingpong = str(built_programs / "pingpong")
+    # A one-second window: the load's 1 MiB exchanges cross it even when a
+    # loaded host slows their start.
+    probe = [pingpong, "--iterations", "1000000", "--duration", "1"]
     corun(
         platform,
-        Job(
-            "probe", [pingpong, "--size", "1K", "--iterations", "100"], 2, tmp_path / "p.csv", nodes
-        ),
+        Job("probe", [*probe, "--size", "1K"], 2, tmp_path / "p.csv", nodes),
         [
             Job(
                 "load",
@@ -352,14 +355,15 @@ def test_corun_with_counters_sees_the_background_load(make_platform, built_progr
         counters_output=tmp_path / "counters.csv",
         counter_interval_s=0.2,
     )
-    for name in ("p.csv", "l.csv"):
-        assert len(read_benchmark(tmp_path / name).data) > 0
+    assert len(read_benchmark(tmp_path / "l.csv").data) > 0
+    probes = len(read_benchmark(tmp_path / "p.csv").data)
+    assert probes > 0
     moved = deltas(pd.read_csv(tmp_path / "counters.csv"))
     nic = moved[(moved.device == nodes[0]) & (moved.counter == "tx_bytes")]["value"].iloc[0]
-    # The 1 MiB background exchange crossed n01's NIC during the probe's window:
-    # several times the probe's own 100 messages of 1 KiB. (How much of it depends
-    # on how busy the machine is: 0.8 MiB beside a CPU-bound job, over 1 MiB idle.)
-    assert nic > 4 * 100 * 1024
+    # Beyond the probe's own messages of 1 KiB (twice that, for headers and
+    # acknowledgements), at least one 1 MiB background message crossed n01's NIC
+    # during the probe's window.
+    assert nic - 2 * probes * 1024 > 1024 * 1024, f"{nic} bytes beside {probes} probes"
     record = json.loads((tmp_path / "p.csv.prov.json").read_text())
     assert [job["name"] for job in record["corun"]] == ["load", "probe"]
     assert set(record["cpu"]) >= {"busy_fraction", "mean_runnable_tasks", "saturated"}
