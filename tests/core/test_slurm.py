@@ -12,9 +12,10 @@ counters, one seed-003 pattern across the racks, seed-004 characterisation and o
 injected run. Slurm's own records (sacct, and the cpu-bind lines slurmstepd
 prints) then show that co-run steps overlapped on separate cores and that ranks
 ran on the hosts they were meant for. Needs root. On an idle 2-core machine about
-4 minutes (rig 5 s, build ~40 s, 13 jobs of ~10 s one after another), then
-~30 s for the squeue re-run; the executor checks at growing intervals, so a
-loaded machine takes longer.
+4.5 minutes (rig 5 s, build ~40 s, 13 jobs of 9-14 s one after another, each
+seen done by the executor's first status check 16 s after its submission),
+then ~35 s for the squeue re-run; a job the first check misses is seen 26 s
+later, so a loaded machine takes longer.
 """
 
 from __future__ import annotations
