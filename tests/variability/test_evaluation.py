@@ -206,6 +206,44 @@ def test_repeated_cv_scores_counters_conditions_and_the_group_mean(clean):
     assert row["containment"].iloc[0] == pytest.approx(v.rates(fold)["containment"])
 
 
+def test_standardised_within_groups_scales_by_the_training_runs_of_each_group():
+    X = pd.DataFrame(
+        {"bytes": [10.0, 20.0, 30.0, 1000.0, 3000.0, 5000.0, 7.0], "flat": [1.0] * 7},
+        index=[10, 11, 12, 13, 14, 15, 16],
+    )
+    groups = pd.Series(["a", "a", "a", "b", "b", "b", "c"], index=X.index)
+    train = np.array([0, 1, 3, 4])
+    scaled = e.standardised_within_groups(X, groups, train)
+    assert scaled.index.equals(X.index) and list(scaled.columns) == list(X.columns)
+    # a: mean 15, spread 5 of its training runs; b: mean 2000, spread 1000. The
+    # test runs (30 and 5000) do not enter their groups' scale.
+    assert list(scaled["bytes"]) == pytest.approx([-1.0, 1.0, 3.0, -1.0, 1.0, 3.0, 0.0])
+    # No spread among the training runs, or no training run of the group: 0.
+    assert (scaled["flat"] == 0).all()
+
+
+def test_standardising_within_groups_recovers_a_signal_each_group_scales_its_own_way():
+    """Each group's counter is its own affine map of the signal, as bytes or stalls are
+    of one congestion for applications of different volumes: the pooled forest
+    must learn every group's scale, the standardised one need not."""
+    rng = np.random.default_rng(3)
+    parts = []
+    for group, (offset, gain) in enumerate([(0, 1), (5, 0.2), (-3, 3), (10, 0.5)]):
+        signal = rng.standard_normal(40)
+        parts.append(
+            pd.DataFrame({"counter": offset + gain * signal, "group": f"g{group}", "z": signal})
+        )
+    runs = pd.concat(parts, ignore_index=True)
+    X, y, groups = runs[["counter"]], runs["z"], runs["group"]
+    conditions = pd.get_dummies(groups, dtype=float)
+    predictions = e.repeated_cv(
+        X, y, groups, conditions, grid=GRID, cv=5, inner_cv=3, repeats=1, n_estimators=30
+    )
+    r2 = e.cv_summary(predictions).set_index("model")["r2_pooled"]
+    assert r2["counters_within_group"] > 0.9
+    assert r2["counters_within_group"] > r2["counters_forest"] + 0.1
+
+
 def identical_runs_table(noise: float, signal: float, seed: int = 0) -> pd.DataFrame:
     """Production runs whose runtime is base·(1 + signal·s + noise·ε), s and ε standard
     normal, and 30 dedicated runs per group that repeat one condition: base·(1 + noise·ε)."""

@@ -217,6 +217,7 @@ CV_LABELS = {
     "conditions_forest": "conditions only (forest)",
     "counters_forest": "counters (forest)",
     "counters_svr": "counters (SVR)",
+    "counters_within_group": "counters scaled per group (forest)",
     "combined": "combined, runs given an estimate",
 }
 RATE_LABELS = {
