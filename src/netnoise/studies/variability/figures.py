@@ -232,7 +232,7 @@ def cross_validation(folds: pd.DataFrame, evaluation: pd.DataFrame, level: float
     the paper's protocol on our runs and the noise ceiling; the combined model's
     rates per fold beside the bound's calibration level and the paper's rates."""
     rows = evaluation.set_index("model")
-    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.4), gridspec_kw={"width_ratios": [3, 2]})
+    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 5.4), gridspec_kw={"width_ratios": [3, 2]})
     names = [m for m in CV_LABELS if m in set(folds["model"])]
     scores = [folds.loc[folds["model"] == m, "r2"].dropna() for m in names]
     labels = [CV_LABELS[m] for m in names]
@@ -256,7 +256,8 @@ def cross_validation(folds: pd.DataFrame, evaluation: pd.DataFrame, level: float
         )
     left.set_xlabel("R² of z per test fold")
     left.set_xlim(max(-1.0, left.get_xlim()[0]), 1.02)
-    left.legend(fontsize=7, loc="lower left")
+    # Below the axes: inside, it covered the lowest models' boxes.
+    left.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.13), ncol=2)
     combined = folds[folds["model"] == "combined"]
     right.boxplot(
         [combined[c].dropna() for c in RATE_LABELS],
