@@ -11,7 +11,7 @@ split: the grid was chosen on the folds it is scored on, and the spread over
 other splits is not given. :func:`repeated_cv` instead repeats 10-fold CV with
 ``repeats`` seeded splits; in every training fold the grid is chosen by an inner
 CV, the forest trained and the bound's multiple calibrated (nested: no test run
-reaches any of it), and the same folds score two references:
+reaches any of it), and the same folds score three references:
 
 - ``group_mean``: the mean z of the training runs of the same application and
   node count (a trivial baseline; z has mean 0 over each group, so a group's
