@@ -15,7 +15,9 @@ static const nn_tool_info info = {
     "disjoint, randomly chosen set of processes.",
     "For each of --splits random splits (re-drawn every split, seeded), MPI_COMM_WORLD is cut "
     "into an application communicator and a perturbation communicator holding round(ratio x "
-    "ranks) processes; every split's communicators are made before the timed region, whose "
+    "ranks) processes; with --application-ranks A the application communicator holds A "
+    "processes, the perturbation communicator round(ratio x A / (1 - ratio)) and the other "
+    "ranks idle, so that every ratio times the same collective. Every split's communicators are made before the timed region, whose "
     "cores they would keep busy. Both are warmed up (--warmup collectives and one 1-byte "
     "exchange). Then "
     "the split has two phases. Perturbed: the perturbation processes exchange --perturb-size "
@@ -91,6 +93,15 @@ static void busy_until_done(double load, MPI_Request *done)
         nn_sleep_ns(period_ns - (nn_now_ns() - begin));
         MPI_CHECK(MPI_Test(done, &finished, MPI_STATUS_IGNORE));
     }
+}
+
+/* What a rank does in a split, from its place in the split's random order: the
+ * first n_app time the collective, the next n_pert perturb, the rest idle. */
+enum role { PERTURBING, APPLICATION, IDLE };
+
+static int role(int pos, int n_app, int n_pert)
+{
+    return pos < n_app ? APPLICATION : pos < n_app + n_pert ? PERTURBING : IDLE;
 }
 
 /* Times reps collectives; the app root adds one row per execution. */
@@ -194,6 +205,7 @@ int main(int argc, char **argv)
 {
     nn_run_options run = NN_RUN_DEFAULTS(5, 0);
     double ratio = 0.5;
+    long application_ranks = 0;
     long splits = 128, reps = 1, phase_warmup = 1;
     size_t size = 8, perturb_size = 10 << 20;
     const char *coll = "allreduce", *perturbation = "network";
@@ -201,6 +213,9 @@ int main(int argc, char **argv)
     const nn_option opts[] = {
         {"ratio", NN_OPT_DOUBLE, &ratio, 0, 0.95, NULL,
          "perturbation ratio: share of the ranks in the perturbation communicator"},
+        {"application-ranks", NN_OPT_LONG, &application_ranks, 0, 1000000, NULL,
+         "processes of the application communicator (0: the ranks the perturbation leaves); "
+         "the ratio then sizes the perturbation beside them and the rest idle"},
         {"collective", NN_OPT_CHOICE, &coll, 0, 0, "allreduce|reduce|bcast",
          "collective timed in the application communicator"},
         {"size", NN_OPT_SIZE, &size, 8, 1 << 28, NULL,
@@ -229,17 +244,23 @@ int main(int argc, char **argv)
     const int rank = b.rank, nranks = b.nranks;
     if (size % 8 != 0)
         nn_fail_all(MPI_COMM_WORLD, "noise: --size %zu is not a multiple of 8 (doubles)", size);
-    const int n_pert = (int)lround(ratio * nranks);
-    const int n_app = nranks - n_pert;
+    const int n_pert = (int)lround(application_ranks ? ratio * (double)application_ranks / (1 - ratio)
+                                                     : ratio * nranks);
+    const int n_app = application_ranks ? (int)application_ranks : nranks - n_pert;
     if (n_pert == 1)
         nn_fail_all(MPI_COMM_WORLD,
-                    "noise: --ratio %g of %d ranks gives 1 perturbing process; a permutation "
-                    "needs 0 or at least 2 (change --ratio or the rank count)",
-                    ratio, nranks);
+                    "noise: --ratio %g gives 1 perturbing process; a permutation needs 0 or at "
+                    "least 2 (change --ratio, --application-ranks or the rank count)",
+                    ratio);
     if (n_app < 2)
         nn_fail_all(MPI_COMM_WORLD,
                     "noise: --ratio %g of %d ranks leaves %d application process(es); need 2",
                     ratio, nranks, n_app);
+    if (n_app + n_pert > nranks)
+        nn_fail_all(MPI_COMM_WORLD,
+                    "noise: --application-ranks %d at --ratio %g needs %d perturbing processes "
+                    "beside them, %d ranks in all; there are %d",
+                    n_app, ratio, n_pert, n_app + n_pert, nranks);
 
     const collective_fn collective = choose_collective(coll);
     const int count = (int)(size / 8);
@@ -262,6 +283,7 @@ int main(int argc, char **argv)
     nn_meta(&out, "phase_warmup", "%ld", phase_warmup);
     nn_meta(&out, "application_ranks", "%d", n_app);
     nn_meta(&out, "perturbing_ranks", "%d", n_pert);
+    nn_meta(&out, "idle_ranks", "%d", nranks - n_app - n_pert);
     nn_meta(&out, "perturbation", "%s", perturbation);
     if (strcmp(perturbation, "cpu") == 0)
         nn_meta(&out, "cpu_load", "%g", cpu_load);
@@ -290,7 +312,7 @@ int main(int argc, char **argv)
         int pos = 0;
         while (perm[pos] != rank)
             pos++;
-        MPI_CHECK(MPI_Comm_split(MPI_COMM_WORLD, pos < n_app, pos, &subs[split]));
+        MPI_CHECK(MPI_Comm_split(MPI_COMM_WORLD, role(pos, n_app, n_pert), pos, &subs[split]));
     }
 
     nn_table rows; /* split, app ranks, perturbing ranks, perturbed, rep, time_us */
@@ -304,16 +326,17 @@ int main(int argc, char **argv)
         int pos = 0;
         while (perm[pos] != rank)
             pos++;
-        const int in_app = pos < n_app;
+        const int in_app = role(pos, n_app, n_pert) == APPLICATION;
+        const int idle = role(pos, n_app, n_pert) == IDLE;
         const int app_root = perm[0];
 
         if (in_app)
             for (long w = 0; w < run.warmup; w++)
                 collective(buf, res, count, sub);
         const int k = pos - n_app; /* place in the perturbation ring */
-        const int to = in_app ? 0 : perm[n_app + (k + 1) % n_pert];
-        const int from = in_app ? 0 : perm[n_app + (k - 1 + n_pert) % n_pert];
-        if (!in_app && !cpu_only)
+        const int to = in_app || idle ? 0 : perm[n_app + (k + 1) % n_pert];
+        const int from = in_app || idle ? 0 : perm[n_app + (k - 1 + n_pert) % n_pert];
+        if (!in_app && !idle && !cpu_only)
             MPI_CHECK(MPI_Sendrecv(psend, 1, MPI_BYTE, to, TAG_PERTURB, precv[0], 1, MPI_BYTE, from,
                                    TAG_PERTURB, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
         for (int phase = 0; phase < 2; phase++) {
@@ -336,12 +359,12 @@ int main(int argc, char **argv)
                 if (rank == app_root)
                     for (int i = n_app; i < nranks; i++)
                         MPI_CHECK(MPI_Send(NULL, 0, MPI_BYTE, perm[i], TAG_DONE, MPI_COMM_WORLD));
-            } else if (!perturbed || cpu_only) {
+            } else if (!perturbed || cpu_only || idle) {
                 MPI_Request done;
                 MPI_CHECK(MPI_Irecv(NULL, 0, MPI_BYTE, app_root, TAG_DONE, MPI_COMM_WORLD, &done));
                 if (perturbed)
                     MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
-                busy_until_done(perturbed ? cpu_load : 0, &done);
+                busy_until_done(perturbed && !idle ? cpu_load : 0, &done);
             } else {
                 perturb_rounds += perturb_network(psend, precv, pcount, to, from, app_root, sub);
             }

@@ -159,6 +159,16 @@ if [ -f "$tmp/noise.csv" ]; then
     fail "noise: ${messages:-no} perturbation messages, expected a multiple of 3 >= 36"
 fi
 run_ok noise_ratio0 4 4 "$BINDIR/noise" --ratio 0 --splits 2 --collective bcast --size 64
+# A fixed application communicator: 2 ranks time, 2 perturb and 2 idle.
+run_ok noise_idle 16 6 "$BINDIR/noise" --application-ranks 2 --ratio 0.5 --splits 4 --reps 2 \
+  --perturb-size 64K
+if [ -f "$tmp/noise_idle.csv" ]; then
+  perturbed=$(grep -c '^[0-9]*,2,2,1,' "$tmp/noise_idle.csv")
+  [ "$perturbed" -eq 8 ] && grep -qx '#@idle_ranks=2' "$tmp/noise_idle.csv" && ok ||
+    fail "noise: $perturbed perturbed rows of 2 + 2 ranks beside 2 idle, expected 8"
+fi
+expect_reject 4 "needs 3 perturbing processes beside them, 6 ranks in all; there are 4" \
+  "$BINDIR/noise" --application-ranks 3 --ratio 0.5
 expect_reject 4 "gives 1 perturbing process" "$BINDIR/noise" --ratio 0.25
 expect_reject 4 "--size 12 is not a multiple of 8" "$BINDIR/noise" --size 12
 expect_reject 2 "--collective: invalid value 'alltoall', expected one of allreduce|reduce|bcast" \

@@ -172,6 +172,28 @@ BAD = [
         "mix odd and even, but Netgauge steps the size by 2",
     ),
     (
+        {"network_noise": {"benchmark": {"application_ranks": 4, "ratios": [0.5, 0.75]}}},
+        "network_noise.benchmark.application_ranks: 4 ranks at ratio 0.75 need 12 perturbing "
+        "rank(s) beside them; allowed are 0 or 2 to 4 (network_noise.benchmark.nodes: 8)",
+    ),
+    (
+        {"network_noise": {"benchmark": {"application_ranks": 4, "ratios": [0.2]}}},
+        "network_noise.benchmark.application_ranks: 4 ranks at ratio 0.2 need 1 perturbing",
+    ),
+    (
+        {
+            "network_noise": {
+                "benchmark": {
+                    "application_ranks": 4,
+                    "ratios": [0.5],
+                    "netgauge": {"source": "ng"},
+                }
+            }
+        },
+        "network_noise.benchmark.application_ranks: Netgauge's collvsnoise splits the whole "
+        "allocation; set it to null to run network_noise.benchmark.netgauge",
+    ),
+    (
         {"colour": "red"},
         "(top level): unknown key(s) colour; allowed keys: applications,",
     ),

@@ -121,7 +121,7 @@ def test_noise_points_are_the_sweeps_with_their_controls(nn):
 
 
 def test_the_unshared_control_runs_the_network_perturbation_on_one_switch(nn):
-    assert plan.noise_args(nn["benchmark"], "allreduce", "0.5", "unshared")[:2] == [
+    assert plan.noise_args(nn["benchmark"], "allreduce", "0.5", 8, "unshared")[:2] == [
         "--perturbation",
         "network",
     ]
@@ -134,14 +134,22 @@ def test_the_unshared_control_runs_the_network_perturbation_on_one_switch(nn):
 
 
 def test_noise_args(nn):
-    assert plan.noise_args(nn["benchmark"], "bcast", "0.25") == [
+    assert plan.noise_args(nn["benchmark"], "bcast", "0.25", 8) == [
         "--perturbation", "network", "--collective", "bcast", "--ratio", "0.25",
         "--size", 8, "--perturb-size", 1024, "--splits", 16, "--reps", 3,
         "--phase-warmup", 1,
     ]  # fmt: skip
-    assert plan.noise_args(nn["benchmark"], "allreduce", "0.5", "cpu")[:4] == [
+    assert plan.noise_args(nn["benchmark"], "allreduce", "0.5", 8, "cpu")[:4] == [
         "--perturbation", "cpu", "--cpu-load", 0.2,
     ]  # fmt: skip
+
+
+def test_a_fixed_application_communicator_holds_on_the_ratio_sweeps_allocation(nn):
+    nn["benchmark"]["application_ranks"] = 4
+    ratio_sweep = plan.noise_args(nn["benchmark"], "bcast", "0.3333", 8)
+    assert ratio_sweep[4:8] == ["--ratio", "0.3333", "--application-ranks", 4]
+    # Fig. 5's smaller allocations split the allocation, as the paper's do.
+    assert "--application-ranks" not in plan.noise_args(nn["benchmark"], "allreduce", "0.5", 4)
 
 
 def test_quick_study_measures_the_noise_benchmark_once_and_other_runs_twice():

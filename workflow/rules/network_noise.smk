@@ -154,7 +154,9 @@ rule measure_network_noise:
     params:
         ranks=lambda wc: int(wc.allocation),
         nodes=lambda wc: NB_NODES(int(wc.allocation), wc.perturbation),
-        args=lambda wc: nn_plan.noise_args(NB, wc.collective, wc.ratio, wc.perturbation),
+        args=lambda wc: nn_plan.noise_args(
+            NB, wc.collective, wc.ratio, int(wc.allocation), wc.perturbation
+        ),
         platform=lambda wc: nb_platform(wc.perturbation),
         config={"network_noise": {"benchmark": NB}},
     script:

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from netnoise.config import enabled, nodes_beyond_testbed
 from netnoise.sim.topology import SpecError, check_spec
 from netnoise.studies.network_noise.netgauge import size_problems
+from netnoise.studies.network_noise.plan import SIZE_SWEEP_RATIO
 
 
 def _netgauge_problems(bench: dict[str, Any]) -> list[str]:
@@ -18,6 +20,43 @@ def _netgauge_problems(bench: dict[str, Any]) -> list[str]:
         "change the ratios or nodes, or unset netgauge.source)"
         for p in problems
     ]
+
+
+def communicator_sizes(ratio: float, ranks: int, application_ranks: int | None) -> tuple[int, int]:
+    """(application, perturbing) ranks of the noise benchmark at ``ratio`` on ``ranks``
+    ranks, rounded as it rounds (half away from zero)."""
+    if application_ranks:
+        return application_ranks, math.floor(ratio * application_ranks / (1 - ratio) + 0.5)
+    perturbing = math.floor(ratio * ranks + 0.5)
+    return ranks - perturbing, perturbing
+
+
+def _application_problems(bench: dict[str, Any]) -> list[str]:
+    """Every ratio on the ratio sweep's allocation (Fig. 5's ratio 1/2 too, should it
+    reach that allocation) must fit a fixed application communicator beside its
+    perturbation, which needs 0 or at least 2 ranks."""
+    fixed = bench.get("application_ranks")
+    if not fixed:
+        return []
+    key = "network_noise.benchmark.application_ranks"
+    problems = []
+    if bench["netgauge"]["source"]:
+        problems.append(
+            f"{key}: Netgauge's collvsnoise splits the whole allocation; set it to null "
+            "to run network_noise.benchmark.netgauge"
+        )
+    ratios = list(bench["ratios"])
+    if bench["nodes"] in bench["allocations"]:
+        ratios.append(SIZE_SWEEP_RATIO)
+    for ratio in sorted(set(ratios)):
+        application, perturbing = communicator_sizes(ratio, bench["nodes"], fixed)
+        if perturbing == 1 or application + perturbing > bench["nodes"]:
+            problems.append(
+                f"{key}: {fixed} ranks at ratio {ratio:g} need {perturbing} perturbing "
+                f"rank(s) beside them; allowed are 0 or 2 to {bench['nodes'] - fixed} "
+                f"(network_noise.benchmark.nodes: {bench['nodes']})"
+            )
+    return problems
 
 
 def _topology_problems(study: dict[str, Any]) -> list[str]:
@@ -50,4 +89,5 @@ def problems(config: dict[str, Any]) -> list[str]:
         "network_noise.benchmark.nodes": [bench["nodes"]],
         "network_noise.benchmark.allocations": bench["allocations"],
     }
-    return found + _netgauge_problems(bench) + nodes_beyond_testbed(config, wanted)
+    found += _netgauge_problems(bench) + _application_problems(bench)
+    return found + nodes_beyond_testbed(config, wanted)

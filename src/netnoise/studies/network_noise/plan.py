@@ -113,11 +113,19 @@ def noise_result(raw: str, collective: str, ratio: float, allocation: int, pertu
 
 
 def noise_args(
-    bench: dict[str, Any], collective: str, ratio: str, perturbation: str = "network"
+    bench: dict[str, Any],
+    collective: str,
+    ratio: str,
+    allocation: int,
+    perturbation: str = "network",
 ) -> list[object]:
     """Arguments of the ``noise`` benchmark at one point (``ratio`` as its file names
-    spell it); the unshared control's perturbation is the network one."""
+    spell it); the unshared control's perturbation is the network one. On the ratio
+    sweep's allocation (``nodes``) a set ``application_ranks`` holds the application
+    communicator at that size, whatever the ratio."""
     cpu = ["--cpu-load", bench["cpu_load"]] if perturbation == "cpu" else []
+    fixed = bench.get("application_ranks")
+    application = ["--application-ranks", fixed] if fixed and allocation == bench["nodes"] else []
     return [
         "--perturbation",
         "network" if perturbation == "unshared" else perturbation,
@@ -126,6 +134,7 @@ def noise_args(
         collective,
         "--ratio",
         ratio,
+        *application,
         "--size",
         bench["size"],
         "--perturb-size",
