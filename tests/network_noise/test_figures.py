@@ -137,6 +137,18 @@ def test_slowdown_by_ratio_starts_at_the_ratio0_control_and_shows_the_controls(b
     plt.close(fig)
 
 
+def test_the_ratio_figures_name_an_application_communicator_held_at_every_ratio(benchmark):
+    held = benchmark.assign(application_ranks=4)
+    fig = figures.slowdown_by_ratio(held, 8)
+    assert "8-node allocation, 4 application ranks at every ratio" in fig.axes[0].get_title()
+    plt.close(fig)
+    # Split as in the paper, the communicator shrinks as the ratio grows.
+    split = benchmark.assign(application_ranks=8 - 8 * benchmark["ratio"])
+    fig = figures.slowdown_by_ratio(split, 8)
+    assert "application ranks" not in fig.axes[0].get_title()
+    plt.close(fig)
+
+
 def test_slowdown_by_allocation_gives_its_rank_correlation(benchmark):
     fig = figures.slowdown_by_allocation(benchmark)
     (label, x, y), (_, cpu_x, _), (_, unshared_x, _) = _errorbar_points(fig.axes[0])

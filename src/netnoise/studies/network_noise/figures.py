@@ -121,6 +121,15 @@ def _paired_boxes(ax, groups: list[tuple[str, pd.DataFrame]]) -> None:
     )
 
 
+def _held_application(rows: pd.DataFrame) -> str:
+    """``, 4 application ranks at every ratio`` where the sweep held the application
+    communicator's size (network_noise.benchmark.application_ranks), else nothing."""
+    if "application_ranks" not in rows or rows["application_ranks"].isna().any():
+        return ""
+    sizes = rows["application_ranks"].unique()
+    return f", {sizes[0]:g} application ranks at every ratio" if len(sizes) == 1 else ""
+
+
 def boxplot_by_ratio(tidy: pd.DataFrame, nodes: int) -> plt.Figure:
     """Fig. 3: allreduce times with and without perturbation for each perturbation
     ratio (ratio 0: the ratio-0 control run, where there is one)."""
@@ -130,7 +139,9 @@ def boxplot_by_ratio(tidy: pd.DataFrame, nodes: int) -> plt.Figure:
     groups = [(f"{r:g}", g) for r, g in rows.groupby("ratio")]
     _paired_boxes(ax, groups)
     ax.set_xlabel("perturbation ratio")
-    ax.set_title(f"Allreduce in a {nodes}-node allocation (whiskers: full range)")
+    ax.set_title(
+        f"Allreduce in a {nodes}-node allocation{_held_application(rows)}\n(whiskers: full range)"
+    )
     return fig
 
 
@@ -217,7 +228,8 @@ def slowdown_by_ratio(slowdown: pd.DataFrame, nodes: int) -> plt.Figure:
     ax.set_xlabel("perturbation ratio")
     ax.set_ylabel("slowdown relative to unperturbed run (%)")
     ax.set_title(
-        f"{nodes}-node allocation (paper: up to 150 % at small ratios)\n"
+        f"{nodes}-node allocation{_held_application(rows)} (paper: up to 150 % at small "
+        "ratios)\n"
         f"bars: 95 % interval over splits{_hollow_legend(controls)}"
     )
     ax.legend()
