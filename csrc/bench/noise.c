@@ -17,9 +17,9 @@ static const nn_tool_info info = {
     "into an application communicator and a perturbation communicator holding round(ratio x "
     "ranks) processes; with --application-ranks A the application communicator holds A "
     "processes, the perturbation communicator round(ratio x A / (1 - ratio)) and the other "
-    "ranks idle, so that every ratio times the same collective. Every split's communicators are made before the timed region, whose "
-    "cores they would keep busy. Both are warmed up (--warmup collectives and one 1-byte "
-    "exchange). Then "
+    "ranks idle, so that every ratio times the same collective. Every split's communicators "
+    "are made before the timed region, whose cores they would keep busy. Both are warmed up "
+    "(--warmup collectives and one 1-byte exchange). Then "
     "the split has two phases. Perturbed: the perturbation processes exchange --perturb-size "
     "messages (default 10 MiB, as the paper) along a random permutation (a ring over their "
     "random order), each keeping two exchanges posted so that its flow never idles; once each "
@@ -244,8 +244,9 @@ int main(int argc, char **argv)
     const int rank = b.rank, nranks = b.nranks;
     if (size % 8 != 0)
         nn_fail_all(MPI_COMM_WORLD, "noise: --size %zu is not a multiple of 8 (doubles)", size);
-    const int n_pert = (int)lround(application_ranks ? ratio * (double)application_ranks / (1 - ratio)
-                                                     : ratio * nranks);
+    const double perturbing = application_ranks ? ratio * (double)application_ranks / (1 - ratio)
+                                                : ratio * nranks;
+    const int n_pert = (int)lround(perturbing);
     const int n_app = application_ranks ? (int)application_ranks : nranks - n_pert;
     if (n_pert == 1)
         nn_fail_all(MPI_COMM_WORLD,
