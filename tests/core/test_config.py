@@ -177,6 +177,10 @@ BAD = [
         "rank(s) beside them; allowed are 0 or 2 to 4 (network_noise.benchmark.nodes: 8)",
     ),
     (
+        {"network_noise": {"benchmark": {"application_ranks": 9, "ratios": [0.5]}}},
+        "network_noise.benchmark.application_ranks: 9 exceeds network_noise.benchmark.nodes (8)",
+    ),
+    (
         {"network_noise": {"benchmark": {"application_ranks": 4, "ratios": [0.2]}}},
         "network_noise.benchmark.application_ranks: 4 ranks at ratio 0.2 need 1 perturbing",
     ),

@@ -52,7 +52,9 @@ def test_real_applications_and_netgauge_are_built_when_a_study_uses_them(tmp_pat
         "precision": {"ci_width": None},
         "compute_jitter": 0,
     }
-    netgauge = {"benchmark": {"netgauge": {"source": str(tmp_path / "netgauge")}}}
+    # Collvsnoise splits the allocation at every ratio, into sizes it steps by 2.
+    split = {"application_ranks": None, "ratios": [0.25, 0.5, 0.75]}
+    netgauge = {"benchmark": {**split, "netgauge": {"source": str(tmp_path / "netgauge")}}}
     overlay.write_text(yaml.safe_dump({"impact_compression": study, "network_noise": netgauge}))
     configs = [REPO / "config" / n for n in ("config.yaml", "real-applications.yaml")]
     out = snakemake("-n", "--forceall", "--configfile", *map(str, configs), str(overlay))

@@ -22,39 +22,36 @@ def _netgauge_problems(bench: dict[str, Any]) -> list[str]:
     ]
 
 
-def communicator_sizes(ratio: float, ranks: int, application_ranks: int | None) -> tuple[int, int]:
-    """(application, perturbing) ranks of the noise benchmark at ``ratio`` on ``ranks``
-    ranks, rounded as it rounds (half away from zero)."""
-    if application_ranks:
-        return application_ranks, math.floor(ratio * application_ranks / (1 - ratio) + 0.5)
-    perturbing = math.floor(ratio * ranks + 0.5)
-    return ranks - perturbing, perturbing
+def perturbing_beside(ratio: float, application_ranks: int) -> int:
+    """Perturbing ranks the noise benchmark runs beside ``application_ranks`` at
+    ``ratio``, rounded as it rounds (half away from zero)."""
+    return math.floor(ratio * application_ranks / (1 - ratio) + 0.5)
 
 
 def _application_problems(bench: dict[str, Any]) -> list[str]:
-    """Every ratio on the ratio sweep's allocation (Fig. 5's ratio 1/2 too, should it
-    reach that allocation) must fit a fixed application communicator beside its
-    perturbation, which needs 0 or at least 2 ranks."""
-    fixed = bench.get("application_ranks")
+    """A fixed application communicator must fit the ratio sweep's allocation, and
+    so must every ratio's perturbation beside it (Fig. 5's ratio 1/2 too, should it
+    reach that allocation), which needs 0 or at least 2 ranks."""
+    fixed, nodes = bench.get("application_ranks"), bench["nodes"]
     if not fixed:
         return []
     key = "network_noise.benchmark.application_ranks"
+    if fixed > nodes:
+        return [f"{key}: {fixed} exceeds network_noise.benchmark.nodes ({nodes})"]
     problems = []
     if bench["netgauge"]["source"]:
         problems.append(
             f"{key}: Netgauge's collvsnoise splits the whole allocation; set it to null "
             "to run network_noise.benchmark.netgauge"
         )
-    ratios = list(bench["ratios"])
-    if bench["nodes"] in bench["allocations"]:
-        ratios.append(SIZE_SWEEP_RATIO)
-    for ratio in sorted(set(ratios)):
-        application, perturbing = communicator_sizes(ratio, bench["nodes"], fixed)
-        if perturbing == 1 or application + perturbing > bench["nodes"]:
+    ratios = set(bench["ratios"]) | ({SIZE_SWEEP_RATIO} if nodes in bench["allocations"] else set())
+    for ratio in sorted(ratios):
+        perturbing = perturbing_beside(ratio, fixed)
+        if perturbing == 1 or fixed + perturbing > nodes:
             problems.append(
                 f"{key}: {fixed} ranks at ratio {ratio:g} need {perturbing} perturbing "
-                f"rank(s) beside them; allowed are 0 or 2 to {bench['nodes'] - fixed} "
-                f"(network_noise.benchmark.nodes: {bench['nodes']})"
+                f"rank(s) beside them; allowed are 0 or 2 to {nodes - fixed} "
+                f"(network_noise.benchmark.nodes: {nodes})"
             )
     return problems
 
