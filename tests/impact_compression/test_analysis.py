@@ -365,46 +365,125 @@ def test_error_summary_per_method_in_slowdown_points():
     assert "paper_within_10pct" not in ic.error_summary(table).columns
 
 
-def test_relativity_violations_compare_partners_with_disjoint_utilisation():
-    utilization = pd.DataFrame(
-        {
-            "component": ["a", "b", "p1_m1_b10"],
-            "utilization": [0.15, 0.30, 0.16],
-            "utilization_ci_low": [0.12, 0.24, 0.13],
-            "utilization_ci_high": [0.20, 0.36, 0.21],
-        }
-    )
-    slowdowns = pd.DataFrame(
-        {
-            "application": ["a", "a"],
-            "partner": ["a", "b"],
-            "measured": [0.13, 0.01],
-            "measured_ci_low": [0.11, 0.00],
-            "measured_ci_high": [0.15, 0.02],
-        }
-    )
-    degradation = pd.DataFrame(
-        {
-            "application": ["a"],
-            "config": ["p1_m1_b10"],
-            "degradation": [0.015],
-            "degradation_ci_low": [0.005],
-            "degradation_ci_high": [0.025],
-        }
-    )
-    table = ic.relativity_violations(slowdowns, degradation, utilization)
-    # b is known to use more than a and the CompressionB point (a and the point
-    # overlap): beside b, a is slowed wholly less than beside a, overlapping the point.
-    assert table[["higher", "lower", "violated"]].values.tolist() == [
-        ["b", "a", True],
-        ["b", "p1_m1_b10", False],
+def test_mae_intervals_pair_the_methods_on_each_replicate():
+    # No spread in any set of samples: every replicate is the measurement itself,
+    # so each interval closes on its point and the queue model's lead is the same
+    # sign in every replicate (a tie counts as not better).
+    constant = {c: [values[1]] * 3 for c, values in LATENCIES.items()}
+    constant["idle"] = [1.0] * 4
+    runs = RUNTIMES.assign(runtime_s=RUNTIMES.groupby(ic.RUN_KEYS)["runtime_s"].transform("mean"))
+    intervals = ic.mae_intervals(impact_table(constant), runs, count=20).set_index("method")
+    mae = ic.error_summary(ic.predictions(impact_table(constant), runs)).set_index("method")[
+        "mean_abs_error"
     ]
-    claims = ic._relativity_claim(table).copy()
-    assert claims["value"] == 1
-    assert claims["detail"] == (
-        "of 2 partner pairs with disjoint utilisation intervals; largest: a slowed 1.0 %"
-        " beside b (U 30 %), 13.0 % beside a (U 15 %)"
+    assert set(intervals.index) == set(mae.index)
+    assert intervals["mean_abs_error_ci_low"].to_dict() == pytest.approx(mae.to_dict())
+    assert intervals["mean_abs_error_ci_high"].to_dict() == pytest.approx(mae.to_dict())
+    others = intervals.drop("queue")
+    lead = (mae["queue"] - mae.drop("queue")).to_dict()
+    assert others["queue_mae_minus"].to_dict() == pytest.approx(lead)
+    assert others["queue_mae_minus_ci_low"].to_dict() == pytest.approx(lead)
+    assert others["queue_mae_minus_ci_high"].to_dict() == pytest.approx(lead)
+    assert others["queue_not_better"].to_dict() == {m: float(v >= -1e-12) for m, v in lead.items()}
+    assert intervals.loc["queue", ["queue_mae_minus", "queue_not_better"]].isna().all()
+
+
+def test_mae_intervals_widen_with_the_spread_of_runs_and_latencies():
+    intervals = ic.mae_intervals(impact_table(LATENCIES), RUNTIMES, count=200)
+    intervals = intervals.set_index("method")
+    mae = ic.error_summary(ic.predictions(impact_table(LATENCIES), RUNTIMES))
+    mae = mae.set_index("method")["mean_abs_error"]
+    # a's runs alone (9 and 11 s) move every slowdown of a, predicted or measured.
+    assert (intervals["mean_abs_error_ci_high"] > intervals["mean_abs_error_ci_low"]).all()
+    # "Predict 0" misses by the whole slowdown (mean 17.5 points), the models by
+    # a few points: no replicate reverses that.
+    assert intervals.loc["zero", "mean_abs_error_ci_low"] > mae["queue"]
+    assert intervals.loc["zero", "queue_mae_minus_ci_high"] < 0
+    assert intervals.loc["zero", "queue_not_better"] == 0.0
+    summary = ic.error_summary(
+        ic.predictions(impact_table(LATENCIES), RUNTIMES), intervals=intervals.reset_index()
+    ).set_index("method")
+    assert summary.loc["zero", "queue_not_better"] == 0.0
+    assert summary["mean_abs_error_ci_low"].to_dict() == pytest.approx(
+        intervals["mean_abs_error_ci_low"].to_dict()
     )
+
+
+def test_relativity_violations_order_every_pair_of_partners_by_utilisation():
+    # No spread: every interval closes on its point. Idle 1 µs (µ = 1, Var(S) = 0):
+    # a at 2 µs is 2/3 utilised, the configuration c1 at 2.5 µs 0.75, b at 3 µs 0.8.
+    latencies = {"idle": [1.0] * 4, "a": [2.0] * 3, "b": [3.0] * 3, "c1": [2.5] * 3}
+    runs = runtime_table(
+        [
+            ("a", "none", "", 10.0),
+            ("a", "application", "a", 11.0),  # +10 %
+            ("a", "application", "b", 10.5),  # +5 %: less beside the busier b
+            ("a", "compression", "c1", 10.8),  # +8 %
+            ("b", "none", "", 20.0),
+            ("b", "application", "a", 21.0),  # +5 %
+            ("b", "application", "b", 23.0),  # +15 %
+            ("b", "compression", "c1", 22.0),  # +10 %
+        ]
+    )
+    table = ic.relativity_violations(impact_table(latencies), runs, count=10)
+    assert table[["application", "higher", "lower", "verdict"]].values.tolist() == [
+        ["a", "b", "a", "violated"],
+        ["b", "b", "a", "holds"],
+        ["mean", "b", "a", "holds"],
+        ["a", "b", "c1", "violated"],
+        ["b", "b", "c1", "holds"],
+        ["mean", "b", "c1", "holds"],
+        ["a", "c1", "a", "violated"],
+        ["b", "c1", "a", "holds"],
+        ["mean", "c1", "a", "holds"],
+    ]
+    assert table["slowdown_minus"].tolist() == pytest.approx(
+        [-0.05, 0.10, 0.025, -0.03, 0.05, 0.01, -0.02, 0.05, 0.015]
+    )
+    assert table["slowdown_minus_ci_low"].tolist() == pytest.approx(
+        table["slowdown_minus"].tolist()
+    )
+    assert table["utilization_minus"].iloc[[0, 3, 6]].tolist() == pytest.approx(
+        [0.8 - 2 / 3, 0.05, 0.75 - 2 / 3]
+    )
+    claims = pd.DataFrame(ic._relativity_claims(table)).set_index("scope")
+    assert claims["value"].to_dict() == {"applications": 3, "mean": 0}
+    assert claims.loc["applications", "detail"] == (
+        "of 6 partner pairs whose utilisations differ beyond doubt (paired bootstrap);"
+        " 3 hold beyond doubt; largest: a beside b minus beside a: utilisation +13.3"
+        " points (+13.3 to +13.3), slowdown -5.00 points (-5.00 to -5.00)"
+    )
+    assert claims.loc["mean", "detail"] == (
+        "of 3 partner pairs whose utilisations differ beyond doubt (paired bootstrap);"
+        " 3 hold beyond doubt"
+    )
+
+
+def test_relativity_violations_pair_the_idle_switch_and_the_runs_alone():
+    # The idle samples' spread moves every utilisation together: a's and b's own
+    # intervals overlap (0.76-0.86 and 0.81-0.89), yet b is the busier one in
+    # every replicate. a's runs alone (9 and 11 s, so a mean of 9, 10 or 11 s)
+    # move both of its slowdowns together: beside a 12 s is +9 to +33 %, beside b
+    # 13 s +18 to +44 %, yet their difference, 1 s over the mean alone, is
+    # always positive.
+    idle = [1.0, 1.0, 1.2, 1.5, 2.0, 3.0, 1.1, 1.3]
+    latencies = {"idle": idle, "a": [4.0] * 3, "b": [5.0] * 3}
+    runs = runtime_table(
+        [
+            ("a", "none", "", 9.0),
+            ("a", "none", "", 11.0),
+            ("a", "application", "a", 12.0),
+            ("a", "application", "b", 13.0),
+        ]
+    )
+    table = ic.relativity_violations(impact_table(latencies), runs, count=200)
+    row = table.set_index("application").loc["a"]
+    assert row["utilization_minus_ci_low"] > 0
+    assert row["slowdown_minus"] == pytest.approx(0.1)
+    assert row[["slowdown_minus_ci_low", "slowdown_minus_ci_high"]].tolist() == pytest.approx(
+        [1 / 11, 1 / 9]
+    )
+    assert row["verdict"] == "holds"
 
 
 def test_slowdown_matrix_in_percent_rows_and_columns_sorted():
@@ -509,6 +588,9 @@ def test_claims_state_each_target_and_the_papers_value():
             "within_10pct": [0.5, 0.75, 0.5],
             "within_20pct": [0.75, 1.0, 0.5],
             "spearman": [0.4, 0.8, np.nan],
+            "queue_mae_minus_ci_low": [-0.09, np.nan, -0.16],
+            "queue_mae_minus_ci_high": [-0.05, np.nan, -0.12],
+            "queue_not_better": [0.012, np.nan, 0.0],
         }
     )
     table = ic.claims(
@@ -526,7 +608,9 @@ def test_claims_state_each_target_and_the_papers_value():
         ),
         idle_far_out=(10, 400),
         discordant=(3, 66),
-        relativity=pd.DataFrame({"violated": pd.Series(dtype=bool)}),
+        relativity=pd.DataFrame(
+            columns=["application", "utilization_minus_ci_low", "verdict", "slowdown_minus"]
+        ),
         saturated=0.0,
     ).set_index(["claim", "scope"])
     # Half-widths 1, 2.9, 10, 2.8 points: three within ±3 points (median 2.85, max 10).
@@ -552,6 +636,10 @@ def test_claims_state_each_target_and_the_papers_value():
     assert beats["value"].to_dict() == pytest.approx({"average": -7, "zero": -13.75})
     assert beats["meets"].tolist() == [True, True]
     assert beats.loc["zero", "paper"] == "queue MAE < 10; Predict 0 MAE 6.72"
+    assert beats.loc["average", "detail"] == (
+        "queue model's MAE minus AverageLT's; 95 % interval -9.00 to -5.00;"
+        " not lower in 1.2% of replicates"
+    )
     assert table.loc[("p_a_discordant_pairs", "compression"), "detail"].startswith("of 66 pairs")
     assert table.loc[("cpu_saturated_share", "runs"), "meets"]
     # CompressionB at 20, 30, 90 %: the widest gap is 30 to 90; b's interval the loosest.
@@ -565,4 +653,5 @@ def test_claims_state_each_target_and_the_papers_value():
     assert half["value"] == pytest.approx(20)
     assert half["detail"].startswith("largest, b;")
     assert table.loc[("relativity_violations", "applications"), "value"] == 0
-    assert table["meets"].isna().sum() == 12  # the rows stated without a target
+    assert table.loc[("relativity_violations", "mean"), "detail"].startswith("of 0 partner")
+    assert table["meets"].isna().sum() == 13  # the rows stated without a target

@@ -162,16 +162,17 @@ def test_targets_are_every_figure_in_both_formats_and_every_table():
     targets = plan.targets("F", "T")
     assert targets[:2] == ["F/fig3_impact_latency.svg", "F/fig3_impact_latency.png"]
     assert "F/table1_slowdowns.png" in targets
-    assert targets[-7:] == [
+    assert targets[-8:] == [
         "T/utilization.csv",
         "T/degradation.csv",
         "T/slowdowns.csv",
         "T/predictions.csv",
         "T/error_summary.csv",
         "T/table1.csv",
+        "T/relativity.csv",
         "T/claims.csv",
     ]
-    assert len(targets) == 6 * 2 + 7
+    assert len(targets) == 6 * 2 + 8
 
 
 @pytest.mark.parametrize(

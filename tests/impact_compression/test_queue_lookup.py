@@ -104,13 +104,13 @@ def test_average_stdev_without_overlap_falls_back_to_the_closest_mean():
             "latency_us": [10, 10.1, 9.9, 20, 20.1, 19.9, 30, 30.1, 29.9],
         }
     )
-    assert lookup.choose_config(impact, "b", ["c1", "c2"], "average_stdev") == "c1"
+    assert lookup.choose_configs(impact, ["b"], ["c1", "c2"], "average_stdev") == {"b": "c1"}
 
 
 def test_bad_inputs_are_named():
     impact, degradation, _ = synthetic_study()
     with pytest.raises(ValueError, match="use one of average, average_stdev, pdf"):
-        lookup.choose_config(impact, "appA", ["c_low"], "median")
+        lookup.choose_configs(impact, ["appA"], ["c_low"], "median")
     pairs = pd.DataFrame({"application": ["appA"], "partner": ["ghost"]})
     with pytest.raises(ValueError, match="ghost"):
         queue.predict(impact, degradation, pairs)

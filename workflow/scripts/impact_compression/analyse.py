@@ -19,8 +19,9 @@ with logged(snakemake.log[0]) as log:
     )
     degradation = ic.degradation(runtimes)
     predictions = ic.predictions(impact, runtimes)
-    summary = ic.error_summary(predictions, published)
+    summary = ic.error_summary(predictions, published, ic.mae_intervals(impact, runtimes))
     slowdowns = ic.measured_slowdowns(runtimes)
+    relativity = ic.relativity_violations(impact, runtimes)
     idle = impact.loc[impact["component"] == "idle", "latency_us"].to_numpy(float)
     claims = ic.claims(
         slowdowns,
@@ -32,7 +33,7 @@ with logged(snakemake.log[0]) as log:
         discordant=queue.discordant_pairs(
             degradation, utilization.set_index("component")["utilization"]
         ),
-        relativity=ic.relativity_violations(slowdowns, degradation, utilization),
+        relativity=relativity,
         saturated=ic.saturated_share(impact, runtimes),
     )
     log.info("prediction errors:\n%s", summary.to_string(index=False))
@@ -43,4 +44,5 @@ with logged(snakemake.log[0]) as log:
     write_csv(out.predictions, predictions)
     write_csv(out.error_summary, summary)
     write_csv(out.table1, ic.slowdown_matrix(slowdowns).reset_index())
+    write_csv(out.relativity, relativity)
     write_csv(out.claims, claims)

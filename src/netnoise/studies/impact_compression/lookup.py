@@ -21,8 +21,13 @@ import pandas as pd
 METHODS = ("average", "average_stdev", "pdf")
 
 
-def _stats(impact: pd.DataFrame) -> pd.DataFrame:
-    return impact.groupby("component")["latency_us"].agg(mean="mean", std="std")
+def _stats(samples: dict[str, np.ndarray]) -> pd.DataFrame:
+    return pd.DataFrame(
+        {
+            "mean": {c: v.mean() for c, v in samples.items()},
+            "std": {c: v.std(ddof=1) for c, v in samples.items()},
+        }
+    )
 
 
 def _choose_average(stats: pd.DataFrame, partner: str, configs: list[str]) -> str:
@@ -40,8 +45,7 @@ def _choose_average_stdev(stats: pd.DataFrame, partner: str, configs: list[str])
     return str(overlap.idxmax())
 
 
-def _choose_pdf(impact: pd.DataFrame, partner: str, configs: list[str]) -> str:
-    samples = {c: g.to_numpy(float) for c, g in impact.groupby("component")["latency_us"]}
+def _choose_pdf(samples: dict[str, np.ndarray], partner: str, configs: list[str]) -> str:
     pooled = np.concatenate([samples[partner], *(samples[c] for c in configs)])
     # Latencies are heavy-tailed: bins of equal width in log space resolve both ends.
     edges = np.histogram_bin_edges(np.log(pooled), bins="fd")
@@ -54,20 +58,21 @@ def _choose_pdf(impact: pd.DataFrame, partner: str, configs: list[str]) -> str:
     return max(scores, key=scores.get)
 
 
-def choose_config(impact: pd.DataFrame, partner: str, configs: list[str], method: str) -> str:
-    """The compression configuration whose impact most resembles ``partner``'s."""
+def choose_configs(
+    impact: pd.DataFrame, partners: list[str], configs: list[str], method: str
+) -> dict[str, str]:
+    """Per partner, the compression configuration whose impact most resembles its own."""
     if method not in METHODS:
         raise ValueError(f"method {method!r}: use one of {', '.join(METHODS)}")
-    known = set(impact["component"])
-    missing = [c for c in [partner, *configs] if c not in known]
+    samples = {c: g.to_numpy(float) for c, g in impact.groupby("component")["latency_us"]}
+    missing = [c for c in [*partners, *configs] if c not in samples]
     if missing:
         raise ValueError(f"no impact measurements of {missing}")
     if method == "pdf":
-        return _choose_pdf(impact, partner, configs)
-    stats = _stats(impact)
-    if method == "average":
-        return _choose_average(stats, partner, configs)
-    return _choose_average_stdev(stats, partner, configs)
+        return {p: _choose_pdf(samples, p, configs) for p in partners}
+    stats = _stats(samples)
+    choose = _choose_average if method == "average" else _choose_average_stdev
+    return {p: choose(stats, p, configs) for p in partners}
 
 
 def predict(
@@ -81,9 +86,10 @@ def predict(
     """
     table = degradation.groupby(["application", "config"])["degradation"].mean()
     configs = sorted(degradation["config"].unique())
+    chosen = choose_configs(impact, list(pairs["partner"].unique()), configs, method)
     rows = []
     for app, partner in pairs[["application", "partner"]].itertuples(index=False):
-        config = choose_config(impact, partner, configs, method)
+        config = chosen[partner]
         if (app, config) not in table.index:
             raise ValueError(f"no compression measurement of {app!r} beside {config!r}")
         rows.append(

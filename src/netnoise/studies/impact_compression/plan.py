@@ -40,6 +40,7 @@ TABLE_NAMES = (
     "predictions",
     "error_summary",
     "table1",
+    "relativity",
     "claims",
 )
 
@@ -61,6 +62,7 @@ REPORT_RESULTS = (
     Result("fig9_error_summary", "Fig. 9 · quartiles of each method's prediction error"),
     Result("error_summary", "Fig. 8–9 · every method and baseline scored, beside the paper"),
     Result("utilization", "Fig. 3, 6 · ImpactB latency and utilisation with their intervals"),
+    Result("relativity", "Sec. I · performance relativity: partners ordered by utilisation"),
     Result("claims", "The study's claims, each with its target and the paper's value"),
 )
 
