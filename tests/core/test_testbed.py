@@ -422,6 +422,39 @@ def test_cli_up_status_down(tmp_path):
     assert _leftovers() == ([], [])
 
 
+def test_jumbo_frames_cross_the_backbone_whole(make_platform):
+    platform = make_platform(racks=2, mtu_bytes=9000)
+    spec = platform.testbed.spec
+    for namespace in spec.namespaces():
+        links = subprocess.run(
+            ["ip", "netns", "exec", namespace, "ip", "-o", "link", "show"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        mtus = {
+            line.split(":")[1].strip(): line.split(" mtu ")[1].split()[0]
+            for line in links.splitlines()
+        }
+        assert {name: mtu for name, mtu in mtus.items() if name != "lo"} == {
+            name: "9000" for name in mtus if name != "lo"
+        }
+    first, far = spec.node_list()[0], spec.node_list()[-1]
+    # 8972 bytes of payload, 28 of headers: one unfragmented 9000-byte packet.
+    ping = ["ping", "-c", "1", "-W", "2", "-M", "do", "-s", "8972", far.address]
+    assert (
+        subprocess.run(platform.testbed.exec_argv(first, ping), capture_output=True).returncode == 0
+    )
+
+
+def test_spec_rejects_a_burst_that_cannot_hold_a_frame():
+    with pytest.raises(
+        TestbedError,
+        match=r"burst_bytes \(3028\) must hold a frame of .*mtu_bytes \(9000\).*at least 9014",
+    ):
+        TestbedSpec.from_config(platform_config(burst_bytes=3028, mtu_bytes=9000)["testbed"])
+
+
 def test_spec_rejects_more_racks_than_nodes():
     with pytest.raises(TestbedError, match="must be at least"):
         TestbedSpec.from_config(platform_config(nodes=2, racks=3)["testbed"])

@@ -426,7 +426,32 @@ def test_benchmark_claims_state_each_target():
     assert (cv["value"], cv["meets"]) == (pytest.approx(0.1), True)
     assert claims.loc[("max_slowdown_pct", "every point"), "value"] == pytest.approx(160.0)
     # One of the four result files (the control) was CPU-saturated.
-    assert claims.loc[("cpu_saturated_share", "every point"), "value"] == pytest.approx(0.25)
+    saturated = claims.loc[("cpu_saturated_share", "network measurements")]
+    assert (saturated["value"], saturated["meets"]) == (pytest.approx(0.25), False)
+    # Without a CPU control there is nothing to say of one.
+    assert ("cpu_saturated_share", "CPU control") not in claims.index
+
+
+def test_a_saturated_cpu_control_is_told_apart_from_the_network_measurements():
+    tidy = pd.concat(
+        [
+            _tidy("allreduce", 0.5, 8, [100.0] * 3, [150.0, 160.0, 170.0], p).assign(
+                cpu_saturated=p == "cpu"
+            )
+            for p in ("network", "unshared", "cpu")
+        ]
+        + [
+            _tidy("allreduce", 0.0, 8, [100.0] * 3, [100.0] * 3, "network").assign(
+                cpu_saturated=False
+            )
+        ]
+    )
+    claims = benchmark_claims(tidy, benchmark_slowdown(tidy)).set_index(["claim", "scope"])
+    network = claims.loc[("cpu_saturated_share", "network measurements")]
+    assert (network["value"], network["meets"]) == (0.0, True)
+    cpu = claims.loc[("cpu_saturated_share", "CPU control")]
+    assert cpu["value"] == 1.0 and pd.isna(cpu["target"])
+    assert "by design" in cpu["detail"]
 
 
 def test_claims_give_the_allocation_trend_of_the_added_time_beside_the_slowdowns():

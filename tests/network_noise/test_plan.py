@@ -152,6 +152,18 @@ def test_a_fixed_application_communicator_holds_on_the_ratio_sweeps_allocation(n
     assert "--application-ranks" not in plan.noise_args(nn["benchmark"], "allreduce", "0.5", 4)
 
 
+def test_a_ratio0_control_times_the_communicator_of_the_point_it_controls(nn):
+    nn["benchmark"]["application_ranks"] = 4
+    assert plan.noise_args(nn["benchmark"], "allreduce", "0", 8)[4:8] == [
+        "--ratio", "0", "--application-ranks", 4,
+    ]  # fmt: skip
+    # Fig. 5's points on 4 and 6 nodes time 2 and 3 ranks beside 2 and 3 perturbing.
+    for allocation, ranks in [(4, 2), (6, 3), (5, 2)]:
+        control = plan.noise_args(nn["benchmark"], "allreduce", "0", allocation)
+        assert control[6:8] == ["--application-ranks", ranks]
+        assert plan.application_ranks(nn["benchmark"], 0.5, allocation) is None
+
+
 def test_quick_study_measures_the_noise_benchmark_once_and_other_runs_twice():
     config = validate(yaml.safe_load((REPO / "config" / "config.yaml").read_text()))
     benchmark = study_platform(config["platform"], config["network_noise"]["benchmark"])

@@ -59,6 +59,9 @@ class Node:
     port: str  # bridge port in the fabric namespace
 
 
+ETHERNET_HEADER_BYTES = 14
+
+
 @dataclass(frozen=True)
 class TestbedSpec:
     __test__ = False
@@ -73,6 +76,7 @@ class TestbedSpec:
     btl_tcp_links: int
     tcp_rto_min_ms: float | None = None
     backbone_arbitration: str = "fifo"
+    mtu_bytes: int = 1500
 
     @classmethod
     def from_config(cls, testbed: dict[str, Any]) -> TestbedSpec:
@@ -83,7 +87,19 @@ class TestbedSpec:
                 f"platform.testbed.nodes ({spec.nodes}) must be at least "
                 f"platform.testbed.racks ({spec.racks})"
             )
+        if spec.burst_bytes < spec.frame_bytes:
+            raise TestbedError(
+                f"platform.testbed.burst_bytes ({spec.burst_bytes}) must hold a frame of "
+                f"platform.testbed.mtu_bytes ({spec.mtu_bytes}) with its "
+                f"{ETHERNET_HEADER_BYTES}-byte header: at least {spec.frame_bytes}"
+            )
         return spec
+
+    @property
+    def frame_bytes(self) -> int:
+        """A full Ethernet frame with its header: what a turn of round-robin
+        arbitration lets each sender put on the uplink."""
+        return self.mtu_bytes + ETHERNET_HEADER_BYTES
 
     @property
     def fabric(self) -> str:
@@ -144,11 +160,6 @@ def _tbf(dev: str, mbit: float, spec: TestbedSpec) -> str:
     )
 
 
-# An Ethernet frame of the default MTU with its header: what a turn of round-robin
-# arbitration lets each sender put on the uplink.
-FRAME_BYTES = 1514
-
-
 def _backbone(dev: str, spec: TestbedSpec) -> list[str]:
     """The shaping of one uplink end. ``fifo``: one token-bucket queue in arrival order,
     as an Ethernet switch port. ``round_robin``: the link's rate shared by one queue per
@@ -161,7 +172,7 @@ def _backbone(dev: str, spec: TestbedSpec) -> list[str]:
     commands = [
         f"qdisc replace dev {dev} root handle 1: htb default ffff",
         f"class add dev {dev} parent 1: classid 1:1 htb {link} burst {spec.burst_bytes} "
-        f"cburst {spec.burst_bytes} quantum {FRAME_BYTES}",
+        f"cburst {spec.burst_bytes} quantum {spec.frame_bytes}",
     ]
     # A sender's own rate is the least htb takes: every sender borrows the link's
     # rate from the parent, where the senders are served in turn, a quantum each.
@@ -169,8 +180,8 @@ def _backbone(dev: str, spec: TestbedSpec) -> list[str]:
     for minor, address in [*senders, ("ffff", None)]:
         commands += [
             f"class add dev {dev} parent 1:1 classid 1:{minor} htb rate 8bit "
-            f"ceil {spec.backbone_mbit:g}mbit quantum {FRAME_BYTES} burst {FRAME_BYTES} "
-            f"cburst {FRAME_BYTES}",
+            f"ceil {spec.backbone_mbit:g}mbit quantum {spec.frame_bytes} burst {spec.frame_bytes} "
+            f"cburst {spec.frame_bytes}",
             f"qdisc add dev {dev} parent 1:{minor} bfifo limit {spec.queue_bytes}",
         ]
         if address:
@@ -366,24 +377,28 @@ class Testbed:
         fabric = ["link set lo up"]
         for rack in range(1, spec.racks + 1):
             fabric += [
-                f"link add {spec.bridge(rack)} type bridge stp_state 0 forward_delay 0",
+                f"link add {spec.bridge(rack)} mtu {spec.mtu_bytes} type bridge stp_state 0 "
+                "forward_delay 0",
                 f"link set {spec.bridge(rack)} up",
             ]
         if spec.racks > 1:
             fabric += [
-                f"link add {spec.core} type bridge stp_state 0 forward_delay 0",
+                f"link add {spec.core} mtu {spec.mtu_bytes} type bridge stp_state 0 "
+                "forward_delay 0",
                 f"link set {spec.core} up",
             ]
             for rack in range(1, spec.racks + 1):
                 up, down = spec.uplink(rack)
                 fabric += [
-                    f"link add {up} type veth peer name {down}",
+                    f"link add {up} mtu {spec.mtu_bytes} type veth peer name {down} "
+                    f"mtu {spec.mtu_bytes}",
                     f"link set {up} master {spec.bridge(rack)} up",
                     f"link set {down} master {spec.core} up",
                 ]
         for node in nodes:
             fabric += [
-                f"link add {node.port} type veth peer name eth0 netns {node.name}",
+                f"link add {node.port} mtu {spec.mtu_bytes} type veth peer name eth0 "
+                f"netns {node.name} mtu {spec.mtu_bytes}",
                 f"link set {node.port} master {spec.bridge(node.rack)} up",
             ]
         _ip_batch(fabric, spec.fabric)
@@ -479,6 +494,7 @@ exec ip netns exec "$ns" unshare --uts sh -c 'hostname "$0" && exec sh -c "$1"' 
             "links": links,
             "queue_bytes": spec.queue_bytes,
             "burst_bytes": spec.burst_bytes,
+            "mtu_bytes": spec.mtu_bytes,
             "tcp_congestion": spec.tcp_congestion,
             "tcp_rto_min_ms": spec.tcp_rto_min_ms,
             "nodes": [

@@ -77,6 +77,8 @@ def topology_table(runs: list[pd.DataFrame], published: pd.DataFrame) -> pd.Data
 #: perturbing ranks: it is the no-perturbation control.
 PERTURBATIONS = ("network", "cpu", "unshared")
 POINT_KEYS = ["collective", "ratio", "allocation", "perturbation"]
+#: The perturbations that measure the network (the CPU control loads the cores).
+NETWORK_MEASUREMENTS = ("network", "unshared")
 #: Issue 17's bars for the benchmark.
 MIN_SPLITS, MIN_RATIOS, MIN_SPEARMAN, MAX_BASELINE_CV, MAX_P = 32, 4, 0.8, 0.20, 0.05
 #: The seed paper's numbers beside ours (001_9f0f9ede26bdffbe.txt, Sec. 2.1).
@@ -412,12 +414,15 @@ def baseline_by_size(slowdown: pd.DataFrame) -> pd.DataFrame:
     )
 
 
-def saturated_share(tidy: pd.DataFrame) -> float:
-    """Share of the benchmark's result files (points) whose timed region was
-    CPU-saturated (``cpu_saturated``); nan when the table does not record it."""
+def saturated_share(tidy: pd.DataFrame, perturbations: tuple[str, ...] = PERTURBATIONS) -> float:
+    """Share of the benchmark's result files (points) of the given perturbations
+    whose timed region was CPU-saturated (``cpu_saturated``); nan when the table
+    does not record it or holds none of them."""
     if "cpu_saturated" not in tidy.columns:
         return float("nan")
-    flags = with_perturbation(tidy).groupby(POINT_KEYS)["cpu_saturated"].first()
+    points = with_perturbation(tidy)
+    points = points[points["perturbation"].isin(perturbations)]
+    flags = points.groupby(POINT_KEYS)["cpu_saturated"].first()
     flags = flags.astype(str).str.lower()
     known = flags.isin(["true", "false"])
     return float(flags[known].eq("true").mean()) if known.any() else float("nan")
@@ -581,6 +586,26 @@ def benchmark_claims(tidy: pd.DataFrame, slowdown: pd.DataFrame) -> pd.DataFrame
                 f"{largest['allocation']:g} nodes"
             ),
         ),
-        claim("cpu_saturated_share", "every point", saturated_share(tidy), "<=", 0.05),
+        claim(
+            "cpu_saturated_share",
+            "network measurements",
+            saturated_share(tidy, NETWORK_MEASUREMENTS),
+            "<=",
+            0.05,
+            detail="the network points with their ratio-0 and unshared controls",
+        ),
     ]
+    cpu_control = saturated_share(tidy, ("cpu",))
+    if not np.isnan(cpu_control):
+        rows.append(
+            claim(
+                "cpu_saturated_share",
+                "CPU control",
+                cpu_control,
+                detail=(
+                    "its processes keep a share of a core busy by design: a bound on what "
+                    "the cores explain, not a network measurement"
+                ),
+            )
+        )
     return pd.DataFrame(rows)

@@ -7,6 +7,7 @@ subsection (``bench``) and the study's result folders, called by
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from netnoise.report import ABOUT, Result
@@ -112,6 +113,21 @@ def noise_result(raw: str, collective: str, ratio: float, allocation: int, pertu
     return f"{raw}/{collective}_r{ratio:g}_n{allocation}_{perturbation}.csv"
 
 
+def application_ranks(bench: dict[str, Any], ratio: float, allocation: int) -> int | None:
+    """The processes of the application communicator at one point, where the plan sets
+    them (None: the ranks the perturbation leaves). A set ``application_ranks`` holds
+    on the ratio sweep's allocation (``nodes``); a ratio-0 control elsewhere keeps
+    the communicator of its allocation's Fig. 5 point, the rest idle, so that it
+    times the collective that point perturbs."""
+    fixed = bench.get("application_ranks")
+    if fixed and allocation == bench["nodes"]:
+        return fixed
+    if ratio == 0:
+        # The benchmark rounds the perturbing processes half away from zero.
+        return allocation - math.floor(SIZE_SWEEP_RATIO * allocation + 0.5)
+    return None
+
+
 def noise_args(
     bench: dict[str, Any],
     collective: str,
@@ -120,12 +136,10 @@ def noise_args(
     perturbation: str = "network",
 ) -> list[object]:
     """Arguments of the ``noise`` benchmark at one point (``ratio`` as its file names
-    spell it); the unshared control's perturbation is the network one. On the ratio
-    sweep's allocation (``nodes``) a set ``application_ranks`` holds the application
-    communicator at that size, whatever the ratio."""
+    spell it); the unshared control's perturbation is the network one."""
     cpu = ["--cpu-load", bench["cpu_load"]] if perturbation == "cpu" else []
-    fixed = bench.get("application_ranks")
-    application = ["--application-ranks", fixed] if fixed and allocation == bench["nodes"] else []
+    ranks = application_ranks(bench, float(ratio), allocation)
+    application = [] if ranks is None else ["--application-ranks", ranks]
     return [
         "--perturbation",
         "network" if perturbation == "unshared" else perturbation,
