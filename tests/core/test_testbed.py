@@ -440,11 +440,26 @@ def test_jumbo_frames_cross_the_backbone_whole(make_platform):
             name: "9000" for name in mtus if name != "lo"
         }
     first, far = spec.node_list()[0], spec.node_list()[-1]
-    # 8972 bytes of payload, 28 of headers: one unfragmented 9000-byte packet.
-    ping = ["ping", "-c", "1", "-W", "2", "-M", "do", "-s", "8972", far.address]
-    assert (
-        subprocess.run(platform.testbed.exec_argv(first, ping), capture_output=True).returncode == 0
+    # 8972 bytes of payload and 28 of headers: one 9000-byte packet, which the
+    # sender may not fragment (Linux's IP_MTU_DISCOVER = 10, IP_PMTUDISC_DO = 2;
+    # Python's socket module names neither).
+    receive = (
+        "import socket; s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); "
+        f"s.bind(('{far.address}', 9000)); s.settimeout(10); print(len(s.recv(65536)))"
     )
+    send = (
+        "import socket; s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); "
+        "s.setsockopt(socket.IPPROTO_IP, 10, 2); "
+        f"s.sendto(bytes(8972), ('{far.address}', 9000))"
+    )
+    receiver = subprocess.Popen(
+        platform.testbed.exec_argv(far, [sys.executable, "-c", receive]),
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    time.sleep(1)
+    subprocess.run(platform.testbed.exec_argv(first, [sys.executable, "-c", send]), check=True)
+    assert receiver.communicate(timeout=15)[0].strip() == "8972"
 
 
 def test_spec_rejects_a_burst_that_cannot_hold_a_frame():
