@@ -343,12 +343,29 @@ def nodes_beyond_testbed(config: dict[str, Any], wanted: dict[str, list[int]]) -
     ]
 
 
+#: An Ethernet header: a frame is the MTU and these bytes.
+ETHERNET_HEADER_BYTES = 14
+
+
+def frame_problems(testbed: dict[str, Any], where: str) -> list[str]:
+    """A testbed layout whose token buckets cannot pass one whole frame of its MTU
+    (``where`` names the layout's keys); none where it sets neither."""
+    burst, mtu = testbed.get("burst_bytes"), testbed.get("mtu_bytes")
+    if burst is None or mtu is None or burst >= mtu + ETHERNET_HEADER_BYTES:
+        return []
+    return [
+        f"{where}: burst_bytes ({burst}) must hold a frame of mtu_bytes ({mtu}) with its "
+        f"{ETHERNET_HEADER_BYTES}-byte header: at least {mtu + ETHERNET_HEADER_BYTES}"
+    ]
+
+
 def _cross_checks(config: dict[str, Any]) -> list[str]:
     """Constraints between keys that a JSON schema cannot express: the shared
     sections' here, each study's in ``netnoise.studies.<key>.config``."""
     from netnoise import studies
 
     problems = _application_problems(config.get("applications", {}))
+    problems += frame_problems(config.get("platform", {}).get("testbed", {}), "platform.testbed")
     problems += waiting.problems(config.get("platform", {}).get("wait", {}), "platform.wait")
     for study in studies.STUDIES:
         checks = study.module("config")

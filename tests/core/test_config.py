@@ -262,3 +262,25 @@ def test_an_interleaved_allocation_spans_every_rack():
     assert rack_interleaved_nodes(testbed, 4) == ["nn-n01", "nn-n05", "nn-n02", "nn-n06"]
     assert sorted(rack_interleaved_nodes(testbed, 8)) == [f"nn-n0{i}" for i in range(1, 9)]
     assert rack_interleaved_nodes({**testbed, "racks": 1}, 3) == ["nn-n01", "nn-n02", "nn-n03"]
+
+
+def test_a_token_bucket_that_cannot_pass_a_frame_is_named_before_anything_runs():
+    with pytest.raises(
+        ConfigError,
+        match=r"platform\.testbed: burst_bytes \(3028\) .*mtu_bytes \(9000\).*at least 9014",
+    ):
+        validate({"platform": {"testbed": {"burst_bytes": 3028, "mtu_bytes": 9000}}})
+    # The noise benchmark's jumbo frames need the platform's burst to hold one.
+    with pytest.raises(
+        ConfigError,
+        match=r"network_noise\.benchmark\.testbed over platform\.testbed: burst_bytes \(4000\)",
+    ):
+        validate({"platform": {"testbed": {"burst_bytes": 4000}}})
+    benchmark = validate({})["network_noise"]["benchmark"]
+    assert benchmark["testbed"]["mtu_bytes"] == 9000
+    assert validate(
+        {
+            "platform": {"testbed": {"burst_bytes": 4000}},
+            "network_noise": {"benchmark": {"testbed": {"mtu_bytes": 1500}}},
+        }
+    )

@@ -463,11 +463,11 @@ def test_jumbo_frames_cross_the_backbone_whole(make_platform):
 
 
 def test_spec_rejects_a_burst_that_cannot_hold_a_frame():
+    testbed = {**platform_config()["testbed"], "burst_bytes": 3028, "mtu_bytes": 9000}
     with pytest.raises(
-        TestbedError,
-        match=r"burst_bytes \(3028\) must hold a frame of .*mtu_bytes \(9000\).*at least 9014",
+        TestbedError, match=r"burst_bytes \(3028\) .*mtu_bytes \(9000\).*at least 9014"
     ):
-        TestbedSpec.from_config(platform_config(burst_bytes=3028, mtu_bytes=9000)["testbed"])
+        TestbedSpec.from_config(testbed)
 
 
 def test_spec_rejects_more_racks_than_nodes():

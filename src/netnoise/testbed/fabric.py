@@ -39,6 +39,7 @@ from typing import Any
 
 from netnoise import lifeline
 from netnoise.atomic import atomic_open, write_json
+from netnoise.config import ETHERNET_HEADER_BYTES, frame_problems
 
 STATE_ROOT = Path("/run/netnoise")
 SUBNET = "10.77.0"
@@ -57,9 +58,6 @@ class Node:
     address: str
     rack: int  # 1-based
     port: str  # bridge port in the fabric namespace
-
-
-ETHERNET_HEADER_BYTES = 14
 
 
 @dataclass(frozen=True)
@@ -87,12 +85,8 @@ class TestbedSpec:
                 f"platform.testbed.nodes ({spec.nodes}) must be at least "
                 f"platform.testbed.racks ({spec.racks})"
             )
-        if spec.burst_bytes < spec.frame_bytes:
-            raise TestbedError(
-                f"platform.testbed.burst_bytes ({spec.burst_bytes}) must hold a frame of "
-                f"platform.testbed.mtu_bytes ({spec.mtu_bytes}) with its "
-                f"{ETHERNET_HEADER_BYTES}-byte header: at least {spec.frame_bytes}"
-            )
+        for problem in frame_problems(spec.as_dict(), "platform.testbed"):
+            raise TestbedError(problem)
         return spec
 
     @property

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from netnoise.config import enabled, nodes_beyond_testbed
+from netnoise.config import enabled, frame_problems, nodes_beyond_testbed, study_platform
 from netnoise.sim.topology import SpecError, check_spec
 from netnoise.studies.network_noise.netgauge import size_problems
 from netnoise.studies.network_noise.plan import SIZE_SWEEP_RATIO
@@ -87,4 +87,6 @@ def problems(config: dict[str, Any]) -> list[str]:
         "network_noise.benchmark.allocations": bench["allocations"],
     }
     found += _netgauge_problems(bench) + _application_problems(bench)
+    layout = study_platform(config["platform"], bench)["testbed"]
+    found += frame_problems(layout, "network_noise.benchmark.testbed over platform.testbed")
     return found + nodes_beyond_testbed(config, wanted)
