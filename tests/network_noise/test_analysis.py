@@ -490,22 +490,25 @@ def _sweep_point(data, allocation, slowdown, perturbation="network", ratio=0.5, 
     )
 
 
+def _allocation_sweep(data, slowdowns, *controls):
+    """Fig. 5's points, one per allocation: slowdown; then ``controls``."""
+    return pd.concat([*(_sweep_point(data, n, s) for n, s in slowdowns.items()), *controls])
+
+
 def test_allocation_steps_compare_consecutive_allocations_of_the_network_sweep():
     data = np.random.default_rng(17)
-    tidy = pd.concat(
-        [
-            _sweep_point(data, 4, 200.0),
-            _sweep_point(data, 6, 210.0),
-            _sweep_point(data, 8, 400.0),
-            # Controls are not steps of the sweep, whatever their slowdowns.
-            _sweep_point(data, 8, 900.0, perturbation="cpu"),
-            _sweep_point(data, 8, 100.0, ratio=0.0),
-        ]
+    tidy = _allocation_sweep(
+        data,
+        {4: 200.0, 6: 210.0, 8: 400.0},
+        # Controls are not steps of the sweep, whatever their slowdowns.
+        _sweep_point(data, 8, 900.0, perturbation="cpu"),
+        _sweep_point(data, 8, 100.0, ratio=0.0),
     )
     steps = allocation_steps(tidy)
     assert steps[["collective", "ratio", "smaller", "larger"]].values.tolist() == [
         ["allreduce", 0.5, 4, 6],
         ["allreduce", 0.5, 6, 8],
+        ["allreduce", 0.5, 4, 8],
     ]
     rise = steps.iloc[1]
     assert rise["slowdown_smaller_pct"] == pytest.approx(210, rel=0.1)
@@ -518,6 +521,20 @@ def test_allocation_steps_compare_consecutive_allocations_of_the_network_sweep()
         rise["slowdown_larger_pct"] - rise["slowdown_smaller_pct"]
     )
     assert step["meets"] is None and "bootstrap p = 0.0005" in step["detail"]
+    rise = claims.loc[("allocation_rise", "allreduce, ratio 0.5, 4 to 8 nodes")]
+    assert (rise["value"], rise["meets"]) == (1 / BOOTSTRAP_RESAMPLES, True)
+
+
+def test_a_sweep_that_does_not_rise_from_end_to_end_fails_its_claim():
+    tidy = _allocation_sweep(np.random.default_rng(5), {4: 300.0, 6: 400.0, 8: 290.0})
+    claims = benchmark_claims(tidy, benchmark_slowdown(tidy)).set_index(["claim", "scope"])
+    rise = claims.loc[("allocation_rise", "allreduce, ratio 0.5, 4 to 8 nodes")]
+    assert rise["value"] > 0.05 and rise["meets"] is False
+    ends = allocation_steps(tidy).iloc[-1]
+    assert (ends["smaller"], ends["larger"]) == (4, 8)
+    assert rise["value"] == ends["p_not_larger"]
+    expected = f"({ends['slowdown_larger_pct']:,.0f} against {ends['slowdown_smaller_pct']:,.0f} %)"
+    assert rise["detail"].endswith(expected)
 
 
 def test_allocation_step_p_value_is_below_5_percent_in_5_percent_of_ties():

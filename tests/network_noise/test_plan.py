@@ -127,10 +127,39 @@ def test_the_unshared_control_runs_the_network_perturbation_on_one_switch(nn):
     ]
     config = validate({})
     platform = study_platform(config["platform"], config["network_noise"]["benchmark"])
-    one_switch = plan.unshared_platform(platform)
+    one_switch = plan.point_platform(platform, "unshared")
     assert (platform["testbed"]["racks"], one_switch["testbed"]["racks"]) == (2, 1)
     # Nothing else changes, and the benchmark's own layout stays as it was.
     assert {**one_switch["testbed"], "racks": 2} == platform["testbed"]
+    assert one_switch["cpu"] == platform["cpu"]
+
+
+def test_the_cpu_control_is_measured_once_and_the_network_points_as_configured():
+    config = validate({})
+    platform = study_platform(config["platform"], config["network_noise"]["benchmark"])
+    assert platform["cpu"]["attempts"] > 1
+    assert plan.point_platform(platform, "network") == platform
+    cpu_control = plan.point_platform(platform, "cpu")
+    assert cpu_control["cpu"] == {**platform["cpu"], "attempts": 1}
+    assert cpu_control["testbed"] == platform["testbed"]
+    assert platform["cpu"]["attempts"] > 1
+
+
+def test_the_allocation_sweep_takes_its_own_splits(nn):
+    sweep = {**nn["benchmark"], "allocation_splits": 48}
+
+    def splits(*point, bench=sweep):
+        args = plan.noise_args(bench, *point)
+        return args[args.index("--splits") + 1]
+
+    # Fig. 5's points, the full allocation's among them, take allocation_splits.
+    assert splits("allreduce", "0.5", 4) == splits("allreduce", "0.5", 8) == 48
+    # The rest of the ratio sweep, other collectives, the controls: splits.
+    assert splits("allreduce", "0.25", 8) == splits("bcast", "0.5", 8) == 16
+    assert splits("allreduce", "0", 4) == splits("allreduce", "0.5", 8, "unshared") == 16
+    assert splits("allreduce", "0.5", 8, "cpu") == 16
+    # Unset, every point takes splits.
+    assert splits("allreduce", "0.5", 4, bench=nn["benchmark"]) == 16
 
 
 def test_noise_args(nn):

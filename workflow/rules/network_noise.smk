@@ -18,10 +18,7 @@ NB_POINTS = nn_plan.noise_points(NB, NB_ON_TESTBED)
 # the racks in turn so that application and perturbation traffic share links;
 # the unshared control's on one switch.
 NB_PLATFORM = netnoise_config.study_platform(config["platform"], NB)
-NB_UNSHARED_PLATFORM = nn_plan.unshared_platform(NB_PLATFORM)
-nb_platform = lambda perturbation: (
-    NB_UNSHARED_PLATFORM if perturbation == "unshared" else NB_PLATFORM
-)
+nb_platform = lambda perturbation: nn_plan.point_platform(NB_PLATFORM, perturbation)
 NB_NODES = lambda count, perturbation="network": (
     netnoise_config.rack_interleaved_nodes(nb_platform(perturbation)["testbed"], count)
     if NB_ON_TESTBED

@@ -102,10 +102,33 @@ def noise_points(
     return sorted(set(points))
 
 
-def unshared_platform(platform: dict[str, Any]) -> dict[str, Any]:
-    """The benchmark's testbed platform with every node on one switch: the unshared
-    control's, where the perturbation's traffic crosses only its own nodes' links."""
-    return {**platform, "testbed": {**platform["testbed"], "racks": 1}}
+def point_splits(
+    bench: dict[str, Any], collective: str, ratio: float, allocation: int, perturbation: str
+) -> int:
+    """Random splits of one point: ``allocation_splits`` (where set) for the
+    allocation sweep's points, whose slowdowns differ by tens of points where the
+    ratio sweep's differ by a hundred, ``splits`` for the rest."""
+    in_allocation_sweep = (
+        collective == "allreduce"
+        and ratio == SIZE_SWEEP_RATIO
+        and allocation in bench["allocations"]
+        and perturbation == "network"
+    )
+    sweep_splits = bench.get("allocation_splits")
+    return sweep_splits if in_allocation_sweep and sweep_splits else bench["splits"]
+
+
+def point_platform(platform: dict[str, Any], perturbation: str) -> dict[str, Any]:
+    """The benchmark's platform for one perturbation. The unshared control's testbed
+    has every node on one switch, where the perturbation's traffic crosses only its
+    own nodes' links. The CPU control is measured once: its processes keep the cores
+    busy by design, and a second attempt was as saturated as the first (2.4-3.5
+    runnable tasks after both in a quick study), a quarter minute each."""
+    if perturbation == "unshared":
+        return {**platform, "testbed": {**platform["testbed"], "racks": 1}}
+    if perturbation == "cpu":
+        return {**platform, "cpu": {**platform.get("cpu", {}), "attempts": 1}}
+    return platform
 
 
 def noise_result(raw: str, collective: str, ratio: float, allocation: int, perturbation: str):
@@ -154,7 +177,7 @@ def noise_args(
         "--perturb-size",
         bench["perturb_size"],
         "--splits",
-        bench["splits"],
+        point_splits(bench, collective, float(ratio), allocation, perturbation),
         "--reps",
         bench["reps"],
         "--phase-warmup",
