@@ -16,7 +16,7 @@ NB_ON_TESTBED = config["platform"]["kind"] == "testbed"
 NB_POINTS = nn_plan.noise_points(NB, NB_ON_TESTBED)
 # The benchmark's own layout (racks, backbone), and its allocations spread over
 # the racks in turn so that application and perturbation traffic share links;
-# the unshared control's on one switch.
+# the unshared control's on one switch, the CPU control's measured once.
 NB_PLATFORM = netnoise_config.study_platform(config["platform"], NB)
 nb_platform = lambda perturbation: nn_plan.point_platform(NB_PLATFORM, perturbation)
 NB_NODES = lambda count, perturbation="network": (
