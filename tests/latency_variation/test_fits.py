@@ -68,6 +68,19 @@ def test_fit_is_interior_and_never_worse_than_plain_scipy(sample):
     assert fit.mean == pytest.approx(sample.mean(), rel=0.02)
 
 
+def test_a_fit_that_would_draw_negative_delays_keeps_its_location_at_zero_or_above():
+    # Flat like a loaded loopback's round trips: the plain fit is the normal
+    # limit, with 2 % of its delays below 0, which no injector can wait.
+    sample = np.random.default_rng(4).uniform(1, 20, 800)
+    plain = stats.lognorm.fit(sample)
+    assert stats.lognorm.cdf(0, *plain) > 0.01
+    fit = latency.fit_lognormal(sample)
+    assert 0 <= fit.loc < sample.min() and fit.candidate == "location0"
+    assert fit.mean == pytest.approx(sample.mean(), rel=0.1)
+    table = latency.distribution_table(fit)
+    assert table.min() >= 0 and table.mean() / 1000 == pytest.approx(fit.mean, rel=0.01)
+
+
 def test_fit_rejects_degenerate_samples():
     with pytest.raises(ValueError, match="three distinct"):
         latency.fit_lognormal([6.0, 6.0, 6.1, 6.1])

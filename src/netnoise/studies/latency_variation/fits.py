@@ -131,7 +131,7 @@ class LognormalFit(Lognormal):
     sample_std: float = math.nan
     #: (shape, loc, scale) of the quantile start (see :func:`quantile_start`)
     start: tuple[float, float, float] = field(default=(math.nan,) * 3)
-    #: which candidate won: "scipy" or "profile"
+    #: which candidate won: "scipy", "profile" or "location0"
     candidate: str = ""
 
 
@@ -265,6 +265,27 @@ def _profile_fit(x: np.ndarray, start_loc: float, spread: float) -> tuple[float,
     return shape, loc, scale
 
 
+def _most_likely(
+    x: np.ndarray, candidates: dict[str, tuple[float, float, float]], lowest_loc: float
+) -> tuple[str | None, float]:
+    """The candidate (shape, loc, scale) of the largest log-likelihood with its
+    location in ``[lowest_loc, min(x))``, and that log-likelihood."""
+    x_min, spread = float(x.min()), robust_spread(x)
+    best, best_ll = None, -math.inf
+    for name, (shape, loc, scale) in candidates.items():
+        if not (shape > 0 and scale > 0 and lowest_loc <= loc and x_min - loc > 1e-10 * spread):
+            continue
+        ll = _loglik(x, shape, loc, scale)
+        if math.isfinite(ll) and ll > best_ll:
+            best, best_ll = name, ll
+    return best, best_ll
+
+
+def _share_below_zero(params: tuple[float, float, float]) -> float:
+    shape, loc, scale = params
+    return float(stats.lognorm.cdf(0.0, shape, loc=loc, scale=scale))
+
+
 def fit_lognormal(samples: Any) -> LognormalFit:
     """Maximum-likelihood three-parameter log-normal, as the paper's ``lognormal.fit``.
 
@@ -286,10 +307,19 @@ def fit_lognormal(samples: Any) -> LognormalFit:
        robust spread, :func:`robust_spread`, from ``min(x)`` is the
        degenerate boundary solution and refused).
 
+    The fit becomes an injector table, which cannot hold a negative delay. A
+    sample near-symmetric or bimodal enough (a loaded loopback: a fast path
+    and a queued one) drifts towards the normal limit, where the fit can put
+    a good part of its mass below 0. When at least one of the table's
+    ``TABLE_SIZE`` equally likely delays would be negative, the fit is
+    therefore made again with its location in ``[0, min(x))``, the
+    two-parameter log-normal (location 0, "location0" candidate) among the
+    candidates. The paper's latencies, skewed to the right, fit far from that.
+
     Samples must be positive and finite (a ``ValueError`` counts the others).
     """
     x = _latencies(samples)
-    x_min, spread = float(x.min()), robust_spread(x)
+    spread = robust_spread(x)
     start = quantile_start(x)
     candidates: dict[str, tuple[float, float, float]] = {}
     with contextlib.suppress(ValueError, RuntimeError, FloatingPointError):
@@ -297,14 +327,11 @@ def fit_lognormal(samples: Any) -> LognormalFit:
             float(v) for v in stats.lognorm.fit(x, start[0], loc=start[1], scale=start[2])
         )
     candidates["profile"] = _profile_fit(x, start[1], spread)
-
-    best, best_ll = None, -math.inf
-    for name, (shape, loc, scale) in candidates.items():
-        if not (shape > 0 and scale > 0 and x_min - loc > 1e-10 * spread):
-            continue
-        ll = _loglik(x, shape, loc, scale)
-        if math.isfinite(ll) and ll > best_ll:
-            best, best_ll = name, ll
+    best, best_ll = _most_likely(x, candidates, lowest_loc=-math.inf)
+    if best is not None and _share_below_zero(candidates[best]) >= 1 / TABLE_SIZE:
+        shape0, scale0 = _profile(x, 0.0)
+        candidates["location0"] = (shape0, 0.0, scale0)
+        best, best_ll = _most_likely(x, candidates, lowest_loc=0.0)
     if best is None:
         raise ValueError("no log-normal fit with its location below the data converged")
     shape, loc, scale = candidates[best]
