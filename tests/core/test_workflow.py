@@ -17,6 +17,20 @@ def test_dry_run(name):
     assert "measure_baseline_latency" in out.stdout
 
 
+def test_measurements_hold_every_local_core():
+    """--cores 2 overrides the profile's 1: a measurement job then takes both
+    cores, so that no build or analysis loads the cores its ranks poll on."""
+    out = snakemake(
+        "-n", "--forceall", "--cores", "2", "--configfile", str(REPO / "config" / "config.yaml")
+    )
+    assert out.returncode == 0, out.stderr[-3000:]
+    jobs = re.split(r"^(?:local)?rule ", out.stdout, flags=re.M)[1:]
+    measurements = [job for job in jobs if "network=1" in job]
+    assert len(measurements) > 20
+    assert all("threads: 2" in job for job in measurements)
+    assert not any("threads: 2" in job for job in jobs if job.startswith("build_programs"))
+
+
 def test_paper_grid_on_slurm_plans_every_study(tmp_path):
     """config/paper.yaml through the site profile, as a cluster user starts it:
     measurement jobs of all five studies, none skipped."""

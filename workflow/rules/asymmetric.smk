@@ -94,6 +94,7 @@ rule validate_asymmetric_testbed:
         f"{AS_PATHS.benchmarks}/validate_testbed.tsv"
     conda:
         "../../envs/build.yaml"
+    threads: MEASUREMENT_THREADS
     resources:
         network=1,
     params:
@@ -120,6 +121,7 @@ rule measure_asymmetric_properties:
         f"{AS_PATHS.benchmarks}/mpi_properties_{{congestion}}.tsv"
     conda:
         "../../envs/build.yaml"
+    threads: MEASUREMENT_THREADS
     resources:
         # On a cluster: whole nodes, those of the family's patterns.
         **measurement_resources(
@@ -183,6 +185,7 @@ rule measure_asymmetric_tcp:
         f"{AS_PATHS.benchmarks}/tcp_properties_{{congestion}}.tsv"
     conda:
         "../../envs/build.yaml"
+    threads: MEASUREMENT_THREADS
     resources:
         network=1,
     params:

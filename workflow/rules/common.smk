@@ -110,6 +110,16 @@ def slurm_nodes(ranks):
     return slurm["nodes"] or -(-ranks // slurm["tasks_per_node"])
 
 
+# A measurement job on a local platform holds every core Snakemake was given:
+# a build or an analysis beside it would load the cores its ranks poll on, and
+# its runs would read that load as the network's (--cores 2 overrides the
+# profile's 1). A Slurm job's allocation is its own. Without cores (a dry run)
+# nothing runs.
+MEASUREMENT_THREADS = (
+    (workflow.resource_settings.cores or 1) if _PLATFORM != "slurm" else 1
+)
+
+
 def measurement_resources(ranks, launches=1, **slurm):
     """Resources of a measurement job: one at a time on the network (network=1)
     and, on the slurm platform, its allocation: ``tasks`` for every rank of its

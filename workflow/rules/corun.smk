@@ -10,6 +10,7 @@ rule corun:
         f"{platform_paths().benchmarks}/corun/{{name}}.tsv"
     conda:
         "../../envs/build.yaml"
+    threads: MEASUREMENT_THREADS
     resources:
         network=1,
     params:

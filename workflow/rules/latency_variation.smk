@@ -195,6 +195,7 @@ rule measure_injected_latency:
         f"{LV_PATHS.benchmarks}/injected_latency_{{injected}}.tsv"
     conda:
         "../../envs/build.yaml"
+    threads: MEASUREMENT_THREADS
     resources:
         **measurement_resources(LV_RANKS),
     params:
@@ -232,6 +233,7 @@ rule measure_injected_applications:
         f"{LV_PATHS.benchmarks}/injected_applications_{{injected}}.tsv"
     conda:
         "../../envs/build.yaml"
+    threads: MEASUREMENT_THREADS
     resources:
         **measurement_resources(LV_RANKS),
     params:

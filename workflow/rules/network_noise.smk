@@ -145,6 +145,7 @@ rule measure_network_noise:
         f"{NN_PATHS.benchmarks}/noise_{{collective}}_r{{ratio}}_n{{allocation}}_{{perturbation}}.tsv"
     conda:
         "../../envs/build.yaml"
+    threads: MEASUREMENT_THREADS
     resources:
         # The allocation sweep's jobs are as large as their allocation.
         **measurement_resources(lambda wc: int(wc.allocation)),

@@ -20,6 +20,7 @@ rule validate_testbed:
         f"{PLATFORM_PATHS.benchmarks}/validate_testbed.tsv"
     conda:
         "../../envs/build.yaml"
+    threads: MEASUREMENT_THREADS
     resources:
         network=1,
     params:
@@ -60,6 +61,7 @@ rule measure_baseline_latency:
         f"{PLATFORM_PATHS.benchmarks}/baseline/pingpong_size{{size}}_rep{{rep}}.tsv"
     conda:
         "../../envs/build.yaml"
+    threads: MEASUREMENT_THREADS
     resources:
         **measurement_resources(BASELINE["ranks"]),
     params:

@@ -60,6 +60,7 @@ rule measure_variability_runs:
         f"{VB_PATHS.benchmarks}/{{campaign}}_batch{{batch}}.tsv"
     conda:
         "../../envs/build.yaml"
+    threads: MEASUREMENT_THREADS
     resources:
         # On a cluster, a job holding the batch's largest measured job and its
         # background nodes, one task per node.
