@@ -66,7 +66,10 @@ MAP_ENTRIES = "65536"
 # is known by its address: whether it is the traced namespace's is looked up
 # once (@side: 1 ours, 2 not), so the other namespaces' events cost a lookup;
 # a dequeue that found nothing changes no length and is skipped. The testbed's
-# qdiscs live as long as a tracer (one measurement job).
+# qdiscs live as long as a tracer (one measurement job). The two CPUs trace at
+# once, also while a snapshot prints: a qdisc is named before it is marked as
+# ours, and the counters print before the names, so every qdisc counted in an
+# answer is named in it.
 SCRIPT = """
 tracepoint:qdisc:qdisc_enqueue, tracepoint:qdisc:qdisc_dequeue
 /args->skbaddr != 0/
@@ -76,10 +79,10 @@ tracepoint:qdisc:qdisc_enqueue, tracepoint:qdisc:qdisc_dequeue
   if ($side == 0) {
     $dev = ((struct Qdisc *)$q)->dev_queue->dev;
     $side = $dev->nd_net.net->ns.inum == $1 ? 1 : 2;
-    @side[$q] = $side;
     if ($side == 1) {
       @port[$q] = $dev->name;
     }
+    @side[$q] = $side;
   }
   if ($side == 1) {
     $now = nsecs;
@@ -96,9 +99,9 @@ tracepoint:qdisc:qdisc_enqueue, tracepoint:qdisc:qdisc_dequeue
 tracepoint:task:task_rename /pid == $2 && strncmp(args->newcomm, "MARKER", MARKER_LENGTH) == 0/
 {
   printf("snapshot %s\\n", args->newcomm);
-  print(@port);
   print(@qdisc_stall_ns);
   print(@qdisc_sojourn_ns);
+  print(@port);
   printf("end %s\\n", args->newcomm);
 }
 END
