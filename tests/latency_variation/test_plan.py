@@ -6,7 +6,7 @@ import pytest
 
 from netnoise.config import load
 from netnoise.studies.latency_variation import plan
-from tests.conftest import REPO
+from tests.conftest import REPO, quick_study_with
 
 
 def small_section(**changes):
@@ -151,10 +151,12 @@ def test_targets_of_the_quick_config():
     lv = load(REPO / "config" / "config.yaml")["latency_variation"]
     points = plan.injected_points(lv)
     assert points[:2] == ["L20_lognorm", "L20_uniform"]
-    # Levels 20 and 40: two fitted families, three scaled log-normals, two
-    # spreads at the level's mean; and no injection at all.
-    assert len(points) == 2 * (5 + 2) + 1
-    assert points[5:7] == ["L20_std300", "L20_std1000"]
+    # Levels 20 and 40: two fitted families, three scaled log-normals (the
+    # grid of spreads is the bundle study's); and no injection at all.
+    assert len(points) == 2 * 5 + 1
+    assert points[2:5] == ["L20_lognorm_scale75", "L20_lognorm_scale50", "L20_lognorm_scale25"]
+    bundle = quick_study_with("testbed-bundle.yaml")["latency_variation"]
+    assert plan.injected_points(bundle)[5:7] == ["L20_std300", "L20_std1000"]
     found = plan.targets("F", "T", "M")
     assert found[:2] == ["F/fig2_latency_mean.svg", "F/fig2_latency_mean.png"]
     assert len(found) == 2 * 16 + 1 + 10 + 1
