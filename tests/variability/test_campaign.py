@@ -99,7 +99,9 @@ def test_the_controlled_extremes():
     assert set(maximal.loaded_nodes) == set(RACK) and maximal.shared_nodes == 4
     pairs = list(zip(maximal.loaded_nodes[0::2], maximal.loaded_nodes[1::2], strict=True))
     assert all(RACK[a] != RACK[b] for a, b in pairs)
-    assert maximal.generator == "loadgen" and maximal.parameters == {"load": 1.0}
+    assert maximal.generator == "loadgen" and maximal.parameters == {"load": 0.6}
+    heavier = draw(RACKS, 4, "maximal", 5, BackgroundSettings(maximal_load=0.9))
+    assert heavier.parameters == {"load": 0.9} and heavier.loaded_nodes == maximal.loaded_nodes
     pairs = zip(maximal.loaded_nodes[::2], maximal.loaded_nodes[1::2], strict=True)
     assert all(RACK[a] != RACK[b] for a, b in pairs)  # every pair crosses the backbone
     assert draw(RACKS, 2, "maximal", 1).job_nodes == ("nv-n01", "nv-n05")
@@ -112,7 +114,7 @@ def test_the_controlled_extremes():
 def test_background_arguments_and_settings():
     settings = BackgroundSettings()
     loadgen = draw(RACKS, 2, "maximal", 3).background_args(settings, 50.0)
-    assert loadgen == ["--load", "1.0000", "--link-mbit", "50", "--size", "65536", "--seed", "3"]
+    assert loadgen == ["--load", "0.6000", "--link-mbit", "50", "--size", "65536", "--seed", "3"]
     burst = Draw(
         "production",
         9,
@@ -128,6 +130,8 @@ def test_background_arguments_and_settings():
         BackgroundSettings(generators=("iperf",))
     with pytest.raises(ValueError, match="at most 1"):
         BackgroundSettings(load=(0.5, 1.5))
+    with pytest.raises(ValueError, match=r"maximal_load: a share of the link rate in \(0, 1\]"):
+        BackgroundSettings(maximal_load=1.2)
     only = BackgroundSettings.from_config({"generators": ["loadgen"], "load": [0.2, 0.4]})
     assert only.generators == ("loadgen",) and only.load == (0.2, 0.4)
 
@@ -203,7 +207,7 @@ def test_campaign_runs_feed_the_variability_cli(built_programs, tmp_path, capsys
         assert record["config"]["draw"]["seed"] == info["draw"]["seed"]
         assert (run / "background.csv").exists() == (info["draw"]["generator"] != "none")
     busy_info = json.loads((busy / "run.json").read_text())
-    assert busy_info["racks_spanned"] == 2 and busy_info["draw"]["parameters"] == {"load": 1.0}
+    assert busy_info["racks_spanned"] == 2 and busy_info["draw"]["parameters"] == {"load": 0.6}
     # loadgen on the job's 2 nodes, each paired with a free node of the other rack, and
     # on the other 4 free nodes in pairs across the racks: 8 ranks.
     assert len(read_benchmark(busy / "background.csv").data) == 8

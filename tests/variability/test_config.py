@@ -24,8 +24,13 @@ def test_config_cross_checks_name_the_key():
         "racks": 2,
         "backbone_mbit": 100,
         "queue_bytes": None,
+        "mtu_bytes": None,
     }
     fails({"variability": {"testbed": {"queue_bytes": 100}}}, "queue_bytes")
+    fails(
+        {"variability": {"testbed": {"mtu_bytes": 20000}}},
+        r"variability.testbed over platform.testbed: burst_bytes \(16000\) must hold",
+    )
     # On a cluster the jobs' allocations hold the nodes: no testbed size to check,
     # but the maximal extreme needs nodes to load and loadgen a link rate.
     on_cluster = {

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from netnoise.config import enabled, study_testbed, undefined_applications
+from netnoise.config import enabled, frame_problems, study_testbed, undefined_applications
 
 
 def calibration_rank(runs: int, level: float) -> int:
@@ -71,6 +71,8 @@ def problems(config: dict[str, Any]) -> list[str]:
                 problems.append(
                     f"variability.node_counts: {count} exceeds the study's testbed nodes ({nodes})"
                 )
+    if platform.get("kind") == "testbed":
+        problems += frame_problems(testbed, "variability.testbed over platform.testbed")
     if platform.get("kind") == "slurm":
         problems += _cluster_problems(study)
     runs = study.get("runs", 2)
