@@ -170,12 +170,13 @@ def _noise_half(bin_dir, out, config, spec):
 
 
 def _variability_run(bin_dir, out, config, spec):
-    # The study's heaviest run: its maximal campaign (loadgen at the full link
-    # rate on a free partner of every job node, pairs across the racks) beside
-    # its largest job, on the study's own layout.
+    # The study's maximal campaign (loadgen at its maximal_load on a free
+    # partner of every job node, pairs across the racks) beside its largest
+    # job, on the study's own layout.
     study = config["variability"]
     nodes = max(study["node_counts"])
-    maximal = draw(racks_of_testbed(spec), nodes, "maximal", study["seed"])
+    settings = BackgroundSettings.from_config(study["background"])
+    maximal = draw(racks_of_testbed(spec), nodes, "maximal", study["seed"], settings)
     measured = Job(
         "fft_overlap",
         _app(bin_dir, "fft_overlap", config, ["--iterations", "10", "--warmup", "1"]),
@@ -183,7 +184,6 @@ def _variability_run(bin_dir, out, config, spec):
         out / "measured.csv",
         list(maximal.job_nodes),
     )
-    settings = BackgroundSettings.from_config(study["background"])
     load = [str(bin_dir / "loadgen"), *maximal.background_args(settings, spec.nic_mbit)]
     loaded = list(maximal.loaded_nodes)
     return measured, [Job("loadgen", load, len(loaded), out / "background.csv", loaded)]

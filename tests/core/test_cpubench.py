@@ -1,5 +1,6 @@
 """The co-runs of ``netnoise bench cpu`` are the studies' own heaviest ones."""
 
+import copy
 from pathlib import Path
 
 import pytest
@@ -33,7 +34,11 @@ def test_the_variability_case_is_the_studys_maximal_run_on_its_layout(config, tm
     assert measured.nodes == list(maximal.job_nodes)
     assert background.nodes == list(maximal.loaded_nodes)
     load = background.program[background.program.index("--load") + 1]
-    assert float(load) == 1.0
+    assert float(load) == study["background"]["maximal_load"] == 0.6
+    heavier = copy.deepcopy(config)
+    heavier["variability"]["background"]["maximal_load"] = 0.9
+    _, (background,) = case.jobs(Path("/bin"), tmp_path, heavier, spec)
+    assert background.program[background.program.index("--load") + 1] == "0.9000"
 
 
 def test_the_noise_case_spans_both_racks_of_the_studys_layout(config, tmp_path):

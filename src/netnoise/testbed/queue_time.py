@@ -23,7 +23,7 @@ the kernel's slow path while it is attached).
 The tracer costs CPU in every namespace's packet path: its programs ran
 0.45-0.93 µs per qdisc event, and 8 bulk TCP flows across the testbed kept
 the two cores busy 33-34 % of the time with it against 25-26 % without. In
-the study's maximal campaign (loadgen at full rate on every other node) the
+the study's maximal campaign (then loadgen at the full link rate) the
 runs counted 2.5-3.6 runnable tasks with it against 1.6-1.9 without, so
 nearly every such run is CPU-saturated on two cores; the variability study
 uses it only when asked (``variability.queue_time``).
