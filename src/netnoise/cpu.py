@@ -16,13 +16,21 @@ virtual machine its wake-ups coincide with other sleeping tasks' wake-ups, so
 for programs that sleep often the samples read several times the runnable
 tasks the scheduler accounts for (``netnoise bench cpu --sleepers``). Busy
 polling reads the same either way.
+
+A measurement on shared cores should also start on quiet ones:
+:func:`wait_for_quiet_cores` waits until whatever ran before (another job's
+ranks being killed, the kernel freeing the network namespaces of a testbed
+just taken down) has let go of them.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import math
 import os
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +49,44 @@ def _stat(stat: Path) -> tuple[int, int, int]:
         elif line.startswith("procs_running "):
             runnable = int(line.split()[1])
     return busy, total, runnable
+
+
+@dataclasses.dataclass(frozen=True)
+class Settling:
+    """How a wait for quiet cores ended: after ``waited_s``, with ``busy_cores``
+    busy in the last window; ``quiet`` is False when it gave up."""
+
+    waited_s: float
+    busy_cores: float
+    quiet: bool
+
+
+def wait_for_quiet_cores(
+    most_busy_cores: float = 0.25,
+    window_s: float = 0.5,
+    windows: int = 2,
+    timeout_s: float = 60.0,
+    stat: str = "/proc/stat",
+    sleep: Callable[[float], None] = time.sleep,
+) -> Settling:
+    """Wait until the cores were busy for at most ``most_busy_cores`` cores' worth
+    of time in each of ``windows`` consecutive windows of ``window_s``, or give up
+    after ``timeout_s``."""
+    path = Path(stat)
+    cores = os.cpu_count() or 1
+    started = time.monotonic()
+    quiet_windows, busy = 0, 0.0
+    before = _stat(path)
+    for _ in range(max(math.ceil(timeout_s / window_s), windows)):
+        sleep(window_s)
+        after = _stat(path)
+        elapsed = after[1] - before[1]
+        busy = cores * (after[0] - before[0]) / elapsed if elapsed > 0 else 0.0
+        before = after
+        quiet_windows = quiet_windows + 1 if busy <= most_busy_cores else 0
+        if quiet_windows == windows:
+            return Settling(round(time.monotonic() - started, 2), round(busy, 2), True)
+    return Settling(round(time.monotonic() - started, 2), round(busy, 2), False)
 
 
 def _task_delays(proc: Path) -> dict[str, int]:

@@ -11,7 +11,7 @@ import pytest
 
 from netnoise import cpu as cpu_module
 from netnoise.counters import GAUGES, Sampler, csvimport, deltas, gauge_summary, infiniband
-from netnoise.cpu import CpuLoad
+from netnoise.cpu import CpuLoad, wait_for_quiet_cores
 from netnoise.testbed import counters as testbed_counters
 from netnoise.testbed.fabric import TestbedSpec
 
@@ -127,6 +127,46 @@ def test_cpu_load_from_proc_stat(tmp_path):
     # Without scheduler statistics the samples are all there is.
     assert record["runnable_from"] == "samples" and record["waiting_tasks"] is None
     assert record["saturated"] is True
+
+
+def _stat_of_windows(stat, busy_jiffies):
+    """A fake sleep that, each window, adds 100 jiffies to ``stat``, the next of
+    ``busy_jiffies`` of them busy; and the list of windows slept."""
+    state = {"busy": 0, "total": 0}
+    slept = []
+
+    def write():
+        idle = state["total"] - state["busy"]
+        stat.write_text(f"cpu  {state['busy']} 0 0 {idle} 0 0 0 0 0 0\nprocs_running 1\n")
+
+    def sleep(window_s):
+        slept.append(window_s)
+        state["busy"] += next(busy_jiffies)
+        state["total"] += 100
+        write()
+
+    write()
+    return sleep, slept
+
+
+def test_quiet_cores_need_consecutive_quiet_windows(tmp_path, monkeypatch):
+    monkeypatch.setattr(cpu_module.os, "cpu_count", lambda: 2)
+    stat = tmp_path / "stat"
+    # 2 cores busy 80 % of the time are 1.6 cores: one quiet window between busy
+    # ones does not count.
+    sleep, slept = _stat_of_windows(stat, iter([80, 10, 90, 10, 10, 90]))
+    settling = wait_for_quiet_cores(0.25, window_s=0.5, windows=2, stat=str(stat), sleep=sleep)
+    assert settling.quiet and settling.busy_cores == pytest.approx(0.2)
+    assert slept == [0.5] * 5
+
+
+def test_waiting_for_quiet_cores_gives_up_after_its_timeout(tmp_path, monkeypatch):
+    monkeypatch.setattr(cpu_module.os, "cpu_count", lambda: 2)
+    stat = tmp_path / "stat"
+    sleep, slept = _stat_of_windows(stat, iter([80] * 100))
+    settling = wait_for_quiet_cores(0.25, window_s=0.5, timeout_s=2, stat=str(stat), sleep=sleep)
+    assert not settling.quiet and settling.busy_cores == pytest.approx(1.6)
+    assert len(slept) == 4
 
 
 def _schedstat(proc, tid, waited_ns):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import os
 import shutil
 import signal
@@ -19,8 +20,10 @@ import pytest
 from netnoise import lifeline
 from netnoise.config import validate
 from netnoise.counters import deltas
+from netnoise.cpu import wait_for_quiet_cores
 from netnoise.io import read_benchmark
 from netnoise.platform import PlatformUnavailable
+from netnoise.platform import testbed as testbed_platform
 from netnoise.platform.testbed import TestbedPlatform
 from netnoise.run import Job, corun, run_benchmark
 from netnoise.studies.variability import metrics
@@ -103,6 +106,21 @@ def test_up_is_idempotent_and_detects_a_changed_spec(make_platform):
     assert other.testbed.existing_namespaces() == [f"{PREFIX}-fabric"] + [
         f"{PREFIX}-n0{i}" for i in range(1, 4)
     ]
+
+
+def test_a_job_waits_for_quiet_cores_before_its_first_run_only(make_platform, monkeypatch, caplog):
+    waits = []
+
+    def counted_wait():
+        waits.append(time.monotonic())
+        return wait_for_quiet_cores()
+
+    monkeypatch.setattr(testbed_platform, "wait_for_quiet_cores", counted_wait)
+    caplog.set_level(logging.INFO, logger="netnoise")
+    platform = make_platform()
+    platform.check()
+    assert len(waits) == 1
+    assert f"testbed {PREFIX}: cores" in caplog.text
 
 
 def test_iperf3_reaches_95_percent_of_the_link_rate(make_platform):

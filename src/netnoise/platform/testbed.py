@@ -1,10 +1,12 @@
 from __future__ import annotations
 
+import logging
 import math
 import platform as pyplatform
 from pathlib import Path
 from typing import Any
 
+from netnoise.cpu import wait_for_quiet_cores
 from netnoise.platform.base import (
     Launch,
     Platform,
@@ -34,14 +36,43 @@ class TestbedPlatform(Platform):
             self.testbed = Testbed(TestbedSpec.from_config(config["testbed"]))
         except TestbedError as err:
             raise PlatformUnavailable(str(err)) from err
+        self._cores_settled = False
 
     def check(self) -> None:
+        """Bring the testbed up and claim it; the first time, also wait for quiet cores."""
         super().check()
         try:
             Testbed.check_host()
             self.testbed.ensure_up()
         except TestbedError as err:
             raise PlatformUnavailable(str(err)) from err
+        if not self._cores_settled:
+            self._settle_cores()
+
+    def _settle_cores(self) -> None:
+        """Wait until the cores are quiet before a job's first run. In a quick study
+        the first four runs of seed 002's maximal batch, right after another
+        study's testbed was taken down and this one built, were CPU-saturated
+        (2.6-3.3 runnable tasks on 2 cores, 1.3-2.1 for the rest of the batch):
+        the cores may still have carried the work the last job left behind."""
+        settling = wait_for_quiet_cores()
+        log = logging.getLogger("netnoise")
+        if settling.quiet:
+            log.info(
+                "testbed %s: cores quiet after %.1f s (%.2f cores busy)",
+                self.testbed.spec.prefix,
+                settling.waited_s,
+                settling.busy_cores,
+            )
+        else:
+            log.warning(
+                "testbed %s: cores still busy (%.2f cores) after %.0f s; measuring all "
+                "the same, each run's CPU record judges it",
+                self.testbed.spec.prefix,
+                settling.busy_cores,
+                settling.waited_s,
+            )
+        self._cores_settled = True
 
     def mpi_launch(
         self,
