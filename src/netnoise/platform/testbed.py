@@ -50,11 +50,12 @@ class TestbedPlatform(Platform):
             self._settle_cores()
 
     def _settle_cores(self) -> None:
-        """Wait until the cores are quiet before a job's first run. In a quick study
-        the first four runs of seed 002's maximal batch, right after another
-        study's testbed was taken down and this one built, were CPU-saturated
-        (2.6-3.3 runnable tasks on 2 cores, 1.3-2.1 for the rest of the batch):
-        the cores may still have carried the work the last job left behind."""
+        """Wait until the cores are quiet before a job's first run, so that it does
+        not start beside work the job before it left behind (its ranks being
+        killed, a testbed just taken down being freed). On a slower 2-core
+        machine the first four runs of a seed 002 batch started right after such
+        a rebuild were CPU-saturated (2.6-3.3 runnable tasks, 1.3-2.1 for the rest
+        of the batch); the log says how long each job waited."""
         settling = wait_for_quiet_cores()
         log = logging.getLogger("netnoise")
         if settling.quiet:
