@@ -62,3 +62,11 @@ def test_a_missing_tracer_names_its_package(monkeypatch, tmp_path):
 def test_an_unknown_namespace_is_named():
     with pytest.raises(QueueTimeError, match="network namespace nn-nowhere-fabric"):
         QueueTime("nn-nowhere-fabric")
+
+
+def test_without_the_hosts_tracefs_the_tracer_mounts_its_own(tmp_path):
+    launcher = queue_time.tracefs_launcher(tmp_path)
+    assert launcher[:4] == ["unshare", "--mount", "--propagation", "private"]
+    assert f"mount -t tracefs tracefs {tmp_path} && exec" in launcher[-1]
+    (tmp_path / "events").mkdir()
+    assert queue_time.tracefs_launcher(tmp_path) == []

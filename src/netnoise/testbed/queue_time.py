@@ -35,7 +35,10 @@ backlogged tbf has an event at every departure (0.24 ms for a full frame at
 50 Mbit/s), which bounds that error.
 
 The tracer is ``bpftrace`` (Debian package ``bpftrace``), run as root; the
-kernel needs BTF (``/sys/kernel/btf/vmlinux``).
+kernel needs BTF (``/sys/kernel/btf/vmlinux``). bpftrace finds tracepoints in
+tracefs; where the host has not mounted it, the tracer runs in a mount
+namespace of its own with tracefs mounted there, and the host's mounts stay
+as they are.
 """
 
 from __future__ import annotations
@@ -60,6 +63,7 @@ PR_SET_NAME = 15
 STARTUP_TIMEOUT_S = 60.0
 ANSWER_TIMEOUT_S = 10.0
 MAP_ENTRIES = "65536"
+TRACEFS = Path("/sys/kernel/tracing")
 
 # $1: inode of the traced network namespace; $2: the process asking for totals.
 # The qdisc tracepoints fire for every packet of every namespace. A root qdisc
@@ -171,6 +175,15 @@ def parse_answer(lines: Iterable[str], marker: str) -> dict[str, dict[str, int]]
     return totals
 
 
+def tracefs_launcher(tracefs: Path = TRACEFS) -> list[str]:
+    """The command that starts the tracer (its argv follows) with ``tracefs``
+    mounted: nothing when the host has mounted it."""
+    if (tracefs / "events").is_dir():
+        return []
+    mount = f'mount -t tracefs tracefs {tracefs} && exec "$0" "$@"'
+    return ["unshare", "--mount", "--propagation", "private", "sh", "-c", mount]
+
+
 class QueueTime:
     """Stall and sojourn time of every root qdisc of one network namespace.
 
@@ -195,7 +208,7 @@ class QueueTime:
         self._sequence = 0
 
     def __enter__(self) -> QueueTime:
-        argv = [self.executable, "-B", "line", "-f", "json", "-e", SCRIPT]
+        argv = [*tracefs_launcher(), self.executable, "-B", "line", "-f", "json", "-e", SCRIPT]
         argv += [str(self.inode), str(os.getpid())]
         env = {**os.environ, "BPFTRACE_MAP_KEYS_MAX": MAP_ENTRIES}
         self._process = subprocess.Popen(
