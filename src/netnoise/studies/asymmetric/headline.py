@@ -1,0 +1,129 @@
+"""Seed 003's headline claims (Zhu, Lastovetsky, Ali, Riesen and Hasanov), judged
+by :mod:`netnoise.verdicts` from the property trials (``properties``), the random
+patterns' shares within 10 % (``within10``, with the noise ceiling and the trials
+the iteration cap stopped) and every link's error under both models
+(``link_errors``)."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from netnoise import verdicts as v
+
+STUDY = "asymmetric"
+#: Halfway from the fairness model's share (0) to the asymmetric model's (1).
+ASYMMETRY_TARGET = 0.5
+#: The paper's lowest share within 10 % on its main testbed (d = 3).
+PAPER_WITHIN10_PCT = 72.0
+#: Where each argument of :func:`headline_claims` is read, under a platform's results.
+INPUTS = {
+    "properties": "tables/asymmetric/properties.csv",
+    "within10": "tables/asymmetric/within10.csv",
+    "errors": "tidy/asymmetric/link_errors.csv",
+}
+OPTIONAL: frozenset[str] = frozenset()
+
+PROPERTY = v.Claim(
+    STUDY,
+    "asymmetric_property",
+    "Concurrent bidirectional TCP transfers share a NIC asymmetrically, not fairly",
+    paper_value="the asymmetric network property",
+    paper_where="Sec. 4, Fig. 4",
+    unit="",
+    target=f"mean asymmetry ≥ {ASYMMETRY_TARGET} (0 fair, 1 asymmetric)",
+)
+WITHIN_10 = v.Claim(
+    STUDY,
+    "model_within_10",
+    "The asymmetric model predicts 72–83 % of concurrent transfers within 10 %",
+    paper_value="72.1–83.2 % (main testbed)",
+    paper_where="Sec. 7.2, Fig. 6",
+    unit="%",
+    target=f"≥ {PAPER_WITHIN10_PCT:g} % of links for every d and congestion control",
+)
+BEATS_FAIRNESS = v.Claim(
+    STUDY,
+    "beats_fairness_model",
+    "Without the asymmetric property, predictions are significantly less accurate",
+    paper_value="asymmetric 72–83 % against fairness 58–69 % within 10 %",
+    paper_where="Abstract; Sec. 7.2, Fig. 6",
+    unit="points",
+    target="asymmetric minus fairness share within 10 % > 0 points for every d",
+)
+
+
+def _within(row: pd.Series) -> v.Estimate:
+    return v.Estimate(
+        float(row["within10_pct"]),
+        float(row["within10_low_pct"]),
+        float(row["within10_high_pct"]),
+        int(row["n_patterns"]),
+    )
+
+
+def _precision(row: pd.Series) -> str:
+    return (
+        f"{row['cap_stopped_pct']:.0f} % of trials stopped by the iteration cap;"
+        f" noise ceiling {row['ceiling_pct']:.0f} %"
+    )
+
+
+def _advantage(errors: pd.DataFrame) -> list[tuple[str, v.Judgement, v.Estimate]]:
+    """Per d and congestion control: the asymmetric model's share within 10 %
+    minus the fairness model's on the same links, a mean over the patterns."""
+    random = errors[errors["family"] == "random"]
+    keys = ["congestion", "d", "trial", "link"]
+    paired = (
+        random.pivot_table(index=keys, columns="model", values="within_10pct", aggfunc="first")
+        .astype(float)
+        .dropna()
+        .reset_index()
+    )
+    cases = []
+    for (congestion, d), group in paired.groupby(["congestion", "d"], sort=True):
+        per_pattern = group.groupby("trial")[["asymmetric", "fairness"]].mean()
+        estimate = v.mean_estimate(100 * (per_pattern["asymmetric"] - per_pattern["fairness"]))
+        judgement = v.judge_bound(estimate, ">", 0, unit="points", samples="patterns")
+        cases.append((f"{congestion}, d = {d:g}", judgement, estimate))
+    return cases
+
+
+def headline_claims(
+    properties: pd.DataFrame, within10: pd.DataFrame, errors: pd.DataFrame
+) -> pd.DataFrame:
+    """The paper's three headline claims as rows of the claims schema."""
+    asymmetric = properties[(properties["level"] == "mpi") & properties["asymmetry"].notna()]
+    asymmetry = v.mean_estimate(asymmetric["asymmetry"])
+    per_row = [
+        (
+            f"{r['congestion']}, d = {r['d']:g}",
+            v.judge_bound(_within(r), ">=", PAPER_WITHIN10_PCT, unit="%", samples="patterns"),
+            r,
+        )
+        for _, r in within10.iterrows()
+    ]
+    label, within_judgement = v.worst_of((lab, j) for lab, j, _ in per_row)
+    weakest = next((r for lab, _, r in per_row if lab == label), None)
+    # Each d must be predicted better under at least one congestion control.
+    advantage = _advantage(errors)
+    per_d = {}
+    for case, judgement, estimate in advantage:
+        d = case.split("d = ")[1]
+        best = per_d.get(d)
+        if best is None or estimate.value > best[2].value:
+            per_d[d] = (case, judgement, estimate)
+    label_d, beats = v.worst_of((case, j) for case, j, _ in per_d.values())
+    beats_estimate = next((e for case, _, e in per_d.values() if case == label_d), v.NOTHING)
+    return v.table(
+        [
+            PROPERTY.row(
+                asymmetry,
+                v.judge_bound(asymmetry, ">=", ASYMMETRY_TARGET, samples="link groups"),
+            ),
+            WITHIN_10.row(
+                v.NOTHING if weakest is None else _within(weakest),
+                v.with_context(within_judgement, "" if weakest is None else _precision(weakest)),
+            ),
+            BEATS_FAIRNESS.row(beats_estimate, beats),
+        ]
+    )

@@ -1,0 +1,146 @@
+"""Seed 000's headline claims (Casas and Bronevetsky, IPDPS 2014), judged by
+:mod:`netnoise.verdicts` from the study's tables: the pairings' slowdowns
+(``slowdowns``), every predictor's errors (``error_summary``) and the paper's
+Table I."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from netnoise import verdicts as v
+
+STUDY = "impact_compression"
+#: The Predict-0 baseline: a claim it meets as well says nothing about a model.
+NO_SLOWDOWN = "zero"
+#: Where each argument of :func:`headline_claims` is read, under a platform's results.
+INPUTS = {
+    "slowdowns": "tables/impact_compression/slowdowns.csv",
+    "errors": "tables/impact_compression/error_summary.csv",
+    "paper_table1": "resources/reference/impact_compression/table1.csv",
+}
+OPTIONAL: frozenset[str] = frozenset()
+
+MAGNITUDE = v.Claim(
+    STUDY,
+    "slowdown_magnitude",
+    "Applications sharing a switch slow each other down, by up to 45 %",
+    paper_value="up to 45 %",
+    paper_where="Sec. V, Table I",
+    unit="%",
+    target="largest slowdown ≥ 22.5 % (half the paper's), beyond a CPU-only control",
+)
+WITHIN_10 = v.Claim(
+    STUDY,
+    "queue_within_10",
+    "The queue model predicts over 75 % of the pairings' slowdowns within 10 points",
+    paper_value="> 75 %",
+    paper_where="Sec. V-C, Fig. 8",
+    unit="%",
+    target="> 75 % of pairings, where predicting 0 does not",
+)
+MEAN_ERROR = v.Claim(
+    STUDY,
+    "queue_mean_error",
+    "The queue model's average prediction error is below 10 %",
+    paper_value="< 10 %",
+    paper_where="Abstract",
+    unit="points",
+    target="mean absolute error < 10 points, where predicting 0 does not",
+)
+BEATS_TABLES = v.Claim(
+    STUDY,
+    "queue_beats_lookup_tables",
+    "The queue model predicts better than the look-up tables",
+    paper_value="queue 35 of 36 within 20 %; tables over 1/3 worse than 20 %",
+    paper_where="Sec. V-C, Fig. 8",
+    unit="points",
+    target="queue model's MAE minus each table's < 0 points",
+)
+
+
+def headline_claims(
+    slowdowns: pd.DataFrame, errors: pd.DataFrame, paper_table1: pd.DataFrame
+) -> pd.DataFrame:
+    """The paper's four headline claims as rows of the claims schema."""
+    by_method = errors.set_index("method")
+    queue = by_method.loc["queue"]
+    pairings = int(queue["pairings"])
+    paper_max = float(paper_table1["slowdown_pct"].max())
+    largest = slowdowns.loc[slowdowns["measured"].idxmax()]
+    magnitude = v.Estimate(
+        float(largest["measured"]),
+        float(largest["measured_ci_low"]),
+        float(largest["measured_ci_high"]),
+        int(largest["runs"]),
+    ).scaled(100)
+    zero = by_method.loc[NO_SLOWDOWN]
+    # Where predicting no slowdown at all meets the paper's accuracy targets, the
+    # slowdowns are too small for those targets to tell a model from nothing.
+    trivial = (
+        f"predicting no slowdown also puts {zero['within_10pct'] * 100:.0f} % within 10 points"
+        f" (MAE {zero['mean_abs_error'] * 100:.2g} points): our largest slowdown is"
+        f" {magnitude.value:.3g} %, the paper's {paper_max:.3g} %"
+        if zero["within_10pct"] > 0.75 and zero["mean_abs_error"] < 0.10
+        else None
+    )
+    within = v.share_estimate(round(queue["within_10pct"] * pairings), pairings).scaled(100)
+    error = v.Estimate(
+        queue["mean_abs_error"],
+        queue["mean_abs_error_ci_low"],
+        queue["mean_abs_error_ci_high"],
+        pairings,
+    ).scaled(100)
+    tables = by_method[(by_method["kind"] == "model") & (by_method.index != "queue")]
+    per_table = [
+        (
+            row["label"],
+            v.judge_bound(
+                v.Estimate(
+                    row["queue_mae_minus"],
+                    row["queue_mae_minus_ci_low"],
+                    row["queue_mae_minus_ci_high"],
+                    pairings,
+                ).scaled(100),
+                "<",
+                0,
+                unit="points",
+                samples="pairings",
+            ),
+        )
+        for _, row in tables.iterrows()
+    ]
+    weakest_label, beats = v.worst_of(per_table)
+    weakest = tables[tables["label"] == weakest_label].iloc[0] if len(tables) else None
+    return v.table(
+        [
+            MAGNITUDE.row(
+                magnitude,
+                v.network_gate(
+                    v.judge_bound(magnitude, ">=", paper_max / 2, unit="%", samples="runs"), None
+                ),
+            ),
+            WITHIN_10.row(
+                within,
+                v.regime_gate(
+                    v.judge_bound(within, ">", 75, unit="%", samples="pairings"), trivial
+                ),
+            ),
+            MEAN_ERROR.row(
+                error,
+                v.regime_gate(
+                    v.judge_bound(error, "<", 10, unit="points", samples="pairings"), trivial
+                ),
+            ),
+            BEATS_TABLES.row(
+                v.NOTHING
+                if weakest is None
+                else v.Estimate(
+                    weakest["queue_mae_minus"],
+                    weakest["queue_mae_minus_ci_low"],
+                    weakest["queue_mae_minus_ci_high"],
+                    pairings,
+                ).scaled(100),
+                beats,
+            ),
+        ]
+    )

@@ -1,0 +1,87 @@
+"""Seed 002's headline claims (Chunduri et al.), judged by :mod:`netnoise.verdicts`
+from the honest protocol's model evaluation (``model_evaluation``: repeated
+nested cross-validation, pooled out-of-fold R², the noise ceiling)."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from netnoise import verdicts as v
+
+STUDY = "variability"
+#: The paper's model: an SVR on the seven counter features.
+COUNTER_MODEL = "counters_svr"
+#: The combined SVR ± forest bound whose containment the paper reports.
+BOUNDED_MODEL = "combined"
+PAPER_R2 = 0.91
+#: How far below the paper's R² still counts as its accuracy.
+R2_TOLERANCE = 0.05
+PAPER_CONTAINMENT_PCT = 96.1
+#: The bound is calibrated to hold 90 % of new runs; the paper's 96.1 % beat it.
+CONTAINMENT_TARGET_PCT = 90.0
+#: Where each argument of :func:`headline_claims` is read, under a platform's results.
+INPUTS = {"evaluation": "tables/variability/model_evaluation.csv"}
+OPTIONAL: frozenset[str] = frozenset()
+
+PREDICTS = v.Claim(
+    STUDY,
+    "counters_predict_runtime",
+    "Network counters of a run predict its runtime deviation: 10-fold CV R² 0.91",
+    paper_value=f"R² {PAPER_R2}",
+    paper_where="Abstract; Sec. IV-C",
+    unit="R²",
+    target=f"pooled out-of-fold R² ≥ {PAPER_R2 - R2_TOLERANCE:.2f}"
+    f" (the paper's less {R2_TOLERANCE})",
+)
+CONTAINS = v.Claim(
+    STUDY,
+    "bound_contains_runtime",
+    "Where the model gives an estimate, its bound contains the true runtime 96.1 % of the time",
+    paper_value=f"{PAPER_CONTAINMENT_PCT} %",
+    paper_where="Sec. V",
+    unit="%",
+    target=f"≥ {CONTAINMENT_TARGET_PCT:g} % of the runs given an estimate",
+)
+
+
+def _ceiling(evaluation: pd.DataFrame) -> str:
+    ceilings = evaluation[evaluation["model"] == "noise_ceiling"]["r2_mean"]
+    if ceilings.empty:
+        return ""
+    return f"noise ceiling R² {ceilings.min():.3g} to {ceilings.max():.3g}"
+
+
+def headline_claims(evaluation: pd.DataFrame) -> pd.DataFrame:
+    """The paper's headline claims as rows of the claims schema."""
+    by_model = evaluation.drop_duplicates("model").set_index("model")
+    counters = by_model.loc[COUNTER_MODEL] if COUNTER_MODEL in by_model.index else None
+    if counters is None:
+        r2 = v.NOTHING
+    else:
+        half = v.Z_INTERVAL * float(counters["r2_pooled_sd"])
+        pooled = float(counters["r2_pooled"])
+        r2 = v.Estimate(pooled, pooled - half, pooled + half, int(counters["runs"]))
+    r2_target = PAPER_R2 - R2_TOLERANCE
+    bounded = by_model.loc[BOUNDED_MODEL] if BOUNDED_MODEL in by_model.index else None
+    if bounded is None or pd.isna(bounded["containment"]) or pd.isna(bounded["given"]):
+        contained = v.NOTHING
+    else:
+        given = round(float(bounded["given"]) * float(bounded["runs"]))
+        contained = v.share_estimate(round(float(bounded["containment"]) * given), given).scaled(
+            100
+        )
+    return v.table(
+        [
+            PREDICTS.row(
+                r2,
+                v.with_context(
+                    v.judge_bound(r2, ">=", r2_target, unit="R²", samples="runs"),
+                    "interval over the cross-validation's repeats; " + _ceiling(evaluation),
+                ),
+            ),
+            CONTAINS.row(
+                contained,
+                v.judge_bound(contained, ">=", CONTAINMENT_TARGET_PCT, unit="%", samples="runs"),
+            ),
+        ]
+    )
