@@ -7,12 +7,14 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import NoReturn
 
+import pandas as pd
 import yaml
 
-from netnoise import __version__, bundle, config, cpubench, io, report, studies
+from netnoise import __version__, bundle, config, cpubench, io, report, studies, verdicts
 from netnoise.platform import PlatformUnavailable
 from netnoise.platform.testbed import TestbedPlatform
 from netnoise.testbed.fabric import TestbedError
@@ -54,6 +56,49 @@ def _cmd_config_check(args: argparse.Namespace) -> int:
 def _cmd_parse(args: argparse.Namespace) -> int:
     frame = io.tidy(io.read_benchmark(args.file))
     frame.to_csv(sys.stdout, index=False)
+    return 0
+
+
+def _claims_of_results(results: Path) -> dict[str, pd.DataFrame]:
+    """Per platform under ``results`` (a platform's folder, or the folder of
+    several): its claims summary, or the claims judged from its tables."""
+    folders = (
+        [results]
+        if (results / "tables").is_dir()
+        else sorted(d for d in results.iterdir() if (d / "tables").is_dir())
+        if results.is_dir()
+        else []
+    )
+    if not folders:
+        raise FileNotFoundError(f"{results}: no results of a run (no tables/ in it or below it)")
+    claims = {}
+    for folder in folders:
+        summary = folder / "tables" / "claims_summary.csv"
+        claims[folder.name] = (
+            pd.read_csv(summary) if summary.is_file() else studies.collect_headline_claims(folder)
+        )
+    return claims
+
+
+def _claims_of_bundle(path: str) -> dict[str, pd.DataFrame]:
+    """The claims judged from a bundle's tables (its derived tables and its tidy data)."""
+    with tempfile.TemporaryDirectory(prefix="netnoise-claims-") as scratch:
+        unpacked = Path(scratch) / "bundle"
+        platform = bundle.unpack(path, unpacked)["platform"]
+        roots = [unpacked / bundle.EXPECTED / "results" / platform, unpacked / "results" / platform]
+        return {platform: studies.collect_headline_claims(roots)}
+
+
+def _cmd_claims(args: argparse.Namespace) -> int:
+    found = (
+        _claims_of_bundle(args.bundle) if args.bundle else _claims_of_results(Path(args.results))
+    )
+    numbers = {study.key: study.number for study in studies.STUDIES}
+    for platform, claims in found.items():
+        if args.markdown:
+            print(verdicts.summary_markdown(claims, platform, numbers), end="")
+        else:
+            print("\n".join(verdicts.summary_lines(claims, platform, numbers)))
     return 0
 
 
@@ -227,6 +272,18 @@ def build_parser() -> argparse.ArgumentParser:
     )
     listing.add_argument("--files", metavar="KEY", help=f"a study key: {', '.join(studies.KEYS)}")
     listing.set_defaults(func=_cmd_studies)
+
+    claims = sub.add_parser(
+        "claims", help="every paper's headline claims, judged on a run's results or a bundle"
+    )
+    claims.add_argument(
+        "results", nargs="?", default="results", help="a run's results folder (default: results)"
+    )
+    claims.add_argument("--bundle", metavar="FILE", help="judge a results bundle instead")
+    claims.add_argument(
+        "--markdown", action="store_true", help="a Markdown table (the README's status)"
+    )
+    claims.set_defaults(func=_cmd_claims)
 
     check = sub.add_parser("config", help="validate a workflow config file").add_subparsers(
         dest="action", required=True

@@ -35,6 +35,7 @@ from typing import Any
 
 import pandas as pd
 
+from netnoise import verdicts
 from netnoise.atomic import atomic_open
 
 REPO = Path(__file__).resolve().parents[2]
@@ -58,6 +59,15 @@ class Result:
 
 #: The first result of every study's category: its front page.
 ABOUT = Result("about", "The paper, what the testbed changes, and these results")
+#: The result every study's category opens with: its paper's headline claims,
+#: judged on this run (netnoise.verdicts).
+HEADLINE_CLAIMS = Result(
+    "headline_claims",
+    "Headline claims · the paper's claims, judged on this run",
+    {"value": "", "ci_low": "", "ci_high": ""},
+)
+#: The cross-study summary, the report's first table.
+CLAIMS_RESULTS = (Result("claims_summary", "Every paper's headline claims, judged on this run"),)
 LATENCY_UNITS = {c: "µs" for c in ("mean", "std", "min", "p05", "median", "p95", "p99", "max")}
 PLATFORM_RESULTS = (
     Result("about_report", "About this report: the platform and the papers' machines"),
@@ -377,6 +387,30 @@ def source_page(source: Source) -> str:
         "the bundle's manifest lists the SHA-256 of every file it holds.</p>"
     )
     return _page("Where these numbers come from", body)
+
+
+def _rst_text(text: object) -> str:
+    """Text set literally in reStructuredText (its markup characters escaped)."""
+    return "".join(f"\\{c}" if c in "\\*_`|" else c for c in str(text))
+
+
+def claims_rst(claims: pd.DataFrame, platform: str, numbers: Mapping[str, str]) -> str:
+    """The landing page's summary of the headline claims: the count, then one
+    line per claim with its verdict, its study's seed number (``numbers``), our
+    value and the paper's."""
+    lines = [f"**{verdicts.headline_sentence(claims, platform)}.**", ""]
+    for _, row in claims.iterrows():
+        lines.append(
+            f"- **{row['verdict']}** · {numbers.get(row['study'], row['study'])}"
+            f" · {_rst_text(row['claim'])} (ours {_rst_text(verdicts.ours_text(row))};"
+            f" paper {_rst_text(row['paper_value'])})"
+        )
+    lines += [
+        "",
+        "Each study's *Headline claims* page, first in its category, gives the target and"
+        " the evidence behind every verdict; *Claims* holds them all in one table.",
+    ]
+    return "\n".join(lines) + "\n"
 
 
 def write_pages(pages: Mapping[str, str]) -> None:

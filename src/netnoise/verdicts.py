@@ -27,7 +27,7 @@ modules choose the evidence; this module judges it.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -327,3 +327,42 @@ def headline_sentence(claims: pd.DataFrame, platform: str) -> str:
     """``"2 of 16 headline claims reproduced on testbed"``."""
     total = summarise(claims).iloc[-1]
     return f"{total['reproduced']} of {total['claims']} headline claims reproduced on {platform}"
+
+
+def ours_text(row: pd.Series | dict) -> str:
+    """A row's value with its interval and unit, or that nothing was measured."""
+    estimate = Estimate(float(row["value"]), float(row["ci_low"]), float(row["ci_high"]), 0)
+    unit = "" if pd.isna(row["unit"]) else str(row["unit"])
+    return estimate.text(unit) if estimate.measured else "—"
+
+
+def summary_lines(claims: pd.DataFrame, platform: str, numbers: Mapping[str, str]) -> list[str]:
+    """The cross-study summary for a terminal: the count, then per claim its
+    verdict, paper, claim, the paper's value and ours, and its reason.
+    ``numbers`` gives each study's seed number."""
+    lines = [headline_sentence(claims, platform)]
+    for _, row in claims.iterrows():
+        lines.append(
+            f"  {row['verdict']:<33} {numbers.get(row['study'], '')} {row['claim']}"
+            f" (paper {row['paper_value']}, {row['paper_where']}; ours {ours_text(row)})"
+        )
+        lines.append(f"      {row['reason']}")
+    return lines
+
+
+def summary_markdown(claims: pd.DataFrame, platform: str, numbers: Mapping[str, str]) -> str:
+    """The cross-study summary as a Markdown table under its count sentence."""
+    cell = lambda text: str(text).replace("|", "\\|")  # noqa: E731
+    lines = [
+        f"**{headline_sentence(claims, platform)}.**",
+        "",
+        "| Seed | Claim | Paper | Ours (95 % interval) | Verdict |",
+        "| --- | --- | --- | --- | --- |",
+    ]
+    for _, row in claims.iterrows():
+        lines.append(
+            f"| {numbers.get(row['study'], row['study'])} | {cell(row['claim'])}"
+            f" | {cell(row['paper_value'])} ({cell(row['paper_where'])})"
+            f" | {cell(ours_text(row))} | {row['verdict']} |"
+        )
+    return "\n".join(lines) + "\n"

@@ -196,7 +196,10 @@ def benchmark_job(name, output, ranks, nodes, args):
 
 def report_results(category):
     """The results of a report category in their order: a study's (key), the
-    platform's ("platform") or the provenance ("provenance")."""
+    claims summary's ("claims"), the platform's ("platform") or the provenance
+    ("provenance")."""
+    if category == "claims":
+        return netnoise_report.CLAIMS_RESULTS
     if category == "platform":
         return netnoise_report.PLATFORM_RESULTS
     if category == "provenance":
@@ -205,8 +208,9 @@ def report_results(category):
 
 
 def report_category(category):
-    """The report category's name: a study's number and title, Platform, Provenance."""
-    if category in ("platform", "provenance"):
+    """The report category's name: a study's number and title, Claims, Platform,
+    Provenance."""
+    if category in ("claims", "platform", "provenance"):
         return category.capitalize()
     study = netnoise_studies.get(category)
     return f"{study.number} {study.title}"
@@ -277,8 +281,36 @@ def all_targets():
         targets.append(f"{_RESULTS}/tables/testbed_validation.csv")
     for key, targets_of in _STUDY_TARGETS.items():
         if config[key]["enabled"]:
-            targets += targets_of()
+            made = targets_of()
+            targets += made
+            if made:
+                targets.append(headline_claims_table(key))
+    if any(t.endswith("/headline_claims.csv") for t in targets):
+        targets.append(claims_summary_table())
     return targets
+
+
+def headline_claims_table(key):
+    """Study ``key``'s headline claims, judged on this run (netnoise.verdicts)."""
+    return f"{_RESULTS}/tables/{key}/headline_claims.csv"
+
+
+def claims_summary_table():
+    """Every enabled study's headline claims in one table."""
+    return f"{_RESULTS}/tables/claims_summary.csv"
+
+
+def headline_inputs(key):
+    """What study ``key``'s headline claims are judged from: its tables, an
+    optional one only where this config makes it."""
+    optional = netnoise_studies.get(key).module("headline").OPTIONAL
+    paths = netnoise_studies.headline_inputs(key, Path(_RESULTS), _PROJECT)
+    made = set(all_targets()) if optional else set()
+    return {
+        argument: str(path)
+        for argument, path in paths.items()
+        if argument not in optional or str(path) in made
+    }
 
 
 def release_testbed():
@@ -301,6 +333,7 @@ def _shared_report_tables():
     """The platform's and the provenance's tables, by their report result."""
     tables = platform_paths().tables
     return {
+        "claims": {"claims_summary": claims_summary_table()},
         "platform": {
             "testbed_validation": f"{tables}/testbed_validation.csv",
             "baseline_latency_table": f"{tables}/baseline_latency.csv",
@@ -336,12 +369,16 @@ def _study_report_pages(key, made):
     for result in shown:
         csv = f"{paths.tables}/{result.name}.csv"
         if csv in made:
+            # Every study's claims page shares one caption: the schema is one.
+            shared = result.name == netnoise_report.HEADLINE_CLAIMS.name
             pages.append(
                 {
                     "kind": "table",
                     "category": key,
                     "name": result.name,
-                    "caption": f"{paths.captions}/{result.name}.rst",
+                    "caption": f"../report/{result.name}.rst"
+                    if shared
+                    else f"{paths.captions}/{result.name}.rst",
                     "csv": csv,
                     "title": result.title,
                     "units": dict(result.units),

@@ -7,11 +7,51 @@
 
 
 localrules:
+    tabulate_headline_claims,
+    tabulate_claims_summary,
     tabulate_report,
+
+
+# Every paper's headline claims, judged from the study's tables by its
+# headline module (netnoise.verdicts), then all of them in one table: the
+# first thing the report, the terminal and the README show.
+
+
+rule tabulate_headline_claims:
+    input:
+        unpack(lambda wc: headline_inputs(wc.study)),
+    output:
+        headline_claims_table("{study}"),
+    log:
+        f"{platform_paths().logs}/{{study}}/tabulate_headline_claims.log",
+    wildcard_constraints:
+        study="|".join(netnoise_studies.KEYS),
+    conda:
+        "../../envs/analysis.yaml"
+    params:
+        study=lambda wc: wc.study,
+    script:
+        "../scripts/tabulate_headline_claims.py"
+
+
+rule tabulate_claims_summary:
+    input:
+        [t for t in all_targets() if t.endswith("/headline_claims.csv")],
+    output:
+        claims_summary_table(),
+    log:
+        f"{platform_paths().logs}/tabulate_claims_summary.log",
+    conda:
+        "../../envs/analysis.yaml"
+    params:
+        platform=config["platform"]["kind"],
+    script:
+        "../scripts/tabulate_claims_summary.py"
 
 
 REPORT_PAGES = report_page_specs()
 REPORT_SOURCE = f"{platform_paths().results}/report/source.rst"
+REPORT_CLAIMS = f"{platform_paths().results}/report/claims.rst"
 
 
 rule tabulate_report:
@@ -26,6 +66,7 @@ rule tabulate_report:
         },
         # Included by the landing page (report/workflow.rst).
         source=REPORT_SOURCE,
+        claims=REPORT_CLAIMS,
     log:
         f"{platform_paths().logs}/tabulate_report.log",
     conda:
@@ -35,5 +76,6 @@ rule tabulate_report:
         platform=config["platform"]["kind"],
         provenance=f"{platform_paths().tables}/provenance.csv",
         summary=f"{platform_paths().tables}/cpu_summary.csv",
+        claims=claims_summary_table(),
     script:
         "../scripts/report_pages.py"

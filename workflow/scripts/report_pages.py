@@ -44,5 +44,10 @@ with logged(snakemake.log[0]) as log:
             text = report.source_page(source)
         pages[page["html"]] = text
     pages[snakemake.output.source] = source.sentence_rst + "\n"
+    pages[snakemake.output.claims] = report.claims_rst(
+        pd.read_csv(snakemake.params.claims),
+        snakemake.params.platform,
+        {study.key: study.number for study in studies.STUDIES},
+    )
     report.write_pages(pages)
     log.info("%d pages; %s", len(pages), source.sentence_html)

@@ -12,9 +12,12 @@ from __future__ import annotations
 
 import importlib
 import subprocess
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
+
+import pandas as pd
 
 REPO = Path(__file__).resolve().parents[3]
 
@@ -250,3 +253,54 @@ def status_lines(root: Path = REPO) -> list[str]:
         state = "in the workflow" if rules.is_file() else f"not built yet (no {rules.name})"
         lines.append(f"{study.key:<20} {study.seed}  {state}: {study.title}")
     return lines
+
+
+def headline_inputs(
+    key: str, results: Path | Sequence[Path], project: Path = REPO
+) -> dict[str, Path]:
+    """Where study ``key``'s ``headline.headline_claims`` reads each argument:
+    under a platform's results folder (the first of ``results`` that holds it,
+    as a bundle keeps its tables apart from its tidy data), or (``resources/…``)
+    in the ``project``."""
+    roots = [results] if isinstance(results, Path) else list(results)
+
+    def under_results(path: str) -> Path:
+        return next((r / path for r in roots if (r / path).is_file()), roots[0] / path)
+
+    inputs = get(key).module("headline").INPUTS
+    return {
+        argument: project / path if path.startswith("resources/") else under_results(path)
+        for argument, path in inputs.items()
+    }
+
+
+def judge_headline_claims(key: str, paths: Mapping[str, Path]) -> pd.DataFrame:
+    """Study ``key``'s headline claims from the tables at ``paths`` (one per
+    argument); an optional table that is absent is passed as None."""
+    module = get(key).module("headline")
+    tables = {}
+    for argument, path in paths.items():
+        if Path(path).is_file():
+            tables[argument] = pd.read_csv(path)
+        elif argument in module.OPTIONAL:
+            tables[argument] = None
+        else:
+            raise FileNotFoundError(f"{path}: the {key} study's headline claims need it")
+    return module.headline_claims(**tables)
+
+
+def collect_headline_claims(results: Path | Sequence[Path], project: Path = REPO) -> pd.DataFrame:
+    """Every study's headline claims judged from the tables under ``results``
+    (one platform's folder, or several as in a bundle); a study whose required
+    tables are absent (disabled or skipped) is left out."""
+    roots = [results] if isinstance(results, Path) else list(results)
+    frames = []
+    for key in KEYS:
+        optional = get(key).module("headline").OPTIONAL
+        paths = headline_inputs(key, roots, project)
+        required = [p for argument, p in paths.items() if argument not in optional]
+        if any(p.is_file() for p in paths.values()) and all(p.is_file() for p in required):
+            frames.append(judge_headline_claims(key, paths))
+    if not frames:
+        raise FileNotFoundError(f"no study's tables under {', '.join(map(str, roots))}")
+    return pd.concat(frames, ignore_index=True)

@@ -12,13 +12,14 @@ from typing import Any
 
 import pandas as pd
 
-from netnoise.report import ABOUT, Result
+from netnoise.report import ABOUT, HEADLINE_CLAIMS, Result
 from netnoise.studies.asymmetric.patterns import FAMILIES, trial_count
 
 TABLE_NAMES = ("table2", "within10", "properties", "alltoallv")
 #: The report's results in the paper's order (netnoise.report); one Fig. 6 per
 #: congestion control the schema allows.
 REPORT_RESULTS = (
+    HEADLINE_CLAIMS,
     ABOUT,
     Result("testbed_validation", "The two-rack testbed: TCP goodput per link"),
     Result("fig4_fairness", "Fig. 4 · unidirectional fairness on a NIC and the backbone"),

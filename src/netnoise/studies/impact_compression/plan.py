@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from netnoise.report import ABOUT, Result
+from netnoise.report import ABOUT, HEADLINE_CLAIMS, Result
 from netnoise.studies.impact_compression.analysis import (
     ALONE,
     APPLICATION,
@@ -46,6 +46,7 @@ TABLE_NAMES = (
 
 #: The report's results in the paper's order (netnoise.report).
 REPORT_RESULTS = (
+    HEADLINE_CLAIMS,
     ABOUT,
     Result(
         "fig3_impact_latency",

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from netnoise.report import ABOUT, LATENCY_UNITS, Result
+from netnoise.report import ABOUT, HEADLINE_CLAIMS, LATENCY_UNITS, Result
 from netnoise.studies.latency_variation.names import (
     PROBES,
     VALIDATION_DISTRIBUTIONS,
@@ -41,6 +41,7 @@ INJECTION_FIGURES = (
 )
 #: The report's results in the paper's order (netnoise.report).
 REPORT_RESULTS = (
+    HEADLINE_CLAIMS,
     ABOUT,
     Result("injector_delay", "Sec. 3.2 · injector validation: intended and achieved delays"),
     Result("injector_delay_summary", "Sec. 3.2 · injector validation per level and distribution"),

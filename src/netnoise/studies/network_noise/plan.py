@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from netnoise.report import ABOUT, Result
+from netnoise.report import ABOUT, HEADLINE_CLAIMS, Result
 from netnoise.studies.network_noise.analysis import PERTURBATIONS as PERTURBATIONS  # the rules'
 from netnoise.studies.network_noise.analysis import point_name
 from netnoise.studies.network_noise.netgauge import collvsnoise_argv
@@ -30,6 +30,7 @@ SIZE_SWEEP_RATIO = 0.5
 
 #: The report's results in the paper's order (netnoise.report).
 REPORT_RESULTS = (
+    HEADLINE_CLAIMS,
     ABOUT,
     Result(
         "fig3_boxplot_ratio", "Fig. 3 · allreduce times with and without perturbation, per ratio"

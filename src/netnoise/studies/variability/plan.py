@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from netnoise.report import ABOUT, Result
+from netnoise.report import ABOUT, HEADLINE_CLAIMS, Result
 from netnoise.studies.variability.campaign import batches, run_keys
 
 # What the tabulate rule writes (tables/variability/<name>.csv); the report shows
@@ -49,6 +49,7 @@ FIGURES = (
 
 #: The report's results in the paper's order (netnoise.report).
 REPORT_RESULTS = (
+    HEADLINE_CLAIMS,
     ABOUT,
     Result("fig1_runtimes", "Fig. 1 · runtime of every production run"),
     Result("table2_runtime_statistics", "Table II · runtime statistics of the production runs"),
