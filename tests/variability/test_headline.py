@@ -1,0 +1,42 @@
+"""Seed 002's headline claims judged on synthetic evaluations, on both sides of their targets."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from netnoise import verdicts as v
+from netnoise.studies.variability.headline import headline_claims
+
+
+def _evaluation(r2: float, sd: float, containment: float, runs: int = 96) -> pd.DataFrame:
+    return pd.DataFrame(
+        [
+            {"model": "counters_svr", "runs": runs, "r2_pooled": r2, "r2_pooled_sd": sd},
+            {"model": "combined", "runs": runs, "given": 1.0, "containment": containment},
+            {"model": "noise_ceiling", "runs": runs, "r2_mean": 0.98},
+        ]
+    )
+
+
+def _verdicts(frame: pd.DataFrame) -> dict[str, str]:
+    return dict(zip(frame["claim_id"], frame["verdict"], strict=True))
+
+
+def test_a_model_as_accurate_as_the_papers_is_reproduced():
+    verdict = _verdicts(headline_claims(_evaluation(0.93, 0.01, 0.99, runs=500)))
+    assert verdict == {
+        "counters_predict_runtime": v.REPRODUCED,
+        "bound_contains_runtime": v.REPRODUCED,
+    }
+
+
+def test_a_weak_model_is_not_reproduced_and_a_borderline_bound_is_inconclusive():
+    claims = headline_claims(_evaluation(0.34, 0.05, 0.92))
+    verdict = _verdicts(claims)
+    assert verdict["counters_predict_runtime"] == v.NOT_REPRODUCED
+    assert "noise ceiling R² 0.98" in claims["reason"].iloc[0]
+    assert verdict["bound_contains_runtime"] == v.INCONCLUSIVE
+    assert verdict == _verdicts(headline_claims(_evaluation(0.34, 0.05, 0.92)))
+    assert _verdicts(headline_claims(_evaluation(0.9, 0.01, 0.5)))["bound_contains_runtime"] == (
+        v.NOT_REPRODUCED
+    )
