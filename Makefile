@@ -49,7 +49,7 @@ reproduce: setup
 	$(BIN)/netnoise bundle create --configfile $(CONFIG) --output results/bundle-$(PLATFORM_KIND).tar.gz
 	@echo "figures and tables: results/*/figures, results/*/tables; report: $(REPORT)"
 	@echo "results bundle: results/bundle-$(PLATFORM_KIND).tar.gz"
-	@$(BIN)/netnoise studies
+	@$(BIN)/netnoise claims results/$(PLATFORM_KIND)
 
 review: setup
 	$(BIN)/netnoise review --bundle $(BUNDLE)

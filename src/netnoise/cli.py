@@ -93,13 +93,17 @@ def _cmd_claims(args: argparse.Namespace) -> int:
     found = (
         _claims_of_bundle(args.bundle) if args.bundle else _claims_of_results(Path(args.results))
     )
+    _print_claims(found, markdown=args.markdown)
+    return 0
+
+
+def _print_claims(found: dict[str, pd.DataFrame], *, markdown: bool = False) -> None:
     numbers = {study.key: study.number for study in studies.STUDIES}
     for platform, claims in found.items():
-        if args.markdown:
+        if markdown:
             print(verdicts.summary_markdown(claims, platform, numbers), end="")
         else:
             print("\n".join(verdicts.summary_lines(claims, platform, numbers)))
-    return 0
 
 
 def _cmd_bundle_create(args: argparse.Namespace) -> int:
@@ -139,6 +143,7 @@ def _cmd_review(args: argparse.Namespace) -> int:
             print(f"  {verdict}: {path}")
     print(f"figures: {out}/results/*/figures, tables: {out}/results/*/tables", end="")
     print("" if args.no_report else f", report: {out}/report.html")
+    _print_claims(_claims_of_results(out / "results"))
     return 0
 
 

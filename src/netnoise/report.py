@@ -248,9 +248,40 @@ def table_page(
     return _page(title, f'<p class="note">{note}</p>\n{before}{table_html(frame, units)}')
 
 
-def about_page(study: Any, titles: Iterable[str], *, source: str) -> str:
-    """A study's front page: its paper's citation, what the testbed changes, and the
-    titles of its results in this report, in the paper's order."""
+def testbed_facts(testbed: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """A testbed layout (platform.testbed with a study's overrides) as the lines a
+    reader compares with the paper's machine: nodes and racks, link rates and their
+    ratio, queue depth in bytes and in time at the NIC's rate, frame size."""
+    nic, backbone = testbed["nic_mbit"], testbed.get("backbone_mbit")
+    facts = [
+        ("Nodes", f"{testbed['nodes']} in {testbed.get('racks', 1)} rack(s)"),
+        ("NIC links", f"{nic:g} Mbit/s"),
+    ]
+    if backbone and testbed.get("racks", 1) > 1:
+        facts.append(("Backbone", f"{backbone:g} Mbit/s (NIC:backbone 1:{backbone / nic:.3g})"))
+    queue = testbed.get("queue_bytes")
+    if queue:
+        facts.append(
+            (
+                "Queue per link",
+                f"{queue / 1000:g} kB ({8 * queue / (nic * 1e3):.3g} ms at the NIC rate)",
+            )
+        )
+    if testbed.get("mtu_bytes"):
+        facts.append(("MTU", f"{testbed['mtu_bytes']} bytes"))
+    return facts
+
+
+def about_page(
+    study: Any,
+    titles: Iterable[str],
+    *,
+    source: str,
+    testbed: Mapping[str, Any] | None = None,
+) -> str:
+    """A study's front page: its paper's citation, what the testbed changes, this
+    run's ``testbed`` layout (from its config) where it ran on one, and the titles
+    of its results in this report, in the paper's order."""
     citation = study.citation
     doi = (
         f'DOI <a href="https://doi.org/{html.escape(citation.doi)}">{html.escape(citation.doi)}</a>'
@@ -259,10 +290,18 @@ def about_page(study: Any, titles: Iterable[str], *, source: str) -> str:
     )
     note = f'<p class="note">{html.escape(citation.note)}</p>' if citation.note else ""
     listed = "".join(f"<li>{html.escape(title)}</li>" for title in titles)
+    layout = ""
+    if testbed:
+        rows = "".join(
+            f"<tr><th>{html.escape(k)}</th><td>{html.escape(v)}</td></tr>"
+            for k, v in testbed_facts(testbed)
+        )
+        layout = f"<h2>This run's testbed (from its config)</h2>\n<table>{rows}</table>\n"
     body = (
         f"<p>{html.escape(citation.authors)}. <cite>{html.escape(citation.title)}</cite>. "
         f"{html.escape(citation.published)}. {doi}.</p>\n{note}"
         f"<h2>What the testbed changes</h2>\n<p>{html.escape(study.testbed_changes)}</p>\n"
+        f"{layout}"
         f"<h2>Results, in the paper's order</h2>\n<ol>{listed}</ol>\n"
         f'<p class="note">{source}</p>'
     )

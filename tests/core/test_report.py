@@ -75,12 +75,14 @@ def test_every_study_cites_its_paper_and_says_what_the_testbed_changes():
 def test_a_study_lists_its_results_once_each_with_a_caption_and_a_unique_title(study):
     plan = study.module("plan")
     results = plan.REPORT_RESULTS
-    assert results[0] == report.ABOUT
+    # Every study opens with its headline claims (one caption for all), then its front page.
+    assert results[:2] == (report.HEADLINE_CLAIMS, report.ABOUT)
+    assert (REPO / "workflow" / "report" / f"{report.HEADLINE_CLAIMS.name}.rst").is_file()
     names = [r.name for r in results]
     titles = [r.title for r in results]
     assert len(set(names)) == len(names) and len(set(titles)) == len(titles)
     captions = REPO / "workflow" / "report" / study.key
-    for name in names[1:]:
+    for name in names[2:]:
         caption = "fig6_errors" if name.startswith("fig6_errors_") else name
         assert (captions / f"{caption}.rst").is_file(), name
     rules = (REPO / "workflow" / "rules" / f"{study.key}.smk").read_text()
@@ -91,7 +93,8 @@ def test_labels_keep_the_paper_order_when_sorted():
     results = studies.get("latency_variation").module("plan").REPORT_RESULTS
     labels = [report.labels(results, r.name) for r in results]
     assert sorted(labels, key=lambda label: label["#"]) == labels
-    assert labels[0] == {"#": "01", "result": report.ABOUT.title}
+    assert labels[0] == {"#": "01", "result": report.HEADLINE_CLAIMS.title}
+    assert labels[1] == {"#": "02", "result": report.ABOUT.title}
     with pytest.raises(KeyError, match="no report result 'fig99'"):
         report.labels(results, "fig99")
 

@@ -2,6 +2,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from netnoise import config as netnoise_config
 from netnoise import report, studies
 from netnoise.jobs import logged
 
@@ -33,8 +34,16 @@ with logged(snakemake.log[0]) as log:
                 before=before,
             )
         elif kind == "about":
+            study = studies.get(page["study"])
             text = report.about_page(
-                studies.get(page["study"]), page["results"], source=source.sentence_html
+                study,
+                page["results"],
+                source=source.sentence_html,
+                testbed=netnoise_config.study_platform(
+                    snakemake.config["platform"], study.config_section(snakemake.config)
+                )["testbed"]
+                if snakemake.params.platform == "testbed"
+                else None,
             )
         elif kind == "text":
             text = report.text_page(

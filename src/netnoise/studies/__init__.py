@@ -16,6 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import pandas as pd
 
@@ -62,6 +63,16 @@ class Study:
     """What the emulated cluster changes against the paper's machines."""
     programs: tuple[str, ...] = ()
     """C sources (relative to the repository) that only this study runs."""
+    testbed_section: tuple[str, ...] = ()
+    """Where, below the study's config section, its testbed layout is (its measured
+    part's subsection); empty for the section itself."""
+
+    def config_section(self, config: Mapping[str, Any]) -> Mapping[str, Any]:
+        """The config section whose ``testbed`` (and ``cpu``) apply to the study's runs."""
+        section = config[self.key]
+        for name in self.testbed_section:
+            section = section[name]
+        return section
 
     @property
     def homes(self) -> tuple[str, ...]:
@@ -116,12 +127,12 @@ STUDIES = (
             "are the published paper's.",
         ),
         "The paper probed one InfiniBand switch of LLNL's Cab cluster beside six HPC "
-        "applications. Here four proxy applications (csrc/apps) share one emulated switch "
-        "of 50 Mbit/s links, MPI over TCP: latencies are hundreds of microseconds instead "
-        "of about one, and the applications differ, so Table I and the predictors' errors "
-        "are compared by their structure and spread, not value by value. Its links queue "
-        "400 kB (64 ms), so that, as on InfiniBand, a busy link delays packets rather than "
-        "dropping them (with 100 kB a dropped message cost a TCP retransmission timeout).",
+        "applications. Here four proxy applications (csrc/apps) share one emulated switch, "
+        "MPI over TCP: latencies are hundreds of microseconds instead of about one, and the "
+        "applications differ, so Table I and the predictors' errors are compared by their "
+        "structure and spread, not value by value. Its links queue deeply, so that, as on "
+        "InfiniBand, a busy link delays packets rather than dropping them (a dropped "
+        "message costs a TCP retransmission timeout).",
         ("csrc/bench/impactb.c",),
     ),
     Study(
@@ -143,6 +154,7 @@ STUDIES = (
         "quick study simulates smaller topologies (config/paper.yaml has the paper's sizes); "
         "the real fabrics of Fig. 11 are read only from configured ibnetdiscover files.",
         ("csrc/bench/noise.c",),
+        testbed_section=("benchmark",),
     ),
     Study(
         "variability",
@@ -180,9 +192,8 @@ STUDIES = (
             "the special issue and the 2014 copyright.",
         ),
         "The paper measured a two-switch cluster of 1 GbE NICs and a 10 GbE backbone (and "
-        "Grid'5000). Here the study brings up a two-rack testbed of its own: 32 emulated "
-        "nodes, 20 Mbit/s NICs and a 200 Mbit/s backbone (the paper's 1:10), deep queues, "
-        "MPI and iperf3 over TCP with CUBIC and BBR chosen per socket.",
+        "Grid'5000). Here the study brings up a two-rack testbed of its own, with deep "
+        "queues, MPI and iperf3 over TCP with CUBIC and BBR chosen per socket.",
         ("csrc/bench/p2p_concurrent.c",),
     ),
     Study(

@@ -237,7 +237,11 @@ def simulation_targets(nn: dict[str, Any], figures: str, tables: str) -> list[st
 
 def benchmark_targets(bench: dict[str, Any], figures: str, tables: str) -> list[str]:
     """Final files of the noise benchmark, with Netgauge's comparison when its source is set."""
-    targets = [*_figure_files(figures, BENCHMARK_FIGURES), f"{tables}/benchmark_slowdown.csv"]
+    targets = [
+        *_figure_files(figures, BENCHMARK_FIGURES),
+        f"{tables}/benchmark_slowdown.csv",
+        f"{tables}/benchmark_claims.csv",
+    ]
     if bench["netgauge"]["source"]:
         targets.append(f"{tables}/netgauge_comparison.csv")
     return targets
