@@ -15,6 +15,7 @@ import pandas as pd
 import yaml
 
 from netnoise import __version__, bundle, config, cpubench, io, report, studies, verdicts
+from netnoise.atomic import atomic_open
 from netnoise.platform import PlatformUnavailable
 from netnoise.platform.testbed import TestbedPlatform
 from netnoise.testbed.fabric import TestbedError
@@ -93,6 +94,15 @@ def _cmd_claims(args: argparse.Namespace) -> int:
     found = (
         _claims_of_bundle(args.bundle) if args.bundle else _claims_of_results(Path(args.results))
     )
+    if args.update:
+        numbers = {study.key: study.number for study in studies.STUDIES}
+        markdown = "".join(verdicts.summary_markdown(c, p, numbers) for p, c in found.items())
+        document = Path(args.update)
+        updated = verdicts.with_section(document.read_text(), markdown)
+        with atomic_open(document) as out:
+            out.write(updated)
+        print(f"{document}: claims summary updated")
+        return 0
     _print_claims(found, markdown=args.markdown)
     return 0
 
@@ -287,6 +297,11 @@ def build_parser() -> argparse.ArgumentParser:
     claims.add_argument("--bundle", metavar="FILE", help="judge a results bundle instead")
     claims.add_argument(
         "--markdown", action="store_true", help="a Markdown table (the README's status)"
+    )
+    claims.add_argument(
+        "--update",
+        metavar="FILE",
+        help="write the Markdown table between FILE's claims-summary markers (README.md)",
     )
     claims.set_defaults(func=_cmd_claims)
 

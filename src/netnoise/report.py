@@ -182,7 +182,13 @@ p, ol { max-width: 60rem; }
 table { border-collapse: collapse; font-size: 13px; margin-top: .6rem; }
 th, td { padding: .25rem .6rem; border-bottom: 1px solid #e2e8f0; text-align: left;
          vertical-align: top; }
-th { position: sticky; top: 0; background: #f1f5f9; white-space: nowrap; }
+th { position: sticky; top: 0; background: #f1f5f9; min-width: 4.5rem; }
+.frame { max-width: 100%; overflow-x: auto; }
+td { max-width: 28rem; overflow-wrap: anywhere; }
+.verdict { font-weight: 600; white-space: nowrap; }
+.verdict.reproduced { color: #15803d; }
+.verdict.not-reproduced { color: #b91c1c; }
+.verdict.inconclusive, .verdict.not-measurable-here { color: #a16207; }
 td.number { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 tbody tr:nth-child(even) { background: #f8fafc; }
 cite { font-style: italic; }
@@ -245,7 +251,42 @@ def table_page(
         + ("; shares in %" if shares else "")
         + f". Every digit: {_download(csv)}. {source}"
     )
-    return _page(title, f'<p class="note">{note}</p>\n{before}{table_html(frame, units)}')
+    shown = claims_html(frame) if set(verdicts.COLUMNS) <= set(frame.columns) else None
+    return _page(
+        title,
+        f'<p class="note">{note}</p>\n{before}'
+        f'<div class="frame">{shown or table_html(frame, units)}</div>',
+    )
+
+
+#: How a claims table (netnoise.verdicts) reads: the paper's value beside ours.
+_CLAIM_HEADS = ("Seed", "Claim", "Paper", "Ours (95 % interval)", "Target", "Verdict", "Evidence")
+
+
+def claims_html(claims: pd.DataFrame, numbers: Mapping[str, str] | None = None) -> str:
+    """A claims table for reading: per claim its study, words, the paper's value
+    and where, ours with its interval, the target, the verdict and its reason."""
+    heads = "".join(f"<th>{html.escape(h)}</th>" for h in _CLAIM_HEADS)
+    rows = []
+    for _, row in claims.iterrows():
+        verdict = str(row["verdict"])
+        kind = verdict.split(":")[0].replace(" ", "-")
+        cells = (
+            html.escape(str((numbers or {}).get(row["study"], row["study"]))),
+            html.escape(str(row["claim"])),
+            f"{html.escape(str(row['paper_value']))}"
+            f'<br><span class="note">{html.escape(str(row["paper_where"]))}</span>',
+            html.escape(verdicts.ours_text(row)),
+            html.escape(str(row["target"])),
+            f'<span class="verdict {kind}">{html.escape(verdict)}</span>',
+            html.escape(str(row["reason"])),
+        )
+        rows.append("<tr>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
+    return (
+        f'<table class="claims"><thead><tr>{heads}</tr></thead><tbody>\n'
+        + "\n".join(rows)
+        + "</tbody></table>"
+    )
 
 
 def testbed_facts(testbed: Mapping[str, Any]) -> list[tuple[str, str]]:

@@ -366,3 +366,20 @@ def summary_markdown(claims: pd.DataFrame, platform: str, numbers: Mapping[str, 
             f" | {cell(ours_text(row))} | {row['verdict']} |"
         )
     return "\n".join(lines) + "\n"
+
+
+#: The lines around a document's generated claims summary (the README's status).
+SECTION_BEGIN = "<!-- claims-summary:begin -->"
+SECTION_END = "<!-- claims-summary:end -->"
+
+
+def with_section(document: str, markdown: str) -> str:
+    """``document`` with the text between its claims-summary markers replaced by
+    ``markdown``; a document without both markers is refused."""
+    begin, end = document.find(SECTION_BEGIN), document.find(SECTION_END)
+    if begin < 0 or end < begin:
+        raise ValueError(
+            f"the document has no {SECTION_BEGIN} … {SECTION_END} section for the claims summary"
+        )
+    head = document[: begin + len(SECTION_BEGIN)]
+    return f"{head}\n{markdown}{document[end:]}"

@@ -1,0 +1,36 @@
+"""The README's status is the shipped bundle's claims summary, never more."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from netnoise import bundle, verdicts
+from tests.conftest import REPO
+
+README = REPO / "README.md"
+
+
+def test_the_readme_status_is_the_shipped_bundles_claims_summary():
+    generated = subprocess.run(
+        [sys.executable, "-m", "netnoise", "claims", "--bundle", str(bundle.SHIPPED), "--markdown"],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=REPO,
+    ).stdout
+    text = README.read_text()
+    assert verdicts.with_section(text, generated) == text, (
+        "README.md's claims summary differs from the shipped bundle's: run "
+        "netnoise claims --bundle resources/cache/quick-testbed.tar.gz --update README.md"
+    )
+
+
+def test_a_document_without_the_markers_is_refused():
+    with pytest.raises(ValueError, match="claims-summary:begin"):
+        verdicts.with_section("# no section\n", "table\n")
+    assert verdicts.with_section(
+        f"a\n{verdicts.SECTION_BEGIN}\nold\n{verdicts.SECTION_END}\nb\n", "new\n"
+    ) == f"a\n{verdicts.SECTION_BEGIN}\nnew\n{verdicts.SECTION_END}\nb\n"
