@@ -5,6 +5,7 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
+from scipy import stats
 
 from netnoise.studies.latency_variation.fits import Lognormal
 from netnoise.studies.latency_variation.names import (
@@ -107,32 +108,50 @@ def runtime_vs_latency(runs: pd.DataFrame, table: pd.DataFrame, variable: str) -
 
     One point per level and distribution (mean runtime of its runs, relative
     to the application's mean over all its runs so applications share an
-    axis), with the least-squares line over the runs; r is Table 4's. The
-    latency is the realised one where the injector reported it
-    (``latency_source``), as in Table 4.
+    axis) with its 95 % interval over the runs, and the least-squares line over
+    the runs; the legend gives Table 4's r beside the paper's for the NPB code
+    the application stands for. The latency is the realised one where the
+    injector reported it (``latency_source``), as in Table 4.
     """
     column = {"mean": "latency_mean_us", "std": "latency_std_us"}[variable]
-    r = table.set_index("application")[f"r_{variable}"]
+    rows = table.dropna(subset=["application"]).set_index("application")
     fig, ax = plt.subplots()
     for app, group in runs.groupby("application"):
         scale = group["runtime_s"].mean()
-        points = group.groupby(["level", "distribution"])[[column, "runtime_s"]].mean()
-        (dots,) = ax.plot(
+        grouped = group.groupby(["level", "distribution"])
+        points = grouped[[column, "runtime_s"]].mean()
+        spread = grouped["runtime_s"].agg(["std", "count"])
+        half = (
+            stats.t.ppf(0.975, np.maximum(spread["count"] - 1, 1))
+            * spread["std"].fillna(0)
+            / np.sqrt(spread["count"])
+        )
+        label = f"{app}: r = {rows[f'r_{variable}'].get(app, np.nan):.2f}"
+        paper = (
+            rows[f"paper_r_{variable}"].get(app, np.nan)
+            if f"paper_r_{variable}" in rows
+            else np.nan
+        )
+        if np.isfinite(paper):
+            label += f" (paper, {rows['paper_application'].get(app)}: {paper:.2f})"
+        dots = ax.errorbar(
             points[column],
             points["runtime_s"] / scale,
-            "o",
-            label=f"{app} (r = {r.get(app, np.nan):.2f})",
+            yerr=half / scale,
+            fmt="o",
+            capsize=2,
+            label=label,
         )
         x, y = group[column].to_numpy(float), group["runtime_s"].to_numpy(float) / scale
         if np.ptp(x) > 0:
             slope, intercept = np.polyfit(x, y, 1)
             xs = np.linspace(x.min(), x.max(), 20)
-            ax.plot(xs, slope * xs + intercept, color=dots.get_color())
+            ax.plot(xs, slope * xs + intercept, color=dots.lines[0].get_color())
     sources = " and ".join(sorted(runs["latency_source"].unique()))
     ax.set_xlabel(f"injected latency {STATISTIC_LABELS[variable]} (µs, {sources})")
-    ax.set_ylabel("runtime / the application's mean runtime")
+    ax.set_ylabel("runtime / the application's mean runtime (95 % interval)")
     ax.set_title(f"Runtime against latency {STATISTIC_LABELS[variable]}")
-    ax.legend()
+    ax.legend(fontsize="small")
     return fig
 
 
