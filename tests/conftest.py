@@ -115,6 +115,18 @@ def platform_report(platform_run) -> Path:
 
 
 @pytest.fixture(scope="session")
+def simulator_run(tmp_path_factory) -> Path:
+    """Seed 001's simulator part run whole (``.test/network_noise``: small
+    topologies and the fixture fabric, its tables, figures, headline claims and
+    report pages) once per session; its working directory."""
+    workdir = tmp_path_factory.mktemp("simulator-run")
+    small_config("network_noise", workdir)
+    out = snakemake("--cores", "2", cwd=workdir)
+    assert out.returncode == 0, out.stderr[-4000:]
+    return workdir
+
+
+@pytest.fixture(scope="session")
 def platform_bundle(platform_run) -> tuple[Path, dict]:
     """The results bundle of ``platform_run`` and its manifest."""
     from netnoise import bundle

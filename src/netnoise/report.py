@@ -185,7 +185,9 @@ th, td { padding: .25rem .6rem; border-bottom: 1px solid #e2e8f0; text-align: le
 th { position: sticky; top: 0; background: #f1f5f9; min-width: 4.5rem; }
 .frame { max-width: 100%; overflow-x: auto; }
 td { max-width: 28rem; overflow-wrap: anywhere; }
-.verdict { font-weight: 600; white-space: nowrap; }
+.verdict { font-weight: 600; }
+.claims td:first-child { min-width: 12rem; }
+.claims .ours { white-space: nowrap; }
 .verdict.reproduced { color: #15803d; }
 .verdict.not-reproduced { color: #b91c1c; }
 .verdict.inconclusive, .verdict.not-measurable-here { color: #a16207; }
@@ -259,31 +261,31 @@ def table_page(
     )
 
 
-#: How a claims table (netnoise.verdicts) reads: the paper's value beside ours.
-_CLAIM_HEADS = ("Seed", "Claim", "Paper", "Ours (95 % interval)", "Target", "Verdict", "Evidence")
-
-
-def claims_html(claims: pd.DataFrame, numbers: Mapping[str, str] | None = None) -> str:
-    """A claims table for reading: per claim its study, words, the paper's value
-    and where, ours with its interval, the target, the verdict and its reason."""
-    heads = "".join(f"<th>{html.escape(h)}</th>" for h in _CLAIM_HEADS)
+def claims_html(claims: pd.DataFrame) -> str:
+    """A claims table for reading: per claim its words and where the paper says
+    so, the paper's value beside ours with its interval, the verdict, and the
+    evidence with the target; a study column only where several studies are."""
+    several = claims["study"].nunique() > 1
+    heads = ["Study"] if several else []
+    heads += ["Claim", "Paper", "Ours (95 % interval)", "Verdict", "Evidence"]
     rows = []
     for _, row in claims.iterrows():
         verdict = str(row["verdict"])
         kind = verdict.split(":")[0].replace(" ", "-")
-        cells = (
-            html.escape(str((numbers or {}).get(row["study"], row["study"]))),
-            html.escape(str(row["claim"])),
-            f"{html.escape(str(row['paper_value']))}"
+        cells = [html.escape(str(row["study"]))] if several else []
+        cells += [
+            f"{html.escape(str(row['claim']))}"
             f'<br><span class="note">{html.escape(str(row["paper_where"]))}</span>',
-            html.escape(verdicts.ours_text(row)),
-            html.escape(str(row["target"])),
+            html.escape(str(row["paper_value"])),
+            f'<span class="ours">{html.escape(verdicts.ours_text(row))}</span>',
             f'<span class="verdict {kind}">{html.escape(verdict)}</span>',
-            html.escape(str(row["reason"])),
-        )
+            f"{html.escape(str(row['reason']))}"
+            f'<br><span class="note">target: {html.escape(str(row["target"]))}</span>',
+        ]
         rows.append("<tr>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
+    head = "".join(f"<th>{html.escape(h)}</th>" for h in heads)
     return (
-        f'<table class="claims"><thead><tr>{heads}</tr></thead><tbody>\n'
+        f'<table class="claims"><thead><tr>{head}</tr></thead><tbody>\n'
         + "\n".join(rows)
         + "</tbody></table>"
     )

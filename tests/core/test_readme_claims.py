@@ -31,6 +31,9 @@ def test_the_readme_status_is_the_shipped_bundles_claims_summary():
 def test_a_document_without_the_markers_is_refused():
     with pytest.raises(ValueError, match="claims-summary:begin"):
         verdicts.with_section("# no section\n", "table\n")
-    assert verdicts.with_section(
-        f"a\n{verdicts.SECTION_BEGIN}\nold\n{verdicts.SECTION_END}\nb\n", "new\n"
-    ) == f"a\n{verdicts.SECTION_BEGIN}\nnew\n{verdicts.SECTION_END}\nb\n"
+    assert (
+        verdicts.with_section(
+            f"a\n{verdicts.SECTION_BEGIN}\nold\n{verdicts.SECTION_END}\nb\n", "new\n"
+        )
+        == f"a\n{verdicts.SECTION_BEGIN}\nnew\n{verdicts.SECTION_END}\nb\n"
+    )

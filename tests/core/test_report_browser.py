@@ -109,6 +109,43 @@ def test_the_run_report_opens_on_its_first_paragraph_and_names_its_run(platform_
         assert {u.split(":", 1)[0] for u in browser.requests} <= {"file", "data"}
 
 
+def test_the_landing_page_shows_every_headline_claim_first(simulator_run, screenshots, request):
+    """The landing page opens with the count and one line per claim, all of it on
+    screen at 1400x900; the study's category opens with its claims page, which
+    shows the paper's value beside ours."""
+    from netnoise import report
+
+    html = simulator_run / "report.html"
+    report.build(
+        html, workdir=simulator_run, configfiles=[simulator_run / "config" / "config.yaml"]
+    )
+    with Chromium(1400, 900) as browser:
+        _open(browser, html)
+        summary = browser.evaluate(
+            """(() => {
+            const items = [...document.querySelectorAll('.prose li')]
+                .filter(li => li.innerText.includes(' · 001 · '));
+            return items.map(li => {
+                const r = li.getBoundingClientRect();
+                return {text: li.innerText,
+                        visible: r.top >= 0 && r.bottom <= innerHeight && r.height > 0};
+            });
+            })()"""
+        )
+        assert len(summary) == 4, summary
+        assert all(item["visible"] for item in summary), summary
+        assert "not measurable here · 001 · Network noise slows a reduction" in summary[0]["text"]
+        count = browser.evaluate("document.querySelector('.prose strong').innerText")
+        assert count.endswith("headline claims reproduced on localhost.")
+        browser.screenshot(screenshots / "claims_landing.png")
+
+        _show(browser, "001 Network noise benchmark and congestion simulator", "Headline claims")
+        page = browser.until_frame_shows("Ours (95 % interval)")
+        assert "Paper\tOurs (95 % interval)\tVerdict" in page and "grows with the size" in page
+        browser.screenshot(screenshots / "claims_page.png")
+    request.node.user_properties.append(("screenshots", str(screenshots)))
+
+
 def test_the_review_report_shows_tables_and_names_its_bundle(platform_review, screenshots, request):
     review, bundle_file = platform_review
     report = review / "report.html"

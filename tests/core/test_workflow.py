@@ -1,13 +1,16 @@
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 
 import pandas as pd
 import pytest
 import yaml
 
+from netnoise import studies, verdicts
 from netnoise.provenance import read_sidecar
-from tests.conftest import REPO, small_config, snakemake
+from tests.conftest import REPO, snakemake
 
 
 @pytest.mark.parametrize("name", ["config.yaml", "paper.yaml"])
@@ -130,19 +133,50 @@ def test_small_real_run_end_to_end(platform_run, platform_report, platform_bundl
 
 
 @pytest.mark.slow
-def test_simulator_figures_including_a_real_fabric(tmp_path):
+def test_simulator_figures_including_a_real_fabric(simulator_run):
     """Seed 001's simulator rules end to end on small topologies and the fixture fabric."""
-    small_config("network_noise", tmp_path)
-    target = "results/localhost/figures/network_noise/fig11_fabric_ratio.png"
-    out = snakemake("--cores", "2", target, cwd=tmp_path)
-    figures = tmp_path / "results" / "localhost" / "figures" / "network_noise"
-    assert out.returncode == 0, out.stderr[-4000:]
+    results = simulator_run / "results" / "localhost"
+    figures = results / "figures" / "network_noise"
     for name in ("fig11_fabric_ratio", "fig13_fat_tree_size", "fig15_torus_ratio"):
         assert (figures / f"{name}.svg").stat().st_size > 1000
-    summary = pd.read_csv(
-        tmp_path / "results" / "localhost" / "tables" / "network_noise" / "simulation_summary.csv"
-    )
+    summary = pd.read_csv(results / "tables" / "network_noise" / "simulation_summary.csv")
     fabric_rows = summary[summary["figure"] == "fabric_ratio"]
     assert fabric_rows["ratio"].tolist() == [0.25, 0.5]
     assert (fabric_rows["slowdown_mean"] >= 1).all()
     assert (summary["slowdown_runs"] == 20).all()
+
+
+@pytest.mark.slow
+def test_a_run_judges_its_headline_claims_and_gathers_them(simulator_run):
+    """The run's claims: the benchmark's not measurable (disabled), the
+    simulator's judged from its summary; the summary gathers every enabled study's."""
+    tables = simulator_run / "results" / "localhost" / "tables"
+    claims = pd.read_csv(tables / "network_noise" / "headline_claims.csv")
+    assert list(claims.columns) == list(verdicts.COLUMNS)
+    verdict = dict(zip(claims["claim_id"], claims["verdict"], strict=True))
+    assert verdict["collective_factor_2"] == verdicts.NOT_MEASURABLE
+    assert verdict["simulated_growth_with_size"] in verdicts.VERDICTS
+    assert verdict["simulated_growth_with_size"] != verdicts.NOT_MEASURABLE
+    summary = pd.read_csv(tables / "claims_summary.csv")
+    assert summary.equals(claims)
+    printed = subprocess.run(
+        [sys.executable, "-m", "netnoise", "claims", str(simulator_run / "results")],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert printed.splitlines()[0].endswith("headline claims reproduced on localhost")
+    assert "In simulation, network noise's influence grows" in printed
+
+
+def test_every_enabled_studys_report_opens_with_its_claims_page():
+    """With every study enabled (the quick study's config), each study's
+    category has a headline-claims page, the summary has its own, and seed
+    001's benchmark claims (with its CPU-only control) have theirs."""
+    out = snakemake("-n", "--forceall", "--configfile", str(REPO / "config" / "config.yaml"))
+    assert out.returncode == 0, out.stderr[-3000:]
+    pages = set(re.findall(r"results/testbed/report/[\w/]+\.html", out.stdout))
+    for key in studies.KEYS:
+        assert f"results/testbed/report/{key}/headline_claims.html" in pages, key
+    assert "results/testbed/report/claims/claims_summary.html" in pages
+    assert "results/testbed/report/network_noise/benchmark_claims.html" in pages
