@@ -184,9 +184,9 @@ th, td { padding: .25rem .6rem; border-bottom: 1px solid #e2e8f0; text-align: le
          vertical-align: top; }
 th { position: sticky; top: 0; background: #f1f5f9; min-width: 4.5rem; }
 .frame { max-width: 100%; overflow-x: auto; }
-td { max-width: 28rem; overflow-wrap: anywhere; }
+td { max-width: 28rem; overflow-wrap: break-word; }
 .verdict { font-weight: 600; }
-.claims td:first-child { min-width: 12rem; }
+.claims td:has(> .claim) { min-width: 14rem; }
 .claims .ours { white-space: nowrap; }
 .verdict.reproduced { color: #15803d; }
 .verdict.not-reproduced { color: #b91c1c; }
@@ -253,12 +253,23 @@ def table_page(
         + ("; shares in %" if shares else "")
         + f". Every digit: {_download(csv)}. {source}"
     )
+    frame = frame[paper_beside_ours(list(frame.columns))]
     shown = claims_html(frame) if set(verdicts.COLUMNS) <= set(frame.columns) else None
     return _page(
         title,
         f'<p class="note">{note}</p>\n{before}'
         f'<div class="frame">{shown or table_html(frame, units)}</div>',
     )
+
+
+def paper_beside_ours(columns: list[str]) -> list[str]:
+    """``columns`` with each ``paper_<name>`` moved right after ``<name>``, so
+    a reader compares the paper's value with ours side by side."""
+    ordered = [c for c in columns if not (c.startswith("paper_") and c[6:] in columns)]
+    for column in columns:
+        if column.startswith("paper_") and column[6:] in columns:
+            ordered.insert(ordered.index(column[6:]) + 1, column)
+    return ordered
 
 
 def claims_html(claims: pd.DataFrame) -> str:
@@ -274,7 +285,7 @@ def claims_html(claims: pd.DataFrame) -> str:
         kind = verdict.split(":")[0].replace(" ", "-")
         cells = [html.escape(str(row["study"]))] if several else []
         cells += [
-            f"{html.escape(str(row['claim']))}"
+            f'<span class="claim">{html.escape(str(row["claim"]))}</span>'
             f'<br><span class="note">{html.escape(str(row["paper_where"]))}</span>',
             html.escape(str(row["paper_value"])),
             f'<span class="ours">{html.escape(verdicts.ours_text(row))}</span>',

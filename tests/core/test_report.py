@@ -139,3 +139,29 @@ def test_a_review_names_its_bundle_and_says_nothing_was_measured():
     assert facts["measured at revision"] == "4bb7a3a1cd7f"
     page = report.source_page(source)
     assert "resources/cache/quick-testbed.tar.gz" in page
+
+
+def test_the_papers_value_stands_beside_ours():
+    columns = ["application", "r_mean", "r_std", "n", "paper_r_mean", "paper_r_std", "paper_p"]
+    assert report.paper_beside_ours(columns) == [
+        "application",
+        "r_mean",
+        "paper_r_mean",
+        "r_std",
+        "paper_r_std",
+        "n",
+        "paper_p",
+    ]
+
+
+def test_a_claims_table_reads_as_claims_with_the_papers_value_beside_ours():
+    from netnoise import verdicts
+
+    claim = verdicts.Claim("s", "c", "A claim", "45 %", "Table I", "%", "≥ 22.5 %")
+    row = claim.row(
+        verdicts.Estimate(9.5, 7.4, 11.6, 10), verdicts.Judgement("not reproduced", "small")
+    )
+    html = report.claims_html(verdicts.table([row]))
+    heads = re.findall(r"<th>(.*?)</th>", html)
+    assert heads == ["Claim", "Paper", "Ours (95 % interval)", "Verdict", "Evidence"]
+    assert "9.5 % (7.4 to 11.6)" in html and 'class="verdict not-reproduced"' in html
