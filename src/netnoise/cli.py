@@ -60,9 +60,23 @@ def _cmd_parse(args: argparse.Namespace) -> int:
     return 0
 
 
-def _claims_of_results(results: Path) -> dict[str, pd.DataFrame]:
-    """Per platform under ``results`` (a platform's folder, or the folder of
-    several): its claims summary, or the claims judged from its tables."""
+Claims = dict[str, tuple[pd.DataFrame, pd.DataFrame | None]]
+
+
+def _claims_of_platform(folders: list[Path]) -> tuple[pd.DataFrame, pd.DataFrame | None]:
+    """A platform's claims (its summary, or judged from its tables) and its
+    CPU record, from the first of ``folders`` that holds each."""
+    tables = [folder / "tables" for folder in folders]
+    summary = next(
+        (t / "claims_summary.csv" for t in tables if (t / "claims_summary.csv").is_file()), None
+    )
+    cpu = next((t / "cpu_summary.csv" for t in tables if (t / "cpu_summary.csv").is_file()), None)
+    claims = pd.read_csv(summary) if summary else studies.collect_headline_claims(folders)
+    return claims, pd.read_csv(cpu) if cpu else None
+
+
+def _claims_of_results(results: Path) -> Claims:
+    """Per platform under ``results`` (a platform's folder, or the folder of several)."""
     folders = (
         [results]
         if (results / "tables").is_dir()
@@ -72,22 +86,16 @@ def _claims_of_results(results: Path) -> dict[str, pd.DataFrame]:
     )
     if not folders:
         raise FileNotFoundError(f"{results}: no results of a run (no tables/ in it or below it)")
-    claims = {}
-    for folder in folders:
-        summary = folder / "tables" / "claims_summary.csv"
-        claims[folder.name] = (
-            pd.read_csv(summary) if summary.is_file() else studies.collect_headline_claims(folder)
-        )
-    return claims
+    return {folder.name: _claims_of_platform([folder]) for folder in folders}
 
 
-def _claims_of_bundle(path: str) -> dict[str, pd.DataFrame]:
+def _claims_of_bundle(path: str) -> Claims:
     """The claims judged from a bundle's tables (its derived tables and its tidy data)."""
     with tempfile.TemporaryDirectory(prefix="netnoise-claims-") as scratch:
         unpacked = Path(scratch) / "bundle"
         platform = bundle.unpack(path, unpacked)["platform"]
         roots = [unpacked / bundle.EXPECTED / "results" / platform, unpacked / "results" / platform]
-        return {platform: studies.collect_headline_claims(roots)}
+        return {platform: _claims_of_platform(roots)}
 
 
 def _cmd_claims(args: argparse.Namespace) -> int:
@@ -96,7 +104,10 @@ def _cmd_claims(args: argparse.Namespace) -> int:
     )
     if args.update:
         numbers = {study.key: study.number for study in studies.STUDIES}
-        markdown = "".join(verdicts.summary_markdown(c, p, numbers) for p, c in found.items())
+        markdown = "".join(
+            verdicts.summary_markdown(claims, platform, numbers)
+            for platform, (claims, _) in found.items()
+        )
         document = Path(args.update)
         updated = verdicts.with_section(document.read_text(), markdown)
         with atomic_open(document) as out:
@@ -107,13 +118,14 @@ def _cmd_claims(args: argparse.Namespace) -> int:
     return 0
 
 
-def _print_claims(found: dict[str, pd.DataFrame], *, markdown: bool = False) -> None:
+def _print_claims(found: Claims, *, markdown: bool = False) -> None:
     numbers = {study.key: study.number for study in studies.STUDIES}
-    for platform, claims in found.items():
+    for platform, (claims, cpu) in found.items():
         if markdown:
             print(verdicts.summary_markdown(claims, platform, numbers), end="")
         else:
-            print("\n".join(verdicts.summary_lines(claims, platform, numbers)))
+            cpu_lines = verdicts.cpu_records(cpu)
+            print("\n".join(verdicts.summary_lines(claims, platform, numbers, cpu_lines)))
 
 
 def _cmd_bundle_create(args: argparse.Namespace) -> int:

@@ -487,17 +487,25 @@ def _rst_text(text: object) -> str:
     return "".join(f"\\{c}" if c in "\\*_`|" else c for c in str(text))
 
 
-def claims_rst(claims: pd.DataFrame, platform: str, numbers: Mapping[str, str]) -> str:
+def claims_rst(
+    claims: pd.DataFrame,
+    platform: str,
+    numbers: Mapping[str, str],
+    cpu: Mapping[str, str] | None = None,
+) -> str:
     """The landing page's summary of the headline claims: the count, then one
     line per claim with its verdict, its study's seed number (``numbers``), our
-    value and the paper's."""
+    value and the paper's, and each study's CPU record (``cpu``)."""
     lines = [f"**{verdicts.headline_sentence(claims, platform)}.**", ""]
-    for _, row in claims.iterrows():
-        lines.append(
-            f"- **{row['verdict']}** · {numbers.get(row['study'], row['study'])}"
-            f" · {_rst_text(row['claim'])} (ours {_rst_text(verdicts.ours_text(row))};"
-            f" paper {_rst_text(row['paper_value'])})"
-        )
+    for study, rows in claims.groupby("study", sort=False):
+        for _, row in rows.iterrows():
+            lines.append(
+                f"- **{row['verdict']}** · {numbers.get(study, study)}"
+                f" · {_rst_text(row['claim'])} (ours {_rst_text(verdicts.ours_text(row))};"
+                f" paper {_rst_text(row['paper_value'])})"
+            )
+        if cpu and study in cpu:
+            lines.append(f"- *{numbers.get(study, study)} {_rst_text(cpu[study])}*")
     lines += [
         "",
         "Each study's *Headline claims* page, first in its category, gives the target and"

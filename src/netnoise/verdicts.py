@@ -336,17 +336,38 @@ def ours_text(row: pd.Series | dict) -> str:
     return estimate.text(unit) if estimate.measured else "—"
 
 
-def summary_lines(claims: pd.DataFrame, platform: str, numbers: Mapping[str, str]) -> list[str]:
+def cpu_records(cpu_summary: pd.DataFrame | None) -> dict[str, str]:
+    """Per study, its measurements' CPU record (the run's cpu_summary table): how
+    many were CPU-saturated, so a reader weighs its claims by it."""
+    if cpu_summary is None:
+        return {}
+    return {
+        row["study"]: f"CPU record: {int(row['saturated'])} of {int(row['results'])} measured"
+        f" results CPU-saturated, median {row['runnable_median']:.2g} runnable tasks"
+        for _, row in cpu_summary.iterrows()
+    }
+
+
+def summary_lines(
+    claims: pd.DataFrame,
+    platform: str,
+    numbers: Mapping[str, str],
+    cpu: Mapping[str, str] | None = None,
+) -> list[str]:
     """The cross-study summary for a terminal: the count, then per claim its
-    verdict, paper, claim, the paper's value and ours, and its reason.
-    ``numbers`` gives each study's seed number."""
+    verdict, paper, claim, the paper's value and ours, and its reason, each
+    study closed by its CPU record (``cpu``, :func:`cpu_records`). ``numbers``
+    gives each study's seed number."""
     lines = [headline_sentence(claims, platform)]
-    for _, row in claims.iterrows():
-        lines.append(
-            f"  {row['verdict']:<33} {numbers.get(row['study'], '')} {row['claim']}"
-            f" (paper {row['paper_value']}, {row['paper_where']}; ours {ours_text(row)})"
-        )
-        lines.append(f"      {row['reason']}")
+    for study, rows in claims.groupby("study", sort=False):
+        for _, row in rows.iterrows():
+            lines.append(
+                f"  {row['verdict']:<33} {numbers.get(row['study'], '')} {row['claim']}"
+                f" (paper {row['paper_value']}, {row['paper_where']}; ours {ours_text(row)})"
+            )
+            lines.append(f"      {row['reason']}")
+        if cpu and study in cpu:
+            lines.append(f"  {numbers.get(study, study)} {cpu[study]}")
     return lines
 
 

@@ -3,7 +3,7 @@ from pathlib import Path
 import pandas as pd
 
 from netnoise import config as netnoise_config
-from netnoise import report, studies
+from netnoise import report, studies, verdicts
 from netnoise.jobs import logged
 
 with logged(snakemake.log[0]) as log:
@@ -53,10 +53,16 @@ with logged(snakemake.log[0]) as log:
             text = report.source_page(source)
         pages[page["html"]] = text
     pages[snakemake.output.source] = source.sentence_rst + "\n"
-    pages[snakemake.output.claims] = report.claims_rst(
-        pd.read_csv(snakemake.params.claims),
-        snakemake.params.platform,
-        {study.key: study.number for study in studies.STUDIES},
+    # A run of the platform alone (no study enabled) has no claims to judge.
+    pages[snakemake.output.claims] = (
+        report.claims_rst(
+            pd.read_csv(snakemake.params.claims),
+            snakemake.params.platform,
+            {study.key: study.number for study in studies.STUDIES},
+            verdicts.cpu_records(pd.read_csv(snakemake.params.summary)),
+        )
+        if Path(snakemake.params.claims).is_file()
+        else "No study ran, so no paper's claims are judged here.\n"
     )
     report.write_pages(pages)
     log.info("%d pages; %s", len(pages), source.sentence_html)
