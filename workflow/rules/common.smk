@@ -285,9 +285,15 @@ def all_targets():
             targets += made
             if made:
                 targets.append(headline_claims_table(key))
-    if any(t.endswith("/headline_claims.csv") for t in targets):
+    if judged_tables(targets):
         targets.append(claims_summary_table())
     return targets
+
+
+def judged_tables(targets):
+    """The headline-claims tables among ``targets``: one per study that runs."""
+    tables = {headline_claims_table(key) for key in netnoise_studies.KEYS}
+    return [t for t in targets if t in tables]
 
 
 def headline_claims_table(key):
@@ -376,9 +382,11 @@ def _study_report_pages(key, made):
                     "kind": "table",
                     "category": key,
                     "name": result.name,
-                    "caption": f"../report/{result.name}.rst"
-                    if shared
-                    else f"{paths.captions}/{result.name}.rst",
+                    "caption": (
+                        f"../report/{result.name}.rst"
+                        if shared
+                        else f"{paths.captions}/{result.name}.rst"
+                    ),
                     "csv": csv,
                     "title": result.title,
                     "units": dict(result.units),
@@ -446,9 +454,12 @@ def report_pages():
 
 def report_inputs(pages):
     """What the report's pages are made from: the tables they show, the longer
-    description and, in a review, the bundle's manifest and record."""
+    description, the claims summary where a study ran and, in a review, the
+    bundle's manifest and record."""
+    claims = claims_summary_table()
     return {
         "tables": sorted({p["csv"] for p in pages if "csv" in p}),
         "description": report_text("about.rst"),
+        **({"claims": claims} if claims in all_targets() else {}),
         **reviewed_bundle(),
     }

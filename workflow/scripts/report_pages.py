@@ -56,12 +56,12 @@ with logged(snakemake.log[0]) as log:
     # A run of the platform alone (no study enabled) has no claims to judge.
     pages[snakemake.output.claims] = (
         report.claims_rst(
-            pd.read_csv(snakemake.params.claims),
+            pd.read_csv(inputs.claims),
             snakemake.params.platform,
             {study.key: study.number for study in studies.STUDIES},
             verdicts.cpu_records(pd.read_csv(snakemake.params.summary)),
         )
-        if Path(snakemake.params.claims).is_file()
+        if hasattr(inputs, "claims")
         else "No study ran, so no paper's claims are judged here.\n"
     )
     report.write_pages(pages)
