@@ -50,7 +50,10 @@ from netnoise import config as netnoise_config
 from netnoise import report as netnoise_report
 from netnoise.atomic import atomic_path, write_json
 
-FORMAT = "netnoise-bundle-2"
+FORMAT = "netnoise-bundle-3"
+#: Bundles this version reads; format 3 records the run its results come from
+#: (``run``), which ``verify`` holds the sidecars to, format 2 did not.
+READABLE_FORMATS = (FORMAT, "netnoise-bundle-2")
 MANIFEST = "manifest.json"
 CONFIG = "config.yaml"
 #: What a bundle's files may be: data that no reader executes.
@@ -193,6 +196,11 @@ def create(
     for sidecar in provenance.sidecars(results):
         chosen.setdefault(str(sidecar.relative_to(workdir)), "provenance")
     missing = sorted(p for p in chosen if not (workdir / p).is_file())
+    if not missing:
+        identity = _one_run(
+            [json.loads((workdir / p).read_bytes()) for p in chosen if p.endswith(".prov.json")],
+            config,
+        )
     if missing:
         shown = ", ".join(missing[:5]) + (
             f" and {len(missing) - 5} more" if len(missing) > 5 else ""
@@ -223,6 +231,7 @@ def create(
         "git": provenance.git_state(),
         "software": provenance.software_versions(),
         "platform": config["platform"]["kind"],
+        "run": identity.record(),
         "raw_included": include_raw,
         "analysis_prefixes": list(ANALYSIS_PREFIXES),
         "files": files,
@@ -235,6 +244,40 @@ def create(
             _add(tar, path, data)
         os.chmod(staged, 0o644)
     return manifest
+
+
+def _one_run(records: list[dict[str, Any]], config: dict[str, Any]) -> provenance.RunIdentity:
+    """The run the sidecar ``records`` come from, refused unless it is one run of
+    this checkout's clean revision with ``config``."""
+    identity = provenance.run_identity(records, config)
+    problems = identity.problems()
+    checkout = provenance.git_state()
+    if checkout.get("dirty"):
+        problems.append("the checkout has uncommitted changes")
+    measured = [sha for sha in identity.revisions if sha != "unknown"]
+    if len(measured) == 1 and checkout.get("sha") and measured[0] != checkout["sha"]:
+        problems.append(
+            f"the results were measured at {measured[0][:12]}, the checkout is at"
+            f" {checkout['sha'][:12]}"
+        )
+    if problems:
+        raise BundleError(
+            f"not one run of one clean revision: {'; '.join(problems)}; a bundle is one"
+            " make reproduce of a clean checkout with one config"
+        )
+    return identity
+
+
+def identify(bundle: str | os.PathLike[str]) -> provenance.RunIdentity:
+    """The run a (verified) bundle's sidecars come from, against its config."""
+    with tarfile.open(bundle, "r:gz") as tar:
+        records = [
+            json.loads(tar.extractfile(member).read())
+            for member in tar.getmembers()
+            if member.isfile() and member.name.endswith(provenance.SIDECAR_SUFFIX)
+        ]
+        config = netnoise_config.read_yaml(f"{bundle}:{CONFIG}", tar.extractfile(CONFIG).read())
+    return provenance.run_identity(records, config)
 
 
 def _derived_tables(planned: Iterable[PlannedFile], workdir: Path) -> dict[str, str]:
@@ -317,10 +360,11 @@ def _manifest_problems(manifest: Any) -> list[str]:
     """Why ``manifest`` is not a netnoise bundle manifest (nothing when it is one)."""
     if not isinstance(manifest, dict):
         return [f"{MANIFEST} is a JSON {type(manifest).__name__}, not an object"]
-    if manifest.get("format") != FORMAT:
+    if manifest.get("format") not in READABLE_FORMATS:
         return [
             f"bundle format {manifest.get('format')!r}; this netnoise ({__version__}) reads "
-            f"{FORMAT!r}: make the bundle again with this version (netnoise bundle create)"
+            f"{', '.join(map(repr, READABLE_FORMATS))}: make the bundle again with this "
+            "version (netnoise bundle create)"
         ]
     problems = []
     files = manifest.get("files")
@@ -401,6 +445,13 @@ def verify(bundle: str | os.PathLike[str]) -> dict[str, Any]:
         raise BundleError(
             f"{bundle}: its config does not match this version's schema: {err}"
         ) from err
+    if manifest["format"] == FORMAT:
+        identity = identify(bundle)
+        problems = identity.problems()
+        if list(identity.revisions) not in ([], [manifest["git"]["sha"]]):
+            problems.append(f"its manifest names revision {manifest['git']['sha'][:12]}")
+        if problems:
+            raise BundleError(f"{bundle}: not one run: {'; '.join(problems)}")
     if config["platform"]["kind"] != manifest["platform"]:
         raise BundleError(
             f"{bundle}: its config runs on {config['platform']['kind']!r}, its manifest says "

@@ -142,12 +142,20 @@ def _cmd_bundle_create(args: argparse.Namespace) -> int:
 
 def _cmd_bundle_verify(args: argparse.Namespace) -> int:
     manifest = bundle.verify(args.bundle)
+    identity = bundle.identify(args.bundle)
+    problems = identity.problems()
     git = manifest["git"]
+    # A bundle of the current format with a problem has failed verify already;
+    # an older one, which did not record its run, is shown for what it is.
+    state = "ok" if not problems else "readable, but not one run"
     print(
-        f"{args.bundle}: ok, {len(manifest['files'])} files from netnoise "
+        f"{args.bundle}: {state}, {len(manifest['files'])} files from netnoise "
         f"{manifest['netnoise_version']} ({git['sha'][:12]}{', dirty' if git['dirty'] else ''}) "
         f"on {manifest['platform']}, {manifest['created']}"
     )
+    print(f"its results: {identity.describe()}")
+    for problem in problems:
+        print(f"  {problem}")
     return 0
 
 

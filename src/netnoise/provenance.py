@@ -17,6 +17,9 @@ import platform as pyplatform
 import shutil
 import subprocess
 import sys
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
@@ -290,3 +293,98 @@ def cpu_summary(table):
     failures = table[table["exit_status"] != 0].groupby("study").size()
     summary["failures"] = summary["study"].map(failures).fillna(0).astype(int)
     return summary
+
+
+@dataclass(frozen=True)
+class RunIdentity:
+    """Which run a set of sidecars comes from: the revisions (with how many
+    results each), how many were measured from a checkout with uncommitted
+    changes, the machines, the first and last start, and the results whose
+    config disagrees with the run's (key path: theirs against the run's)."""
+
+    revisions: dict[str, int]
+    dirty: int
+    machines: dict[str, int]
+    first: str | None
+    last: str | None
+    config_mismatches: dict[str, str]
+
+    def problems(self) -> list[str]:
+        """Why these results are not one run of one clean revision with one config."""
+        found = []
+        if len(self.revisions) > 1:
+            listed = ", ".join(f"{sha[:12]}: {n}" for sha, n in self.revisions.items())
+            found.append(f"the results come from {len(self.revisions)} revisions ({listed})")
+        if self.dirty:
+            found.append(
+                f"{self.dirty} results were measured from a checkout with uncommitted changes"
+            )
+        if self.config_mismatches:
+            (key, difference), *rest = self.config_mismatches.items()
+            more = f" and {len(rest)} more" if rest else ""
+            found.append(f"results were measured with another config ({key}: {difference}{more})")
+        return found
+
+    def record(self) -> dict[str, Any]:
+        """The identity as a bundle's manifest keeps it."""
+        return {
+            "revisions": self.revisions,
+            "dirty": self.dirty,
+            "machines": self.machines,
+            "first": self.first,
+            "last": self.last,
+        }
+
+    def describe(self) -> str:
+        """One line: the revision(s), machine(s) and dates of the results."""
+        revisions = (
+            ", ".join(f"{sha[:12]} ({n} results)" for sha, n in self.revisions.items())
+            or "no revision recorded"
+        )
+        machines = ", ".join(f"{m} ({n})" for m, n in self.machines.items()) or "unknown"
+        return f"revision {revisions}; machine {machines}; measured {self.first} to {self.last}"
+
+
+def _disagreements(subset: Any, config: Any, path: str) -> dict[str, str]:
+    """Where a sidecar's config subset differs from the run's config."""
+    if isinstance(subset, dict) and isinstance(config, dict):
+        found: dict[str, str] = {}
+        for key, value in subset.items():
+            found |= _disagreements(value, config.get(key), f"{path}.{key}" if path else key)
+        return found
+    if subset != config:
+        return {path: f"{str(subset)[:40]} there, {str(config)[:40]} in the run's"}
+    return {}
+
+
+def run_identity(records: Iterable[Mapping[str, Any]], config: Mapping[str, Any]) -> RunIdentity:
+    """The :class:`RunIdentity` of sidecar ``records`` against the run's ``config``."""
+    revisions: Counter[str] = Counter()
+    machines: Counter[str] = Counter()
+    dirty = 0
+    starts = []
+    mismatches: dict[str, str] = {}
+    for record in records:
+        git = record.get("git") or {}
+        revisions[str(git.get("sha") or "unknown")] += 1
+        dirty += bool(git.get("dirty"))
+        machines[str((record.get("software") or {}).get("hostname") or "unknown")] += 1
+        if record.get("start"):
+            starts.append(str(record["start"]))
+        # A sidecar's config holds the study sections its job read, beside the
+        # job's own parameters (not config keys) and the platform with the
+        # study's testbed layout over it (checked by the layout the job ran on).
+        studied = {
+            key: value
+            for key, value in (record.get("config") or {}).items()
+            if key in config and key != "platform"
+        }
+        mismatches |= _disagreements(studied, config, "")
+    return RunIdentity(
+        dict(revisions.most_common()),
+        dirty,
+        dict(machines.most_common()),
+        min(starts, default=None),
+        max(starts, default=None),
+        mismatches,
+    )

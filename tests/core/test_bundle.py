@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import tarfile
 
 import pytest
@@ -178,3 +179,55 @@ def test_review_runs_under_names_of_its_own_and_keeps_every_testbed(tmp_path):
     assert resolved["platform"]["testbed"]["prefix"] == bundle.REVIEW_PREFIX
     assert resolved["platform"]["testbed"]["keep_up"] is True
     assert resolved["asymmetric"]["testbed"]["prefix"] == f"{bundle.REVIEW_PREFIX}r"
+
+
+def _sidecar(sha: str, host: str = "node") -> bytes:
+    return json.dumps(
+        {
+            "git": {"sha": sha, "dirty": False},
+            "software": {"hostname": host},
+            "start": "2026-01-01T00:00:00+00:00",
+            "config": {},
+        }
+    ).encode()
+
+
+def test_verify_refuses_a_bundle_whose_results_come_from_two_revisions(tmp_path):
+    one = make_bundle(
+        tmp_path / "one.tar.gz",
+        {"results/x/raw/a.csv.prov.json": _sidecar("0" * 40)},
+    )
+    assert bundle.identify(one).revisions == {"0" * 40: 1}
+    bundle.verify(one)
+    two = make_bundle(
+        tmp_path / "two.tar.gz",
+        {
+            "results/x/raw/a.csv.prov.json": _sidecar("0" * 40),
+            "results/x/raw/b.csv.prov.json": _sidecar("1" * 40),
+        },
+    )
+    with pytest.raises(bundle.BundleError, match="not one run: the results come from 2 revisions"):
+        bundle.verify(two)
+    other = make_bundle(
+        tmp_path / "other.tar.gz", {"results/x/raw/a.csv.prov.json": _sidecar("1" * 40)}
+    )
+    with pytest.raises(bundle.BundleError, match="its manifest names revision 000000000000"):
+        bundle.verify(other)
+
+
+@pytest.mark.slow
+@pytest.mark.mpi
+def test_bundle_create_refuses_results_of_two_revisions(platform_run, tmp_path):
+    """A results tree patched with one result of another revision is not one run."""
+    workdir = tmp_path / "run"
+    shutil.copytree(platform_run, workdir)
+    sidecar = next((workdir / "results").rglob("raw/**/*.prov.json"))
+    record = json.loads(sidecar.read_text())
+    record["git"]["sha"] = "f" * 40
+    sidecar.write_text(json.dumps(record))
+    with pytest.raises(
+        bundle.BundleError,
+        match="not one run of one clean revision: the results come from 2 revisions",
+    ):
+        bundle.create(tmp_path / "b.tar.gz", workdir=workdir, configfiles=["config/config.yaml"])
+    assert not (tmp_path / "b.tar.gz").exists()

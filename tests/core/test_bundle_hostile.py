@@ -233,7 +233,7 @@ HOSTILE = {
         {"manifest": {"format": "netnoise-bundle-1"}},
         None,
         f"bundle format 'netnoise-bundle-1'; this netnoise ({__version__}) reads "
-        "'netnoise-bundle-2': make the bundle again",
+        "'netnoise-bundle-3', 'netnoise-bundle-2': make the bundle again",
     ),
     "checksum of another file": (
         lambda _: GOOD,
