@@ -43,6 +43,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+import pandas as pd
 import yaml
 
 from netnoise import __version__, provenance
@@ -232,6 +233,7 @@ def create(
         "software": provenance.software_versions(),
         "platform": config["platform"]["kind"],
         "run": identity.record(),
+        "configfiles": [os.path.relpath(c, workdir) for c in configfiles],
         "raw_included": include_raw,
         "analysis_prefixes": list(ANALYSIS_PREFIXES),
         "files": files,
@@ -266,6 +268,57 @@ def _one_run(records: list[dict[str, Any]], config: dict[str, Any]) -> provenanc
             " make reproduce of a clean checkout with one config"
         )
     return identity
+
+
+def describe(
+    name: str,
+    manifest: dict[str, Any],
+    identity: provenance.RunIdentity,
+    cpu_summary: pd.DataFrame | None,
+    claims_markdown: str,
+) -> str:
+    """The page (resources/cache/README.md) of the bundle shown as ``name``, made
+    from its manifest, the run its sidecars name, its CPU record and its claims
+    summary."""
+    git = manifest["git"]
+    lines = [
+        "# Shipped results bundle",
+        "",
+        f"`{Path(name).name}`: format `{manifest['format']}`, made by netnoise"
+        f" {manifest['netnoise_version']} at revision {git['sha'][:12]}"
+        f"{' with uncommitted changes' if git['dirty'] else ''} on the {manifest['platform']}"
+        f" platform, {manifest['created'][:16].replace('T', ' ')} UTC; {len(manifest['files'])}"
+        f" files. This page is generated from it: `netnoise bundle describe {name}`.",
+        "",
+    ]
+    problems = identity.problems()
+    if problems:
+        lines.append(f"**Its results are not one run:** {'; '.join(problems)}.")
+    else:
+        lines.append(f"One run: {identity.describe()}.")
+    configfiles = manifest.get("configfiles")
+    made_by = f' (`make reproduce CONFIG="{" ".join(configfiles)}"`)' if configfiles else ""
+    lines += ["", f"Its config is the bundle's `config.yaml`, the run's resolved config{made_by}."]
+    if cpu_summary is not None:
+        lines += [
+            "",
+            "| Study | Measured results | CPU-saturated | Median runnable tasks |",
+            "| --- | --- | --- | --- |",
+        ]
+        lines += [
+            f"| {row['study']} | {int(row['results'])} | {int(row['saturated'])}"
+            f" | {row['runnable_median']:.2g} |"
+            for _, row in cpu_summary.iterrows()
+        ]
+    lines += [
+        "",
+        "## Headline claims",
+        "",
+        claims_markdown.rstrip("\n"),
+        "",
+        "Rebuild every figure and table from it, measuring nothing: `make review`.",
+    ]
+    return "\n".join(lines) + "\n"
 
 
 def identify(bundle: str | os.PathLike[str]) -> provenance.RunIdentity:
@@ -578,7 +631,7 @@ def review(
     workdir = Path(workdir).resolve()
     unpack(bundle, workdir)
     record = {
-        "bundle": _shown(bundle),
+        "bundle": shown(bundle),
         "sha256": _sha256(Path(bundle).read_bytes()),
         "reviewed": provenance.now(),
     }
@@ -603,7 +656,7 @@ def review(
     return workdir
 
 
-def _shown(bundle: str | os.PathLike[str]) -> str:
+def shown(bundle: str | os.PathLike[str]) -> str:
     """How the report names a bundle: its path in the repository, else its file name."""
     path = Path(bundle).resolve()
     return str(path.relative_to(REPO)) if path.is_relative_to(REPO) else path.name

@@ -159,6 +159,26 @@ def _cmd_bundle_verify(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_bundle_describe(args: argparse.Namespace) -> int:
+    manifest = bundle.verify(args.bundle)
+    ((platform, (claims, cpu)),) = _claims_of_bundle(args.bundle).items()
+    numbers = {study.key: study.number for study in studies.STUDIES}
+    text = bundle.describe(
+        bundle.shown(args.bundle),
+        manifest,
+        bundle.identify(args.bundle),
+        cpu,
+        verdicts.summary_markdown(claims, platform, numbers),
+    )
+    if args.update:
+        with atomic_open(args.update) as out:
+            out.write(text)
+        print(f"{args.update}: the bundle's page written")
+    else:
+        print(text, end="")
+    return 0
+
+
 def _cmd_review(args: argparse.Namespace) -> int:
     out = bundle.review(args.bundle, args.workdir, cores=args.cores, report=not args.no_report)
     verdicts = bundle.compare_tables(bundle.verify(args.bundle), out)
@@ -398,6 +418,12 @@ def build_parser() -> argparse.ArgumentParser:
     verify = bundles.add_parser("verify", help="check format, checksums and config")
     verify.add_argument("bundle")
     verify.set_defaults(func=_cmd_bundle_verify)
+    describe = bundles.add_parser(
+        "describe", help="the bundle's page: its run, CPU record and claims (Markdown)"
+    )
+    describe.add_argument("bundle")
+    describe.add_argument("--update", metavar="FILE", help="write the page to FILE")
+    describe.set_defaults(func=_cmd_bundle_describe)
 
     review = sub.add_parser(
         "review",

@@ -37,3 +37,25 @@ def test_a_document_without_the_markers_is_refused():
         )
         == f"a\n{verdicts.SECTION_BEGIN}\nnew\n{verdicts.SECTION_END}\nb\n"
     )
+
+
+def test_the_shipped_bundles_page_is_generated_from_it():
+    page = REPO / "resources" / "cache" / "README.md"
+    generated = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "netnoise",
+            "bundle",
+            "describe",
+            "resources/cache/quick-testbed.tar.gz",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=REPO,
+    ).stdout
+    assert page.read_text() == generated, (
+        "resources/cache/README.md differs from the bundle's page: run netnoise bundle describe"
+        " resources/cache/quick-testbed.tar.gz --update resources/cache/README.md"
+    )
