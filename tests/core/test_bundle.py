@@ -104,8 +104,7 @@ def test_shipped_bundle_is_intact_and_from_a_testbed_run():
     assert all(name.endswith(bundle.DATA_SUFFIXES) for name in manifest["files"])
     assert bundle.SHIPPED.stat().st_size < 10_000_000
     studies = {path.split("/")[3] for path in manifest["files"] if "/tidy/" in path}
-    # Every study its run measured has its tidy tables (resources/cache/README.md
-    # says which the run left out and why).
+    # Every study its run measured has its tidy tables.
     measured = shipped_studies()
     assert len(measured) >= 3 and measured <= studies
     if "variability" in measured:
@@ -113,7 +112,7 @@ def test_shipped_bundle_is_intact_and_from_a_testbed_run():
 
 
 def test_shipped_bundle_was_measured_with_the_bundle_study():
-    # resources/cache/README.md names the configs that reproduce it.
+    # The bundle study (make reproduce CONFIG="config/config.yaml config/testbed-bundle.yaml").
     with tarfile.open(bundle.SHIPPED, "r:gz") as tar:
         shipped = validate(yaml.safe_load(tar.extractfile(bundle.CONFIG)))
     study = bundle.run_config([REPO / "config" / name for name in BUNDLE_STUDY])
