@@ -69,6 +69,9 @@ EXPECTED = "expected"
 # What a review records in its working directory: the bundle it rebuilt (its
 # path and SHA-256), which the report names as the source of its numbers.
 REVIEWED = "reviewed-bundle.json"
+#: The file marking a directory a review made (and so may empty); no bundle member
+#: can be named so (:data:`DATA_SUFFIXES`).
+WORKDIR_MARK = ".netnoise-review"
 REPO = Path(__file__).resolve().parents[2]
 SNAKEFILE = REPO / "workflow" / "Snakefile"
 SHIPPED = REPO / "resources" / "cache" / "quick-testbed.tar.gz"
@@ -169,12 +172,18 @@ def _sha256(data: bytes) -> str:
 
 def run_config(configfiles: Sequence[str | os.PathLike[str]]) -> dict[str, Any]:
     """The config the workflow ran with: files merged in order, validated, defaults filled."""
-    from snakemake.utils import update_config
+    return netnoise_config.load_files(configfiles)
 
-    merged: dict[str, Any] = {}
-    for path in configfiles:
-        update_config(merged, netnoise_config.read_yaml(path))
-    return netnoise_config.validate(merged, source=", ".join(map(str, configfiles)))
+
+def run_directory(workdir: str | os.PathLike[str]) -> Path:
+    """``workdir``, where a workflow ran, as an absolute path; BundleError unless it is
+    an existing directory (Snakemake would create it, and its ``.snakemake`` inside)."""
+    if not str(workdir).strip():
+        raise BundleError("the working directory is empty text: name a directory")
+    path = Path(workdir).resolve()
+    if not path.is_dir():
+        raise BundleError(f"{workdir}: no such directory (where the workflow ran)")
+    return path
 
 
 def create(
@@ -185,14 +194,16 @@ def create(
     include_raw: bool = False,
 ) -> dict[str, Any]:
     """Pack the cached results of the run in ``workdir`` into ``output`` (tar.gz)."""
-    workdir = Path(workdir).resolve()
+    workdir = run_directory(workdir)
+    if not Path(output).resolve().parent.is_dir():
+        raise BundleError(f"{output}: its directory does not exist")
     configfiles = [Path(c) if Path(c).is_absolute() else workdir / c for c in configfiles]
+    config = run_config(configfiles)
     planned = planned_files(workdir, configfiles)
     chosen = cached_files(planned)
     if include_raw:
         chosen |= raw_files(planned)
     # Sidecars the job graph does not name (co-run backgrounds, run directories).
-    config = run_config(configfiles)
     results = workdir / "results" / config["platform"]["kind"]
     for sidecar in provenance.sidecars(results):
         chosen.setdefault(str(sidecar.relative_to(workdir)), "provenance")
@@ -570,13 +581,51 @@ def _check_members(bundle: Path, members: list[tarfile.TarInfo]) -> None:
         raise BundleError(f"{bundle}: {'; '.join(problems[:5])}")
 
 
+def fresh_workdir(workdir: str | os.PathLike[str], bundle: str | os.PathLike[str]) -> Path:
+    """``workdir`` made ready for unpacking ``bundle`` into: created (its parent must
+    exist), or emptied if a review made it (it holds :data:`WORKDIR_MARK`), or used as
+    it is when empty; marked either way. Anything else, and a directory holding the
+    bundle, is refused before anything is touched: a review deletes only what a
+    review made, and never its input."""
+    if not str(workdir).strip():
+        raise BundleError("the working directory is empty text: name a directory")
+    path = Path(workdir).resolve()
+    if Path(bundle).resolve().is_relative_to(path):
+        raise BundleError(
+            f"{bundle} lies inside the working directory {workdir}, which a review empties: "
+            "give a --workdir outside it"
+        )
+    if path.exists() and not path.is_dir():
+        raise BundleError(f"{workdir}: not a directory")
+    if path.is_dir():
+        entries = list(path.iterdir())
+        if entries and not (path / WORKDIR_MARK).is_file():
+            raise BundleError(
+                f"{workdir} holds files a review did not make (it has no {WORKDIR_MARK}); "
+                "give a new or empty directory"
+            )
+        for entry in entries:
+            if entry.is_dir() and not entry.is_symlink():
+                shutil.rmtree(entry)
+            else:
+                entry.unlink()
+    else:
+        try:
+            path.mkdir()
+        except FileNotFoundError:
+            raise BundleError(
+                f"{workdir}: its parent directory does not exist; create it first"
+            ) from None
+    (path / WORKDIR_MARK).write_text(
+        "A netnoise review's working directory: the next review empties it.\n"
+    )
+    return path
+
+
 def unpack(bundle: str | os.PathLike[str], workdir: str | os.PathLike[str]) -> dict[str, Any]:
-    """Verify ``bundle`` and unpack it into a fresh ``workdir``."""
+    """Verify ``bundle`` and unpack it into ``workdir`` (:func:`fresh_workdir`)."""
     manifest = verify(bundle)
-    workdir = Path(workdir)
-    if workdir.exists():
-        shutil.rmtree(workdir)
-    workdir.mkdir(parents=True)
+    workdir = fresh_workdir(workdir, bundle)
     with tarfile.open(bundle, "r:gz") as tar:
         tar.extractall(workdir, filter="data")
     return manifest
@@ -628,8 +677,8 @@ def review(
     report: bool = True,
 ) -> Path:
     """Rebuild every figure and table (and the report) of ``bundle`` in ``workdir``."""
-    workdir = Path(workdir).resolve()
     unpack(bundle, workdir)
+    workdir = Path(workdir).resolve()
     record = {
         "bundle": shown(bundle),
         "sha256": _sha256(Path(bundle).read_bytes()),

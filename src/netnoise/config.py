@@ -20,7 +20,7 @@ import math
 import os
 import re
 import reprlib
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -28,13 +28,17 @@ import jsonschema
 import yaml
 from jsonschema import validators
 
-from netnoise import waiting
+from netnoise import inputs, waiting
 
 SCHEMA_PATH = Path(__file__).resolve().parents[2] / "workflow" / "schemas" / "config.schema.yaml"
 
 
 # Nesting a config may have, far beyond the schema's deepest (5 levels).
 MAX_DEPTH = 64
+# Size of a config with its YAML aliases expanded, in values (a long text counts
+# one per 64 characters): the full default config has about 2000. A few lines of
+# aliases can expand to billions, which no reader or message can hold.
+MAX_VALUES = 100_000
 _NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
 
 
@@ -67,6 +71,52 @@ class _StrictLoader(yaml.SafeLoader):
             first_line[key] = line
         return super().construct_mapping(node, deep)
 
+    def compose_node(self, parent: yaml.Node | None, index: Any) -> yaml.Node:
+        # Counted while composing, so a long list stops here, not after it is built.
+        self.composed = getattr(self, "composed", 0) + 1
+        if self.composed > MAX_VALUES:
+            raise yaml.constructor.ConstructorError(
+                None, None, f"more than {MAX_VALUES} values; a config is far smaller",
+                self.peek_event().start_mark,
+            )  # fmt: skip
+        return super().compose_node(parent, index)
+
+    def get_single_data(self) -> Any:
+        node = self.get_single_node()
+        if node is None:
+            return None
+        if _expanded_values(node) > MAX_VALUES:
+            raise yaml.constructor.ConstructorError(
+                None, None, f"more than {MAX_VALUES} values once its aliases (*name) are "
+                "expanded; a config is far smaller", node.start_mark,
+            )  # fmt: skip
+        return self.construct_document(node)
+
+
+def _expanded_values(root: yaml.Node) -> int:
+    """The values of a composed document with every alias expanded, counted
+    without expanding them (an alias is the node it names, shared)."""
+    sizes: dict[int, int] = {}
+    stack: list[tuple[yaml.Node, bool]] = [(root, False)]
+    while stack:
+        node, children_done = stack.pop()
+        if id(node) in sizes:
+            continue
+        if isinstance(node, yaml.ScalarNode):
+            sizes[id(node)] = 1 + len(node.value) // 64
+            continue
+        children = [
+            child
+            for item in node.value
+            for child in (item if isinstance(node, yaml.MappingNode) else (item,))
+        ]
+        if children_done:
+            sizes[id(node)] = 1 + sum(sizes[id(child)] for child in children)
+        else:
+            stack.append((node, True))
+            stack.extend((child, False) for child in children if id(child) not in sizes)
+    return sizes[id(root)]
+
 
 def _bracket_depth(text: bytes) -> int:
     """The deepest nesting of flow brackets ([ and {), strings not told apart."""
@@ -80,12 +130,18 @@ def _bracket_depth(text: bytes) -> int:
 def read_yaml(path: str | os.PathLike[str], text: str | bytes | None = None) -> dict[str, Any]:
     """The config mapping of YAML file ``path`` (or of ``text``, named ``path``).
 
-    Malformed YAML, a key given twice, a document nested too deeply and a top
-    level that is not a mapping are ConfigErrors naming the file (and line)."""
+    Malformed YAML, a key given twice, a document nested too deeply or too
+    large (aliases expanded), a file that is not a regular one or larger than
+    :data:`netnoise.inputs.MAX_CONFIG_BYTES`, and a top level that is not a
+    mapping are ConfigErrors naming the file (and line)."""
     try:
         if text is None:
-            with open(path, "rb") as fh:
-                text = fh.read()
+            text = inputs.read_bytes(path, inputs.MAX_CONFIG_BYTES, "config file (YAML)")
+        elif len(text) > inputs.MAX_CONFIG_BYTES:
+            raise inputs.InputError(
+                f"{path}: larger than a config file may be ({inputs.MAX_CONFIG_BYTES} bytes at "
+                "most)"
+            )
         if _bracket_depth(text.encode() if isinstance(text, str) else text) > MAX_DEPTH:
             raise RecursionError  # YAML's parser takes quadratic time on deep nesting
         data = yaml.load(text, Loader=_StrictLoader)  # a safe loader
@@ -101,6 +157,8 @@ def read_yaml(path: str | os.PathLike[str], text: str | bytes | None = None) -> 
         raise ConfigError(f"invalid configuration ({path}): malformed YAML: {problem}") from None
     except RecursionError:
         raise ConfigError(f"invalid configuration ({path}): nested too deeply") from None
+    except inputs.InputError as err:
+        raise ConfigError(str(err)) from None
     except OSError as err:
         raise ConfigError(f"{path}: cannot read the config: {err.strerror or err}") from None
     if data is None:
@@ -397,3 +455,16 @@ def validate(
 def load(path: str | os.PathLike[str], schema: dict[str, Any] | None = None) -> dict[str, Any]:
     """Read a YAML config file (:func:`read_yaml`) and validate it."""
     return validate(read_yaml(path), schema, source=str(path))
+
+
+def load_files(paths: Sequence[str | os.PathLike[str]]) -> dict[str, Any]:
+    """The config of a workflow run given ``paths`` (``--configfile``): the files
+    read (:func:`read_yaml`) and merged in order as Snakemake merges them, then
+    validated with defaults filled. Commands that run Snakemake call it first, so
+    a bad file gets this module's error, not Snakemake's, and never reaches it."""
+    from snakemake.utils import update_config
+
+    merged: dict[str, Any] = {}
+    for path in paths:
+        update_config(merged, read_yaml(path))
+    return validate(merged, source=", ".join(map(str, paths)))

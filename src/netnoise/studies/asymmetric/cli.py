@@ -27,6 +27,7 @@ from pathlib import Path
 import pandas as pd
 import yaml
 
+from netnoise import inputs
 from netnoise.studies.asymmetric.model import MODELS, PATTERN_COLUMNS, Platform, predict
 
 PLATFORM_KEYS = ("racks", "nic_bps", "backbone_bps")
@@ -34,11 +35,9 @@ PLATFORM_KEYS = ("racks", "nic_bps", "backbone_bps")
 
 def _read(path: Path) -> str:
     try:
-        return path.read_text(encoding="utf-8-sig")
+        return inputs.read_text(path, inputs.MAX_TABLE_BYTES, "CSV or YAML file")
     except OSError as err:
         raise ValueError(f"{path}: cannot read: {err.strerror or err}") from None
-    except UnicodeDecodeError as err:
-        raise ValueError(f"{path}: not a text file ({err.reason})") from None
 
 
 def _line(node: yaml.Node) -> int:

@@ -78,7 +78,7 @@ def _run_metrics(args: argparse.Namespace) -> dict[str, Any]:
         return metrics_of(args.run)
     return metrics_of_counters(
         args.run,
-        nodes=args.nodes.split(",") if args.nodes else None,
+        nodes=args.nodes.split(",") if args.nodes is not None else None,
         runtime_s=args.runtime_s,
         node_count=args.node_count,
     )

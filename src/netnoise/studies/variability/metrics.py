@@ -229,8 +229,10 @@ def run_metrics(
     if not (runtime_s > 0 and math.isfinite(runtime_s)):
         raise ValueError(f"runtime_s must be a positive number, not {runtime_s!r}")
     nodes = [str(n) for n in nodes]
-    if not nodes:
-        raise ValueError("a run needs at least one node")
+    if not nodes or not all(nodes):
+        raise ValueError(f"a run needs at least one node, each with a name, not {nodes[:4]!r}")
+    if node_count is not None and node_count < 1:
+        raise ValueError(f"a run's node count is 1 or more, not {node_count}")
     samples = counter_samples.copy()
     samples["time_s"] = pd.to_numeric(samples["time_s"], errors="raise").astype(float)
     samples["value"] = pd.to_numeric(samples["value"], errors="raise").astype(float)
