@@ -25,9 +25,11 @@ testbed, least of all one of a run in progress under the bundle's names.
 from __future__ import annotations
 
 import csv
+import datetime as dt
 import hashlib
 import io
 import json
+import math
 import os
 import re
 import shutil
@@ -50,6 +52,7 @@ from netnoise import __version__, provenance
 from netnoise import config as netnoise_config
 from netnoise import report as netnoise_report
 from netnoise.atomic import atomic_path, write_json
+from netnoise.inputs import quoted
 
 FORMAT = "netnoise-bundle-3"
 #: Bundles this version reads; format 3 records the run its results come from
@@ -59,8 +62,14 @@ MANIFEST = "manifest.json"
 CONFIG = "config.yaml"
 #: What a bundle's files may be: data that no reader executes.
 DATA_SUFFIXES = (".csv", ".json", ".npz", ".tsv", ".txt", ".yaml")
-#: Unpacked bytes a bundle may hold (the shipped one: 7 MB).
-MAX_BYTES = 4 << 30
+#: Unpacked bytes a bundle may hold (the shipped one: 7 MB), bytes of one of its
+#: files (its largest: 9 MB), and files (681).
+MAX_BYTES = 1 << 30
+MAX_FILE_BYTES = 256 << 20
+MAX_FILES = 20_000
+#: Columns of a bundled table (the widest: 56), and elements of a bundled array.
+MAX_COLUMNS = 1000
+MAX_ARRAY_ELEMENTS = 1 << 26
 #: The review's testbed names (platform.testbed.prefix, and each study's testbed prefix
 #: with a letter of its own); no workflow run uses them unless told to.
 REVIEW_PREFIX = "nnrev"
@@ -453,6 +462,22 @@ def _manifest_problems(manifest: Any) -> list[str]:
     for key in ("netnoise_version", "created", "platform"):
         if not isinstance(manifest.get(key), str):
             problems.append(f"{MANIFEST}: {key!r} must be text")
+    if isinstance(manifest.get("created"), str):
+        try:
+            dt.datetime.fromisoformat(manifest["created"])
+        except ValueError:
+            problems.append(
+                f"{MANIFEST}: 'created' {quoted(manifest['created'])} is not a date and time "
+                "(ISO 8601, as 2026-01-31T12:00:00+00:00)"
+            )
+    if isinstance(files, dict) and isinstance(derived, dict):
+        problems += [
+            f"{MANIFEST}: 'derived_tables' gives {path} another checksum than its copy "
+            f"{EXPECTED}/{path} has"
+            for path, digest in derived.items()
+            if isinstance(files.get(f"{EXPECTED}/{path}"), dict)
+            and files[f"{EXPECTED}/{path}"].get("sha256") != digest
+        ]
     return problems
 
 
@@ -463,8 +488,7 @@ def verify(bundle: str | os.PathLike[str]) -> dict[str, Any]:
         raise BundleError(f"{bundle}: no such bundle")
     try:
         with tarfile.open(bundle, "r:gz") as tar:
-            members = tar.getmembers()
-            _check_members(bundle, members)
+            members = _members(bundle, tar)
             by_name = {m.name: m for m in members}
             if MANIFEST not in by_name:
                 raise BundleError(f"{bundle}: no {MANIFEST}: not a netnoise bundle")
@@ -525,17 +549,50 @@ def verify(bundle: str | os.PathLike[str]) -> dict[str, Any]:
 
 
 def _data_problem(name: str, data: bytes) -> str | None:
-    """Why a file is not what its suffix says (JSON; an .npz of arrays of plain
-    numbers, which numpy reads without unpickling), or None."""
+    """Why a file is not what its suffix says, as its reader in a review job would
+    find (JSON; YAML of plain data; a table whose rows have its header's columns; an
+    .npz of arrays of plain numbers, which numpy reads without unpickling, no
+    larger than its bytes), or None."""
     try:
         if name.endswith(".json"):
             json.loads(data)
+        elif name.endswith(".yaml"):
+            netnoise_config.parse_yaml(name, data)
+        elif name.endswith((".csv", ".tsv")):
+            return _table_problem(data, "\t" if name.endswith(".tsv") else ",")
         elif name.endswith(".npz"):
             return _npz_problem(data)
     except RecursionError:
         return "nested too deeply"
+    except netnoise_config.ConfigError as err:
+        return f"not plain YAML data ({err})"
     except ValueError as err:
         return f"not JSON ({err})"
+    return None
+
+
+def _table_problem(data: bytes, delimiter: str) -> str | None:
+    """Why ``data`` is not a table of at most :data:`MAX_COLUMNS` columns whose every
+    row has the header's (lines starting with ``#``, a result file's preamble and
+    comments, aside), or None."""
+    try:
+        lines = data.decode("utf-8").splitlines()
+    except UnicodeDecodeError as err:
+        return f"not a text table (byte {err.start} is not UTF-8)"
+    numbered = [(n, line) for n, line in enumerate(lines, start=1) if not line.startswith("#")]
+    if not numbered:
+        return "empty: a table needs its header line"
+    # The header alone first: a line of a million fields is refused before csv splits it.
+    if numbered[0][1].count(delimiter) >= MAX_COLUMNS:
+        return f"more than {MAX_COLUMNS} columns; a table of a run has far fewer"
+    try:
+        rows = csv.reader((line for _, line in numbered), delimiter=delimiter, strict=True)
+        header = next(rows)
+        for (lineno, _), row in zip(numbered[1:], rows, strict=False):
+            if row and len(row) != len(header):
+                return f"line {lineno} has {len(row)} fields, the header {len(header)}"
+    except csv.Error as err:
+        return f"not a table ({err})"
     return None
 
 
@@ -555,12 +612,34 @@ def _npz_problem(data: bytes) -> str | None:
                         if version == (1, 0)
                         else np.lib.format.read_array_header_2_0
                     )
-                    _, _, dtype = read_header(fh)
+                    shape, _, dtype = read_header(fh)
+                    header_bytes = fh.tell()
                 if dtype.hasobject:
                     return f"{member} holds Python objects (a pickle), not numbers"
+                elements = math.prod(shape)
+                if elements > MAX_ARRAY_ELEMENTS:
+                    return f"{member} declares {elements} elements, more than {MAX_ARRAY_ELEMENTS}"
+                stored = archive.getinfo(member).file_size - header_bytes
+                if elements * dtype.itemsize != stored:
+                    return (
+                        f"{member} declares {elements} elements of {dtype.itemsize} bytes but "
+                        f"holds {stored} bytes"
+                    )
     except (ValueError, OSError, EOFError, zipfile.BadZipFile) as err:
         return f"not an archive of arrays ({err})"
     return None
+
+
+def _members(bundle: Path, tar: tarfile.TarFile) -> list[tarfile.TarInfo]:
+    """The members of ``tar``, read from their headers alone and refused as soon
+    as they are too many (:data:`MAX_FILES`), then checked (:func:`_check_members`)."""
+    members = []
+    for member in tar:
+        members.append(member)
+        if len(members) > MAX_FILES:
+            raise BundleError(f"{bundle}: more than {MAX_FILES} files; a run's bundle has fewer")
+    _check_members(bundle, members)
+    return members
 
 
 def _check_members(bundle: Path, members: list[tarfile.TarInfo]) -> None:
@@ -573,6 +652,11 @@ def _check_members(bundle: Path, members: list[tarfile.TarInfo]) -> None:
         f"{n!r} is not a data format a bundle may carry ({', '.join(DATA_SUFFIXES)})"
         for n in names
         if not n.endswith(DATA_SUFFIXES)
+    ]
+    problems += [
+        f"{m.name!r} unpacks to {m.size} bytes, more than {MAX_FILE_BYTES}"
+        for m in members
+        if m.size > MAX_FILE_BYTES
     ]
     total = sum(m.size for m in members)
     if total > MAX_BYTES:

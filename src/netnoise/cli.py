@@ -188,12 +188,18 @@ def _cmd_review(args: argparse.Namespace) -> int:
         f"{identical} of {len(verdicts)} tables identical to the bundled run's"
         + (f", {close} equal to a relative 1e-6" if close else "")
     )
-    for path, verdict in verdicts.items():
-        if verdict not in ("identical", "equal to 1e-6"):
-            print(f"  {verdict}: {path}")
+    disagreeing = [p for p, v in verdicts.items() if v not in ("identical", "equal to 1e-6")]
+    for path in disagreeing:
+        print(f"  {verdicts[path]}: {path}")
     print(f"figures: {out}/results/*/figures, tables: {out}/results/*/tables", end="")
     print("" if args.no_report else f", report: {out}/report.html")
     _print_claims(_claims_of_results(out / "results"))
+    if disagreeing:
+        print(
+            f"netnoise: {len(disagreeing)} table(s) differ from the bundled run's or are missing",
+            file=sys.stderr,
+        )
+        return 1
     return 0
 
 

@@ -134,6 +134,20 @@ def read_yaml(path: str | os.PathLike[str], text: str | bytes | None = None) -> 
     large (aliases expanded), a file that is not a regular one or larger than
     :data:`netnoise.inputs.MAX_CONFIG_BYTES`, and a top level that is not a
     mapping are ConfigErrors naming the file (and line)."""
+    data = parse_yaml(path, text)
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise ConfigError(
+            f"invalid configuration ({path}): the top level must be a mapping of sections, "
+            f"got {type(data).__name__}"
+        )
+    return data
+
+
+def parse_yaml(path: str | os.PathLike[str], text: str | bytes | None = None) -> Any:
+    """The data of YAML file ``path`` (or of ``text``, named ``path``), read as
+    :func:`read_yaml` reads a config but of any top level."""
     try:
         if text is None:
             text = inputs.read_bytes(path, inputs.MAX_CONFIG_BYTES, "config file (YAML)")
@@ -161,13 +175,6 @@ def read_yaml(path: str | os.PathLike[str], text: str | bytes | None = None) -> 
         raise ConfigError(str(err)) from None
     except OSError as err:
         raise ConfigError(f"{path}: cannot read the config: {err.strerror or err}") from None
-    if data is None:
-        return {}
-    if not isinstance(data, dict):
-        raise ConfigError(
-            f"invalid configuration ({path}): the top level must be a mapping of sections, "
-            f"got {type(data).__name__}"
-        )
     return data
 
 

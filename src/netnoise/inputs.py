@@ -38,7 +38,7 @@ def read_bytes(path: str | os.PathLike[str], limit: int, what: str = "file") -> 
     the OSError of opening it."""
     # O_NONBLOCK: opening a FIFO does not wait for a writer.
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-    with os.fdopen(fd, "rb") as fh:
+    try:
         mode = os.fstat(fd).st_mode
         if stat.S_ISDIR(mode):
             raise InputError(f"{path}: is a directory, not a {what}")
@@ -46,7 +46,10 @@ def read_bytes(path: str | os.PathLike[str], limit: int, what: str = "file") -> 
             raise InputError(
                 f"{path}: not a regular file (a device, FIFO or socket); give a {what}"
             )
-        data = fh.read(limit + 1)
+        with os.fdopen(os.dup(fd), "rb") as fh:
+            data = fh.read(limit + 1)
+    finally:
+        os.close(fd)
     if len(data) > limit:
         raise InputError(f"{path}: larger than a {what} may be ({limit} bytes at most)")
     return data
