@@ -511,7 +511,8 @@ def verify(bundle: str | os.PathLike[str]) -> dict[str, Any]:
                 entry = manifest["files"][name]
                 if len(data) != entry["bytes"] or _sha256(data) != entry["sha256"]:
                     raise BundleError(f"{bundle}: {name} does not match its checksum")
-                problem = _data_problem(name, data)
+                # The config is read as one below.
+                problem = _data_problem(name, data) if name != CONFIG else None
                 if problem:
                     raise BundleError(f"{bundle}: {name}: {problem}")
             config = netnoise_config.read_yaml(
@@ -557,7 +558,7 @@ def _data_problem(name: str, data: bytes) -> str | None:
         if name.endswith(".json"):
             json.loads(data)
         elif name.endswith(".yaml"):
-            netnoise_config.parse_yaml(name, data)
+            netnoise_config.parse_yaml(name, data, "YAML data")
         elif name.endswith((".csv", ".tsv")):
             return _table_problem(data, "\t" if name.endswith(".tsv") else ",")
         elif name.endswith(".npz"):
@@ -565,7 +566,7 @@ def _data_problem(name: str, data: bytes) -> str | None:
     except RecursionError:
         return "nested too deeply"
     except netnoise_config.ConfigError as err:
-        return f"not plain YAML data ({err})"
+        return str(err)
     except ValueError as err:
         return f"not JSON ({err})"
     return None

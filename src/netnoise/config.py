@@ -20,6 +20,7 @@ import math
 import os
 import re
 import reprlib
+import subprocess
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -31,6 +32,7 @@ from jsonschema import validators
 from netnoise import inputs, waiting
 
 SCHEMA_PATH = Path(__file__).resolve().parents[2] / "workflow" / "schemas" / "config.schema.yaml"
+CSRC = Path(__file__).resolve().parents[2] / "csrc"
 
 
 # Nesting a config may have, far beyond the schema's deepest (5 levels).
@@ -145,9 +147,11 @@ def read_yaml(path: str | os.PathLike[str], text: str | bytes | None = None) -> 
     return data
 
 
-def parse_yaml(path: str | os.PathLike[str], text: str | bytes | None = None) -> Any:
+def parse_yaml(
+    path: str | os.PathLike[str], text: str | bytes | None = None, what: str = "configuration"
+) -> Any:
     """The data of YAML file ``path`` (or of ``text``, named ``path``), read as
-    :func:`read_yaml` reads a config but of any top level."""
+    :func:`read_yaml` reads a config but of any top level; errors call it ``what``."""
     try:
         if text is None:
             text = inputs.read_bytes(path, inputs.MAX_CONFIG_BYTES, "config file (YAML)")
@@ -165,16 +169,16 @@ def parse_yaml(path: str | os.PathLike[str], text: str | bytes | None = None) ->
         problem = " ".join(str(p) for p in (err.context, err.problem) if p)
         if not isinstance(err, yaml.constructor.ConstructorError):
             problem = f"malformed YAML: {problem}"
-        raise ConfigError(f"invalid configuration ({where}): {problem}") from None
+        raise ConfigError(f"invalid {what} ({where}): {problem}") from None
     except yaml.YAMLError as err:
         problem = " ".join(str(err).split())
-        raise ConfigError(f"invalid configuration ({path}): malformed YAML: {problem}") from None
+        raise ConfigError(f"invalid {what} ({path}): malformed YAML: {problem}") from None
     except RecursionError:
-        raise ConfigError(f"invalid configuration ({path}): nested too deeply") from None
+        raise ConfigError(f"invalid {what} ({path}): nested too deeply") from None
     except inputs.InputError as err:
         raise ConfigError(str(err)) from None
     except OSError as err:
-        raise ConfigError(f"{path}: cannot read the config: {err.strerror or err}") from None
+        raise ConfigError(f"{path}: cannot read the {what}: {err.strerror or err}") from None
     return data
 
 
@@ -321,6 +325,12 @@ def _application_problems(apps: dict[str, Any]) -> list[str]:
                     f"{key}: {', '.join(given)} belong to a real application, but 'program' "
                     "names a csrc program; give either program or source, build and binary"
                 )
+            programs = csrc_programs()
+            if programs and app["program"] not in programs:
+                problems.append(
+                    f"{key}.program: {app['program']!r} is not a program of csrc (programs: "
+                    f"{', '.join(programs)})"
+                )
             continue
         missing = [k for k in ("source", "build", "binary") if k not in app]
         if missing:
@@ -341,6 +351,18 @@ def _application_problems(apps: dict[str, Any]) -> list[str]:
                     "number in parentheses"
                 )
     return problems
+
+
+@functools.cache
+def csrc_programs() -> tuple[str, ...]:
+    """The programs csrc builds (not its libraries); none where csrc or make is absent."""
+    from netnoise.build import list_programs
+
+    try:
+        names = list_programs(CSRC)
+    except (OSError, subprocess.CalledProcessError):
+        return ()
+    return tuple(n for n in names if not n.endswith(".so"))
 
 
 def study_testbed(study: dict[str, Any]) -> dict[str, Any]:

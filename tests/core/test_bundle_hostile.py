@@ -11,6 +11,7 @@ import os
 import pickle
 import subprocess
 import tarfile
+import zipfile
 
 import numpy as np
 import pytest
@@ -88,7 +89,20 @@ def _doubled(path):
             bundle._add(tar, name, data)
 
 
+def _npy_declaring(shape, data: bytes) -> bytes:
+    """An .npz whose one array's header declares ``shape`` of float64 over ``data``."""
+    npy = io.BytesIO()
+    header = {"descr": "<f8", "fortran_order": False, "shape": shape}
+    np.lib.format.write_array_header_1_0(npy, header)
+    npy.write(data)
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as archive:
+        archive.writestr("a.npy", npy.getvalue())
+    return out.getvalue()
+
+
 GOOD = {TABLE: b"a\n1\n"}
+DERIVED = "results/testbed/tables/t.csv"
 CONFIG = validate({})
 MODEL = "results/testbed/models/variability"
 
@@ -302,6 +316,62 @@ HOSTILE = {
         None,
         "a.csv.prov.json: not JSON (Expecting property name",
     ),
+    "creation date that is not a date": (
+        lambda _: GOOD,
+        {"manifest": {"created": "the day before yesterday"}},
+        None,
+        "'created' 'the day before yesterday' is not a date and time",
+    ),
+    "table of a million columns": (
+        lambda _: {TABLE: b",".join([b"c"] * 1_000_000) + b"\n"},
+        {},
+        None,
+        "a.csv: more than 1000 columns",
+    ),
+    "table with rows of another width": (
+        lambda _: {TABLE: b"a,b\n1,2\n3\n"},
+        {},
+        None,
+        "a.csv: line 3 has 1 fields, the header 2",
+    ),
+    "array header declaring terabytes": (
+        lambda _: {f"{MODEL}.npz": _npy_declaring((1 << 40,), b"\0" * 8)},
+        {},
+        None,
+        "a.npy declares 1099511627776 elements",
+    ),
+    "array header declaring more than its bytes": (
+        lambda _: {f"{MODEL}.npz": _npy_declaring((100,), b"\0" * 8)},
+        {},
+        None,
+        "a.npy declares 100 elements of 8 bytes but holds 8 bytes",
+    ),
+    "python tag in a YAML file": (
+        lambda marker: {
+            "results/testbed/models/asymmetric/platform_bbr.yaml": (
+                f"racks: !!python/object/apply:os.system ['touch {marker}']\n".encode()
+            )
+        },
+        {},
+        None,
+        "platform_bbr.yaml:1:8): could not determine a constructor for the tag "
+        "'tag:yaml.org,2002:python/object/apply:os.system'",
+    ),
+    "alias bomb in the config": (
+        lambda _: GOOD,
+        {
+            "config": "x: &a0 [1, 1, 1, 1, 1, 1, 1, 1, 1]\n"
+            + "".join(f"x{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 9)}]\n" for i in range(1, 10))
+        },
+        None,
+        "values once its aliases (*name) are expanded",
+    ),
+    "derived tables contradicting their copies": (
+        lambda _: {**GOOD, f"{bundle.EXPECTED}/{DERIVED}": b"a\n1\n"},
+        {"manifest": {"derived_tables": {DERIVED: bundle._sha256(b"a\n2\n")}}},
+        None,
+        f"'derived_tables' gives {DERIVED} another checksum than its copy",
+    ),
     "truncated archive": (lambda _: GOOD, {}, _truncated, "damaged or not a bundle"),
     "plain tar": (lambda _: GOOD, {}, _uncompressed, "damaged or not a bundle"),
 }
@@ -333,6 +403,19 @@ def test_a_bundle_too_large_to_unpack_is_refused(tmp_path, monkeypatch):
     assert bundle.verify(path)["platform"] == "testbed"
     monkeypatch.setattr(bundle, "MAX_BYTES", 1000)
     with pytest.raises(BundleError, match="more than 1000"):
+        bundle.verify(path)
+
+
+def test_a_file_too_large_or_too_many_files_are_refused_from_their_headers(tmp_path, monkeypatch):
+    """A sparse member of gigabytes packs into a small file: its size in the tar
+    header refuses it before a byte of it is read."""
+    path = make_bundle(tmp_path / "b.tar.gz", {TABLE: b"a\n" + b"1\n" * 1000}, config=CONFIG)
+    monkeypatch.setattr(bundle, "MAX_FILE_BYTES", 1000)
+    with pytest.raises(BundleError, match=f"'{TABLE}' unpacks to 2002 bytes, more than 1000"):
+        bundle.verify(path)
+    monkeypatch.setattr(bundle, "MAX_FILE_BYTES", 1 << 20)
+    monkeypatch.setattr(bundle, "MAX_FILES", 2)
+    with pytest.raises(BundleError, match="more than 2 files"):
         bundle.verify(path)
 
 
