@@ -463,3 +463,60 @@ def test_the_workflows_end_under_a_reviews_config_leaves_other_testbeds_up(tmp_p
 def _namespaces() -> list[str]:
     out = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True, check=True)
     return [line.split()[0] for line in out.stdout.splitlines() if line.strip()]
+
+
+def _tree(root):
+    """Every path under ``root`` with its content (None for a directory)."""
+    return {
+        str(p.relative_to(root)): None if p.is_dir() else p.read_bytes()
+        for p in sorted(root.rglob("*"))
+    }
+
+
+def test_review_and_report_touch_nothing_beside_or_inside_a_directory_they_did_not_make(
+    tmp_path, monkeypatch, capsys
+):
+    """Files planted beside the work directory, inside one a review did not make, and the
+    bundle itself: every refused command leaves them byte for byte, and creates nothing."""
+    from netnoise.cli import main
+
+    packed = make_bundle(tmp_path / "b.tar.gz", GOOD, config=CONFIG)
+    (tmp_path / "beside.txt").write_text("precious\n")
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "inside.txt").write_text("precious too\n")
+    planted = _tree(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    refused = {
+        "a directory a review did not make": ["review", "--bundle", "b.tar.gz", "--workdir", "sub"],
+        "the directory of the bundle": ["review", "--bundle", "b.tar.gz", "--workdir", "."],
+        "the bundle's directory by another name": [
+            "review", "--bundle", str(packed), "--workdir", str(tmp_path / "sub" / ".."),
+        ],
+        "empty text, the current directory": ["review", "--bundle", "b.tar.gz", "--workdir", ""],
+        "a file": ["review", "--bundle", "b.tar.gz", "--workdir", "beside.txt"],
+        "under a directory that does not exist": [
+            "review", "--bundle", "b.tar.gz", "--workdir", "absent/wd",
+        ],
+        "a report of a run that is not there": ["report", "--workdir", "absent/wd"],
+        "a report into a directory that is not there": [
+            "report", "--workdir", "sub", "--output", "absent/report.html",
+            "--configfile", "sub/inside.txt",
+        ],
+        "a bundle of a run that is not there": [
+            "bundle", "create", "-o", "new.tar.gz", "--workdir", "absent/wd",
+        ],
+    }  # fmt: skip
+    for case, argv in refused.items():
+        assert main(argv) == 2, case
+        last = capsys.readouterr().err.strip().splitlines()[-1]
+        assert last.startswith("netnoise: ") and "unexpected" not in last, (case, last)
+        assert _tree(tmp_path) == planted, case
+    # A directory a review made is its own: emptied for the next one, nothing else.
+    bundle.unpack(packed, "review")
+    assert (tmp_path / "review" / bundle.WORKDIR_MARK).is_file()
+    assert (tmp_path / "review" / TABLE).read_bytes() == GOOD[TABLE]
+    (tmp_path / "review" / "left-by-the-last-review.csv").write_text("x\n")
+    bundle.unpack(packed, "review")
+    assert not (tmp_path / "review" / "left-by-the-last-review.csv").exists()
+    after = {k: v for k, v in _tree(tmp_path).items() if not k.startswith("review")}
+    assert after == planted

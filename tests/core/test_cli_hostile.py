@@ -11,6 +11,7 @@ import tarfile
 import pytest
 
 from netnoise.cli import main
+from netnoise.platform.testbed import TestbedPlatform
 from tests.core.test_bundle import make_bundle
 from tests.core.test_io import PREAMBLE
 
@@ -369,3 +370,31 @@ def test_bad_input_ends_in_one_clear_line(tmp_path, capsys, case):
     assert last.startswith("netnoise: "), captured.err
     assert message.replace("FILE", str(path)) in last, captured.err
     assert "unexpected" not in last, captured.err
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["exec", "999", "--", "true"], "no testbed node '999'"),
+        (["exec", "", "--", "true"], "no testbed node ''"),
+        (["mpirun", "-n", "-5", "--", "true"], "'-5': give a whole number of MPI ranks"),
+        (["mpirun", "-n", "0", "--", "true"], "'0': give a whole number of MPI ranks"),
+        (["mpirun", "-n", "2", "--nodes", "", "--", "true"], "no testbed node ''"),
+        (["mpirun", "-n", "2", "--nodes", "1,99", "--", "true"], "no testbed node '99'"),
+    ],
+)
+def test_a_node_or_rank_count_the_cluster_lacks_is_refused_before_it_is_brought_up(
+    tmp_path, monkeypatch, capsys, argv, message
+):
+    def brought_up(self):
+        raise AssertionError("the testbed was brought up for a command it refuses")
+
+    monkeypatch.setattr(TestbedPlatform, "check", brought_up)
+    (tmp_path / "config.yaml").write_text("{}\n")
+    try:
+        status = main(["testbed", "--config", str(tmp_path / "config.yaml"), *argv])
+    except SystemExit as exit_:
+        status = exit_.code
+    err = capsys.readouterr().err
+    assert status == 2, err
+    assert message in err.strip().splitlines()[-1]
