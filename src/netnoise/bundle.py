@@ -771,6 +771,7 @@ def review(
     }
     write_json(workdir / REVIEWED, record)
     config = review_configfiles(workdir)
+    netnoise_config.load_files(config)  # before Snakemake reads them
     missing = missing_for_analysis(workdir, config)
     if missing:
         listed = ", ".join(f"{p} (rule {r})" for p, r in sorted(missing.items())[:5])
