@@ -520,3 +520,27 @@ def test_review_and_report_touch_nothing_beside_or_inside_a_directory_they_did_n
     assert not (tmp_path / "review" / "left-by-the-last-review.csv").exists()
     after = {k: v for k, v in _tree(tmp_path).items() if not k.startswith("review")}
     assert after == planted
+
+
+def test_review_fails_when_a_rebuilt_table_differs_from_the_bundled_one(
+    tmp_path, monkeypatch, capsys
+):
+    """derived_tables that no rebuilt table matches (by checksum or, with its copy, to
+    1e-6) make the review fail, not print a count and pass."""
+    from netnoise.cli import main
+
+    rebuilt = tmp_path / "review"
+    (rebuilt / DERIVED).parent.mkdir(parents=True)
+    (rebuilt / DERIVED).write_text("a\n1\n")
+    (rebuilt / bundle.EXPECTED / DERIVED).parent.mkdir(parents=True)
+    (rebuilt / bundle.EXPECTED / DERIVED).write_text("a\n2\n")
+    claimed = {"derived_tables": {DERIVED: bundle._sha256(b"a\n2\n")}}
+    monkeypatch.setattr(bundle, "review", lambda *args, **kwargs: rebuilt)
+    monkeypatch.setattr(bundle, "verify", lambda path: claimed)
+    status = main(["review", "--bundle", "b.tar.gz", "--workdir", str(rebuilt), "--no-report"])
+    out, err = capsys.readouterr()
+    assert status == 1
+    assert f"different: {DERIVED}" in out
+    assert err.strip().splitlines()[-1] == (
+        "netnoise: 1 table(s) differ from the bundled run's or are missing"
+    )
