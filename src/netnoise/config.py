@@ -19,7 +19,6 @@ import functools
 import math
 import os
 import re
-import reprlib
 import subprocess
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -61,8 +60,9 @@ class _StrictLoader(yaml.SafeLoader):
             try:
                 seen = first_line.get(key)
             except TypeError:
+                shown = inputs.SHORT.repr(key)
                 raise yaml.constructor.ConstructorError(
-                    None, None, f"a mapping key must be a plain value, got {_SHOWN.repr(key)}",
+                    None, None, f"a mapping key must be a plain value, got {shown}",
                     key_node.start_mark,
                 ) from None  # fmt: skip
             if seen is not None:
@@ -219,10 +219,6 @@ def _with_defaults(validator_class: type) -> type:
 
 
 _FillingValidator = _with_defaults(jsonschema.Draft202012Validator)
-# Values in messages: a huge or deeply nested value is shown cut short.
-_SHOWN = reprlib.Repr()
-_SHOWN.maxlevel, _SHOWN.maxstring, _SHOWN.maxother = 2, 60, 60
-_SHOWN.maxlist = _SHOWN.maxdict = _SHOWN.maxtuple = _SHOWN.maxset = 4
 # Problems one message lists at most.
 _SHOWN_PROBLEMS = 12
 
@@ -269,7 +265,7 @@ def _type_problem(value: Any, expected: str | list[str]) -> str:
         return f"{value!r} is not a finite number; expected a finite {types}"
     if isinstance(value, float) and value.is_integer() and "integer" in types:
         return f"{value!r} is not an integer; expected {types} (write {int(value)})"
-    return f"{_SHOWN.repr(value)} has the wrong type; expected {types}"
+    return f"{inputs.SHORT.repr(value)} has the wrong type; expected {types}"
 
 
 def _cut(message: str, limit: int = 200) -> str:
@@ -279,7 +275,7 @@ def _cut(message: str, limit: int = 200) -> str:
 def _describe(error: jsonschema.ValidationError) -> str:
     key = _key(error)
     value = error.instance
-    shown = _SHOWN.repr(value)
+    shown = inputs.SHORT.repr(value)
     schema = error.schema
     kind = error.validator
     if kind == "enum":

@@ -10,6 +10,7 @@ reaches, so a bad path gives a one-line error at once instead of a hang.
 from __future__ import annotations
 
 import os
+import reprlib
 import stat
 
 #: Bytes of a config file: the largest shipped one holds 27 kB.
@@ -24,9 +25,17 @@ class InputError(ValueError):
     """An input file is not a regular file or is larger than its kind may be."""
 
 
+#: ``SHORT.repr(value)``: a value as a message shows it, huge or deeply nested ones
+#: cut short (two levels, four items each, 60 characters of a text).
+SHORT = reprlib.Repr()
+SHORT.maxlevel, SHORT.maxstring, SHORT.maxother = 2, QUOTED_CHARS, QUOTED_CHARS
+SHORT.maxlist = SHORT.maxdict = SHORT.maxtuple = SHORT.maxset = 4
+
+
 def quoted(value: object, limit: int = QUOTED_CHARS) -> str:
-    """``repr(value)``, cut to its first ``limit`` characters."""
-    text = repr(value) if not isinstance(value, str | bytes) else repr(value[: limit + 1])
+    """``repr(value)``, cut to its first ``limit`` characters (computed from no more
+    of the value than that, however large it is)."""
+    text = repr(value[: limit + 1]) if isinstance(value, str | bytes) else SHORT.repr(value)
     return text if len(text) <= limit else f"{text[:limit]}..."
 
 

@@ -105,7 +105,9 @@ def read_benchmark(path: str | os.PathLike[str]) -> BenchmarkResult:
                 continue
             key, sep, value = line[2:].partition("=")
             if not sep or not key:
-                raise BenchmarkFormatError(path, lineno, f"preamble line '{line}' has no key=")
+                raise BenchmarkFormatError(
+                    path, lineno, f"preamble line {inputs.quoted(line)} has no key="
+                )
             meta[key] = value
         elif line.startswith("#") or not line.strip():
             continue

@@ -306,7 +306,7 @@ CASES = {
         "2 folds or more",
     ),
     "variability estimate of a negative node count": (
-        ["variability", "metrics", "FILE", "--node-count", "-1"],
+        ["variability", "estimate", "FILE", "--model", "FILE.npz", "--node-count", "-1"],
         _text("time_s,device,port,role,counter,value\n0,n1,eth0,node_nic,tx_bytes,0\n"),
         "node count is 1 or more",
     ),

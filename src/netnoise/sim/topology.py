@@ -393,7 +393,9 @@ def _bad(spec: object, problem: str) -> SpecError:
 def _ints(text: str, what: str, spec: str) -> list[int]:
     text = text.strip()
     if not _INT_LIST.fullmatch(text):
-        raise _bad(spec, f"{what} must be comma-separated positive integers, got {text!r}")
+        raise _bad(
+            spec, f"{what} must be comma-separated positive integers, got {inputs.quoted(text)}"
+        )
     return [int(x) for x in text.split(",")]
 
 
