@@ -633,12 +633,19 @@ def _npz_problem(data: bytes) -> str | None:
 
 def _members(bundle: Path, tar: tarfile.TarFile) -> list[tarfile.TarInfo]:
     """The members of ``tar``, read from their headers alone and refused as soon
-    as they are too many (:data:`MAX_FILES`), then checked (:func:`_check_members`)."""
+    as they are too many or too large (:data:`MAX_FILES`, :data:`MAX_FILE_BYTES`,
+    :data:`MAX_BYTES`), then checked (:func:`_check_members`)."""
     members = []
+    total = 0
+    # Checked as each header is read: reaching the next header means decompressing
+    # the data before it, gigabytes for a sparse member a few megabytes packed.
     for member in tar:
         members.append(member)
+        total += member.size
         if len(members) > MAX_FILES:
             raise BundleError(f"{bundle}: more than {MAX_FILES} files; a run's bundle has fewer")
+        if member.size > MAX_FILE_BYTES or total > MAX_BYTES:
+            break
     _check_members(bundle, members)
     return members
 
