@@ -193,13 +193,13 @@ def _cmd_review(args: argparse.Namespace) -> int:
         print(f"  {verdicts[path]}: {path}")
     print(f"figures: {out}/results/*/figures, tables: {out}/results/*/tables", end="")
     print("" if args.no_report else f", report: {out}/report.html")
-    _print_claims(_claims_of_results(out / "results"))
     if disagreeing:
         print(
             f"netnoise: {len(disagreeing)} table(s) differ from the bundled run's or are missing",
             file=sys.stderr,
         )
         return 1
+    _print_claims(_claims_of_results(out / "results"))
     return 0
 
 
