@@ -39,6 +39,22 @@ def quoted(value: object, limit: int = QUOTED_CHARS) -> str:
     return text if len(text) <= limit else f"{text[:limit]}..."
 
 
+def check_file(path: str | os.PathLike[str], limit: int, what: str = "file") -> None:
+    """What :func:`read_bytes` checks, for a reader that opens ``path`` itself
+    (pandas, numpy, zipfile): told from its metadata, without opening it."""
+    mode_size = os.stat(path)
+    _check_mode(path, mode_size.st_mode, what)
+    if mode_size.st_size > limit:
+        raise InputError(f"{path}: larger than a {what} may be ({limit} bytes at most)")
+
+
+def _check_mode(path: str | os.PathLike[str], mode: int, what: str) -> None:
+    if stat.S_ISDIR(mode):
+        raise InputError(f"{path}: is a directory, not a {what}")
+    if not stat.S_ISREG(mode):
+        raise InputError(f"{path}: not a regular file (a device, FIFO or socket); give a {what}")
+
+
 def read_bytes(path: str | os.PathLike[str], limit: int, what: str = "file") -> bytes:
     """The content of regular file ``path`` of at most ``limit`` bytes.
 
@@ -48,13 +64,7 @@ def read_bytes(path: str | os.PathLike[str], limit: int, what: str = "file") -> 
     # O_NONBLOCK: opening a FIFO does not wait for a writer.
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     try:
-        mode = os.fstat(fd).st_mode
-        if stat.S_ISDIR(mode):
-            raise InputError(f"{path}: is a directory, not a {what}")
-        if not stat.S_ISREG(mode):
-            raise InputError(
-                f"{path}: not a regular file (a device, FIFO or socket); give a {what}"
-            )
+        _check_mode(path, os.fstat(fd).st_mode, what)
         with os.fdopen(os.dup(fd), "rb") as fh:
             data = fh.read(limit + 1)
     finally:

@@ -58,6 +58,17 @@ def _fifo(path):
     return path
 
 
+def _run_dir(path):
+    """A run directory of two samples of one node's NIC."""
+    path.mkdir()
+    (path / "run.json").write_text('{"nodes": ["n1"], "runtime_s": 1.0}')
+    (path / "counters.csv").write_text(
+        "time_s,device,port,role,counter,value\n0,n1,eth0,node_nic,tx_bytes,0\n"
+        "1,n1,eth0,node_nic,tx_bytes,1000\n"
+    )
+    return path
+
+
 def _alias_bomb(key_path):
     """A config whose value at ``key_path`` (keys, outermost first) is nine lists of
     nine, nine levels deep: 500 bytes that expand to 9**9 strings."""
@@ -314,6 +325,19 @@ CASES = {
         ["variability", "metrics", "FILE", "--nodes", ""],
         _text("time_s,device,port,role,counter,value\n0,n1,eth0,node_nic,tx_bytes,0\n"),
         "each with a name",
+    ),
+    "variability estimate with a FIFO model": (
+        ["variability", "estimate", "FILE.d", "--model", "FILE"],
+        lambda path: _fifo(path) and _run_dir(path.with_suffix(".d")),
+        "not a regular file",
+    ),
+    "variability metrics of a run description that is a FIFO": (
+        ["variability", "metrics", "FILE"],
+        lambda path: (
+            _fifo(_directory(path) / "run.json")
+            and (path / "counters.csv").write_text("time_s,device,port,role,counter,value\n")
+        ),
+        "missing",
     ),
     "variability train on a file": (
         ["variability", "train", "FILE", "--model", "FILE.npz"],

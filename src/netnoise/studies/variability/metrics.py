@@ -95,6 +95,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from netnoise import inputs
 from netnoise.counters import GAUGES, csvimport
 
 NIC_ROLES = frozenset({"node_nic"})
@@ -376,7 +377,9 @@ def read_run_dir(path: str | os.PathLike[str]) -> tuple[pd.DataFrame, dict[str, 
                 f"{needed}: missing (a run directory holds {RUN_FILE}, {COUNTERS_FILE})"
             )
     try:
-        info = json.loads(info_path.read_text())
+        info = json.loads(inputs.read_bytes(info_path, inputs.MAX_CONFIG_BYTES, "run description"))
+    except inputs.InputError as err:
+        raise RunDirError(str(err)) from None
     except json.JSONDecodeError as err:
         raise RunDirError(f"{info_path}: not valid JSON ({err})") from err
     if not isinstance(info, dict):
@@ -407,6 +410,7 @@ def read_run_dir(path: str | os.PathLike[str]) -> tuple[pd.DataFrame, dict[str, 
 def read_counters(path: str | os.PathLike[str]) -> pd.DataFrame:
     """The counter samples of a counters CSV (format above), checked."""
     try:
+        inputs.check_file(path, inputs.MAX_TABLE_BYTES, "counters CSV")
         samples = csvimport.read(path)
     except pd.errors.EmptyDataError as err:
         raise RunDirError(f"{path}: empty file") from err
