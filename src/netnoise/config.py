@@ -292,7 +292,10 @@ def _describe(error: jsonschema.ValidationError) -> str:
     elif kind == "additionalProperties":
         extra = sorted(map(str, set(value) - set(schema.get("properties", {}))))
         allowed = ", ".join(sorted(schema.get("properties", {})))
-        problem = f"unknown key(s) {', '.join(extra)}; allowed keys: {allowed}"
+        shown = ", ".join(_cut(key, 60) for key in extra[:_SHOWN_PROBLEMS])
+        if len(extra) > _SHOWN_PROBLEMS:
+            shown += f" and {len(extra) - _SHOWN_PROBLEMS} more"
+        problem = f"unknown key(s) {shown}; allowed keys: {allowed}"
     elif kind == "multipleOf":
         problem = f"{shown} is not a multiple of {schema['multipleOf']}"
     elif kind in ("minItems", "maxItems", "uniqueItems", "minLength", "required"):
@@ -339,12 +342,14 @@ def _application_problems(apps: dict[str, Any]) -> list[str]:
             try:
                 groups = re.compile(pattern).groups
             except re.error as err:
-                problems.append(f"{key}.figure_of_merit.pattern: {pattern!r} is invalid: {err}")
+                problems.append(
+                    f"{key}.figure_of_merit.pattern: {inputs.quoted(pattern)} is invalid: {err}"
+                )
                 continue
             if groups < 1:
                 problems.append(
-                    f"{key}.figure_of_merit.pattern: {pattern!r} has no group; put the "
-                    "number in parentheses"
+                    f"{key}.figure_of_merit.pattern: {inputs.quoted(pattern)} has no group; "
+                    "put the number in parentheses"
                 )
     return problems
 

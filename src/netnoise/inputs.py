@@ -16,7 +16,7 @@ import stat
 #: Bytes of a config file: the largest shipped one holds 27 kB.
 MAX_CONFIG_BYTES = 256 << 10
 #: Bytes of a benchmark result file or an input table (a pattern, counters).
-MAX_TABLE_BYTES = 512 << 20
+MAX_TABLE_BYTES = 256 << 20
 #: Characters of a value an error message quotes.
 QUOTED_CHARS = 60
 

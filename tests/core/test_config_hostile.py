@@ -219,6 +219,16 @@ BAD_VALUES = [
         {"variability": {"slurm": {"link_mbit": 1e-9}}},
         "variability.slurm.link_mbit: 1e-09 is out of range; must be >= 1",
     ),
+    # A message quotes a short prefix of what it was given, however much that is.
+    (
+        {"platform": {f"key{i:04d}": 1 for i in range(1000)}},
+        "platform: unknown key(s) key0000, key0001, key0002, key0003, key0004, key0005, "
+        "key0006, key0007, key0008, key0009, key0010, key0011 and 988 more; allowed keys:",
+    ),
+    (
+        {"platform": {"kind": "x" * 100_000}},
+        f"platform.kind: '{'x' * 27}...{'x' * 28}' is not allowed",
+    ),
     # Paths, programs and applications that do not exist.
     (
         {"network_noise": {"fabrics": ["/dev/zero"]}},
