@@ -551,10 +551,12 @@ def verify(bundle: str | os.PathLike[str]) -> dict[str, Any]:
 
 def _data_problem(name: str, data: bytes) -> str | None:
     """Why a file is not what its suffix says, as its reader in a review job would
-    find (JSON; YAML of plain data; a table whose rows have its header's columns; an
-    .npz of arrays of plain numbers, which numpy reads without unpickling, no
-    larger than its bytes), or None."""
+    find (JSON; a provenance sidecar the provenance table can read; YAML of plain
+    data; a table whose rows have its header's columns; an .npz of arrays of plain
+    numbers, which numpy reads without unpickling, no larger than its bytes), or None."""
     try:
+        if name.endswith(provenance.SIDECAR_SUFFIX):
+            return provenance.sidecar_problem(json.loads(data))
         if name.endswith(".json"):
             json.loads(data)
         elif name.endswith(".yaml"):

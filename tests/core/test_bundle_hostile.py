@@ -372,6 +372,23 @@ HOSTILE = {
         None,
         f"'derived_tables' gives {DERIVED} another checksum than its copy",
     ),
+    "sidecar without its result's checksum": (
+        lambda _: {f"{TABLE}.prov.json": b'{"schema": "netnoise-provenance-1", "result": {}}'},
+        {},
+        None,
+        "a.csv.prov.json: 'result' must give the result's path and sha256",
+    ),
+    "sidecar whose start is not a date": (
+        lambda _: {
+            f"{TABLE}.prov.json": (
+                b'{"schema": "netnoise-provenance-1", "start": "soon", '
+                b'"result": {"path": "a.csv", "sha256": "00"}}'
+            )
+        },
+        {},
+        None,
+        "a.csv.prov.json: 'start' is not a date and time",
+    ),
     "truncated archive": (lambda _: GOOD, {}, _truncated, "damaged or not a bundle"),
     "plain tar": (lambda _: GOOD, {}, _uncompressed, "damaged or not a bundle"),
 }
