@@ -12,11 +12,16 @@ SHA-256 and size, and records the software of the run.
 A bundle carries data only (:data:`DATA_SUFFIXES`: tables, JSON, YAML, numpy
 arrays): no format that runs code when read. :func:`verify` refuses anything
 else, and a bundle whose manifest is malformed, lists no files, or does not
-match its members name for name, byte for byte.
+match its members name for name, byte for byte. It reads every member as the
+review's jobs will (tables of consistent width, arrays no larger than their
+bytes, plain YAML, sidecars the provenance table can read), within bounds on
+sizes and counts checked from the tar headers before any data is read, so a
+bundle that passes never crashes a review job.
 
 Reviewer mode (:func:`review`) unpacks a verified bundle into a scratch
-working directory and runs the workflow there with only the analysis rules
-allowed: nothing is built or measured, and a bundle lacking a file the
+working directory (new, empty, or marked as one a review made: it empties no
+other, and never one holding the bundle) and runs the workflow there with only
+the analysis rules allowed: nothing is built or measured, and a bundle lacking a file the
 current analysis needs is refused before any job runs. The run has testbed
 names of its own and keeps the testbed up at its end: it never tears down a
 testbed, least of all one of a run in progress under the bundle's names.

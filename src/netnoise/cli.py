@@ -451,7 +451,12 @@ def build_parser() -> argparse.ArgumentParser:
     review.add_argument(
         "--bundle", default=str(bundle.SHIPPED), help="default: the bundle shipped in resources/"
     )
-    review.add_argument("--workdir", default="results/review", help="emptied, then filled")
+    review.add_argument(
+        "--workdir",
+        default="results/review",
+        help="a new or empty directory, or one an earlier review made (emptied, then "
+        "filled); never one holding the bundle (default: %(default)s)",
+    )
     review.add_argument("--cores", type=int, default=2)
     review.add_argument("--no-report", action="store_true", help="skip the HTML report")
     review.set_defaults(func=_cmd_review)

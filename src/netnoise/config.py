@@ -2,7 +2,9 @@
 
 :func:`read_yaml` reads a config file strictly: malformed YAML names the file
 and line, a key given twice in one mapping (YAML would keep the last
-silently) is refused. :func:`validate` checks a config against the JSON
+silently) is refused, and so is a file that is not a regular one, is larger
+than any config, or expands (aliases counted) to more values than any config
+has, before it is built in memory. :func:`validate` checks a config against the JSON
 schema with stricter types than JSON Schema's (a number is finite, an integer
 is not a float, even a whole one, a pattern must match the whole value, so a
 trailing line break fails), then the constraints between keys that a schema
