@@ -39,9 +39,10 @@ CSRC = Path(__file__).resolve().parents[2] / "csrc"
 # Nesting a config may have, far beyond the schema's deepest (5 levels).
 MAX_DEPTH = 64
 # Size of a config with its YAML aliases expanded, in values (a long text counts
-# one per 64 characters): the full default config has about 2000. A few lines of
-# aliases can expand to billions, which no reader or message can hold.
-MAX_VALUES = 100_000
+# one per 64 characters): the paper's config with every default filled in has
+# about 730. A few lines of aliases can expand to billions, which no reader or
+# message can hold; and composing is slow, so a long list stops at this count.
+MAX_VALUES = 20_000
 _NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
 
 

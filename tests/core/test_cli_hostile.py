@@ -171,7 +171,7 @@ CASES = {
     "config long list": (
         ["config", "check", "FILE"],
         _text("platform: {mpirun_args: [" + ",".join(["1"] * 110_000) + "]}\n"),
-        "more than 100000 values",
+        "more than 20000 values",
     ),
     "config 100 MB comment": (
         ["config", "check", "FILE"],
