@@ -208,9 +208,9 @@ def _hwloc_summary(xml: str | None) -> str:
 
 
 def sidecar_problem(record: Any) -> str | None:
-    """Why ``record`` is not a sidecar :func:`summary_table` and :func:`cpu_columns`
-    can read (its schema, the result's path and checksum, dates, sections of the
-    right kinds), or None."""
+    """Why ``record`` is not a sidecar :func:`summary_table`, :func:`cpu_columns`
+    and :func:`run_identity` can read (its schema, the result's path and checksum,
+    dates, sections of the right kinds), or None."""
     if not isinstance(record, dict) or record.get("schema") != SCHEMA:
         return f"not a sidecar of schema {SCHEMA}"
     result = record.get("result")
@@ -224,7 +224,7 @@ def sidecar_problem(record: Any) -> str | None:
                 dt.datetime.fromisoformat(value)
         except (TypeError, ValueError):
             return f"{key!r} is not a date and time (ISO 8601)"
-    kinds = {"cpu": dict, "platform": dict, "software": dict, "git": dict,
+    kinds = {"cpu": dict, "platform": dict, "software": dict, "git": dict, "config": dict,
              "hwloc_topology_xml": str, "exit_status": int}  # fmt: skip
     for key, kind in kinds.items():
         value = record.get(key)
