@@ -12,11 +12,16 @@ SHA-256 and size, and records the software of the run.
 A bundle carries data only (:data:`DATA_SUFFIXES`: tables, JSON, YAML, numpy
 arrays): no format that runs code when read. :func:`verify` refuses anything
 else, and a bundle whose manifest is malformed, lists no files, or does not
-match its members name for name, byte for byte.
+match its members name for name, byte for byte. It reads every member as the
+review's jobs will (tables of consistent width, arrays no larger than their
+bytes, plain YAML, sidecars the provenance table can read), within bounds on
+sizes and counts checked from the tar headers before any data is read, so a
+bundle that passes never crashes a review job.
 
 Reviewer mode (:func:`review`) unpacks a verified bundle into a scratch
-working directory and runs the workflow there with only the analysis rules
-allowed: nothing is built or measured, and a bundle lacking a file the
+working directory (new, empty, or marked as one a review made: it empties no
+other, and never one holding the bundle) and runs the workflow there with only
+the analysis rules allowed: nothing is built or measured, and a bundle lacking a file the
 current analysis needs is refused before any job runs. The run has testbed
 names of its own and keeps the testbed up at its end: it never tears down a
 testbed, least of all one of a run in progress under the bundle's names.
@@ -25,9 +30,11 @@ testbed, least of all one of a run in progress under the bundle's names.
 from __future__ import annotations
 
 import csv
+import datetime as dt
 import hashlib
 import io
 import json
+import math
 import os
 import re
 import shutil
@@ -50,6 +57,7 @@ from netnoise import __version__, provenance
 from netnoise import config as netnoise_config
 from netnoise import report as netnoise_report
 from netnoise.atomic import atomic_path, write_json
+from netnoise.inputs import quoted
 
 FORMAT = "netnoise-bundle-3"
 #: Bundles this version reads; format 3 records the run its results come from
@@ -59,8 +67,14 @@ MANIFEST = "manifest.json"
 CONFIG = "config.yaml"
 #: What a bundle's files may be: data that no reader executes.
 DATA_SUFFIXES = (".csv", ".json", ".npz", ".tsv", ".txt", ".yaml")
-#: Unpacked bytes a bundle may hold (the shipped one: 7 MB).
-MAX_BYTES = 4 << 30
+#: Unpacked bytes a bundle may hold (the shipped one: 7 MB), bytes of one of its
+#: files (its largest: 9 MB), and files (681).
+MAX_BYTES = 1 << 30
+MAX_FILE_BYTES = 256 << 20
+MAX_FILES = 20_000
+#: Columns of a bundled table (the widest: 56), and elements of a bundled array.
+MAX_COLUMNS = 1000
+MAX_ARRAY_ELEMENTS = 1 << 26
 #: The review's testbed names (platform.testbed.prefix, and each study's testbed prefix
 #: with a letter of its own); no workflow run uses them unless told to.
 REVIEW_PREFIX = "nnrev"
@@ -69,6 +83,9 @@ EXPECTED = "expected"
 # What a review records in its working directory: the bundle it rebuilt (its
 # path and SHA-256), which the report names as the source of its numbers.
 REVIEWED = "reviewed-bundle.json"
+#: The file marking a directory a review made (and so may empty); no bundle member
+#: can be named so (:data:`DATA_SUFFIXES`).
+WORKDIR_MARK = ".netnoise-review"
 REPO = Path(__file__).resolve().parents[2]
 SNAKEFILE = REPO / "workflow" / "Snakefile"
 SHIPPED = REPO / "resources" / "cache" / "quick-testbed.tar.gz"
@@ -169,12 +186,18 @@ def _sha256(data: bytes) -> str:
 
 def run_config(configfiles: Sequence[str | os.PathLike[str]]) -> dict[str, Any]:
     """The config the workflow ran with: files merged in order, validated, defaults filled."""
-    from snakemake.utils import update_config
+    return netnoise_config.load_files(configfiles)
 
-    merged: dict[str, Any] = {}
-    for path in configfiles:
-        update_config(merged, netnoise_config.read_yaml(path))
-    return netnoise_config.validate(merged, source=", ".join(map(str, configfiles)))
+
+def run_directory(workdir: str | os.PathLike[str]) -> Path:
+    """``workdir``, where a workflow ran, as an absolute path; BundleError unless it is
+    an existing directory (Snakemake would create it, and its ``.snakemake`` inside)."""
+    if not str(workdir).strip():
+        raise BundleError("the working directory is empty text: name a directory")
+    path = Path(workdir).resolve()
+    if not path.is_dir():
+        raise BundleError(f"{workdir}: no such directory (where the workflow ran)")
+    return path
 
 
 def create(
@@ -185,14 +208,16 @@ def create(
     include_raw: bool = False,
 ) -> dict[str, Any]:
     """Pack the cached results of the run in ``workdir`` into ``output`` (tar.gz)."""
-    workdir = Path(workdir).resolve()
+    workdir = run_directory(workdir)
+    if not Path(output).resolve().parent.is_dir():
+        raise BundleError(f"{output}: its directory does not exist")
     configfiles = [Path(c) if Path(c).is_absolute() else workdir / c for c in configfiles]
+    config = run_config(configfiles)
     planned = planned_files(workdir, configfiles)
     chosen = cached_files(planned)
     if include_raw:
         chosen |= raw_files(planned)
     # Sidecars the job graph does not name (co-run backgrounds, run directories).
-    config = run_config(configfiles)
     results = workdir / "results" / config["platform"]["kind"]
     for sidecar in provenance.sidecars(results):
         chosen.setdefault(str(sidecar.relative_to(workdir)), "provenance")
@@ -442,6 +467,22 @@ def _manifest_problems(manifest: Any) -> list[str]:
     for key in ("netnoise_version", "created", "platform"):
         if not isinstance(manifest.get(key), str):
             problems.append(f"{MANIFEST}: {key!r} must be text")
+    if isinstance(manifest.get("created"), str):
+        try:
+            dt.datetime.fromisoformat(manifest["created"])
+        except ValueError:
+            problems.append(
+                f"{MANIFEST}: 'created' {quoted(manifest['created'])} is not a date and time "
+                "(ISO 8601, as 2026-01-31T12:00:00+00:00)"
+            )
+    if isinstance(files, dict) and isinstance(derived, dict):
+        problems += [
+            f"{MANIFEST}: 'derived_tables' gives {path} another checksum than its copy "
+            f"{EXPECTED}/{path} has"
+            for path, digest in derived.items()
+            if isinstance(files.get(f"{EXPECTED}/{path}"), dict)
+            and files[f"{EXPECTED}/{path}"].get("sha256") != digest
+        ]
     return problems
 
 
@@ -452,8 +493,7 @@ def verify(bundle: str | os.PathLike[str]) -> dict[str, Any]:
         raise BundleError(f"{bundle}: no such bundle")
     try:
         with tarfile.open(bundle, "r:gz") as tar:
-            members = tar.getmembers()
-            _check_members(bundle, members)
+            members = _members(bundle, tar)
             by_name = {m.name: m for m in members}
             if MANIFEST not in by_name:
                 raise BundleError(f"{bundle}: no {MANIFEST}: not a netnoise bundle")
@@ -476,7 +516,8 @@ def verify(bundle: str | os.PathLike[str]) -> dict[str, Any]:
                 entry = manifest["files"][name]
                 if len(data) != entry["bytes"] or _sha256(data) != entry["sha256"]:
                     raise BundleError(f"{bundle}: {name} does not match its checksum")
-                problem = _data_problem(name, data)
+                # The config is read as one below.
+                problem = _data_problem(name, data) if name != CONFIG else None
                 if problem:
                     raise BundleError(f"{bundle}: {name}: {problem}")
             config = netnoise_config.read_yaml(
@@ -514,17 +555,52 @@ def verify(bundle: str | os.PathLike[str]) -> dict[str, Any]:
 
 
 def _data_problem(name: str, data: bytes) -> str | None:
-    """Why a file is not what its suffix says (JSON; an .npz of arrays of plain
-    numbers, which numpy reads without unpickling), or None."""
+    """Why a file is not what its suffix says, as its reader in a review job would
+    find (JSON; a provenance sidecar the provenance table can read; YAML of plain
+    data; a table whose rows have its header's columns; an .npz of arrays of plain
+    numbers, which numpy reads without unpickling, no larger than its bytes), or None."""
     try:
+        if name.endswith(provenance.SIDECAR_SUFFIX):
+            return provenance.sidecar_problem(json.loads(data))
         if name.endswith(".json"):
             json.loads(data)
+        elif name.endswith(".yaml"):
+            netnoise_config.parse_yaml(name, data, "YAML data")
+        elif name.endswith((".csv", ".tsv")):
+            return _table_problem(data, "\t" if name.endswith(".tsv") else ",")
         elif name.endswith(".npz"):
             return _npz_problem(data)
     except RecursionError:
         return "nested too deeply"
+    except netnoise_config.ConfigError as err:
+        return str(err)
     except ValueError as err:
         return f"not JSON ({err})"
+    return None
+
+
+def _table_problem(data: bytes, delimiter: str) -> str | None:
+    """Why ``data`` is not a table of at most :data:`MAX_COLUMNS` columns whose every
+    row has the header's (lines starting with ``#``, a result file's preamble and
+    comments, aside), or None."""
+    try:
+        lines = data.decode("utf-8").splitlines()
+    except UnicodeDecodeError as err:
+        return f"not a text table (byte {err.start} is not UTF-8)"
+    numbered = [(n, line) for n, line in enumerate(lines, start=1) if not line.startswith("#")]
+    if not numbered:
+        return "empty: a table needs its header line"
+    # The header alone first: a line of a million fields is refused before csv splits it.
+    if numbered[0][1].count(delimiter) >= MAX_COLUMNS:
+        return f"more than {MAX_COLUMNS} columns; a table of a run has far fewer"
+    try:
+        rows = csv.reader((line for _, line in numbered), delimiter=delimiter, strict=True)
+        header = next(rows)
+        for (lineno, _), row in zip(numbered[1:], rows, strict=False):
+            if row and len(row) != len(header):
+                return f"line {lineno} has {len(row)} fields, the header {len(header)}"
+    except csv.Error as err:
+        return f"not a table ({err})"
     return None
 
 
@@ -544,12 +620,41 @@ def _npz_problem(data: bytes) -> str | None:
                         if version == (1, 0)
                         else np.lib.format.read_array_header_2_0
                     )
-                    _, _, dtype = read_header(fh)
+                    shape, _, dtype = read_header(fh)
+                    header_bytes = fh.tell()
                 if dtype.hasobject:
                     return f"{member} holds Python objects (a pickle), not numbers"
+                elements = math.prod(shape)
+                if elements > MAX_ARRAY_ELEMENTS:
+                    return f"{member} declares {elements} elements, more than {MAX_ARRAY_ELEMENTS}"
+                stored = archive.getinfo(member).file_size - header_bytes
+                if elements * dtype.itemsize != stored:
+                    return (
+                        f"{member} declares {elements} elements of {dtype.itemsize} bytes but "
+                        f"holds {stored} bytes"
+                    )
     except (ValueError, OSError, EOFError, zipfile.BadZipFile) as err:
         return f"not an archive of arrays ({err})"
     return None
+
+
+def _members(bundle: Path, tar: tarfile.TarFile) -> list[tarfile.TarInfo]:
+    """The members of ``tar``, read from their headers alone and refused as soon
+    as they are too many or too large (:data:`MAX_FILES`, :data:`MAX_FILE_BYTES`,
+    :data:`MAX_BYTES`), then checked (:func:`_check_members`)."""
+    members = []
+    total = 0
+    # Checked as each header is read: reaching the next header means decompressing
+    # the data before it, gigabytes for a sparse member a few megabytes packed.
+    for member in tar:
+        members.append(member)
+        total += member.size
+        if len(members) > MAX_FILES:
+            raise BundleError(f"{bundle}: more than {MAX_FILES} files; a run's bundle has fewer")
+        if member.size > MAX_FILE_BYTES or total > MAX_BYTES:
+            break
+    _check_members(bundle, members)
+    return members
 
 
 def _check_members(bundle: Path, members: list[tarfile.TarInfo]) -> None:
@@ -563,6 +668,11 @@ def _check_members(bundle: Path, members: list[tarfile.TarInfo]) -> None:
         for n in names
         if not n.endswith(DATA_SUFFIXES)
     ]
+    problems += [
+        f"{m.name!r} unpacks to {m.size} bytes, more than {MAX_FILE_BYTES}"
+        for m in members
+        if m.size > MAX_FILE_BYTES
+    ]
     total = sum(m.size for m in members)
     if total > MAX_BYTES:
         problems.append(f"its files unpack to {total} bytes, more than {MAX_BYTES}")
@@ -570,13 +680,51 @@ def _check_members(bundle: Path, members: list[tarfile.TarInfo]) -> None:
         raise BundleError(f"{bundle}: {'; '.join(problems[:5])}")
 
 
+def fresh_workdir(workdir: str | os.PathLike[str], bundle: str | os.PathLike[str]) -> Path:
+    """``workdir`` made ready for unpacking ``bundle`` into: created (its parent must
+    exist), or emptied if a review made it (it holds :data:`WORKDIR_MARK`), or used as
+    it is when empty; marked either way. Anything else, and a directory holding the
+    bundle, is refused before anything is touched: a review deletes only what a
+    review made, and never its input."""
+    if not str(workdir).strip():
+        raise BundleError("the working directory is empty text: name a directory")
+    path = Path(workdir).resolve()
+    if Path(bundle).resolve().is_relative_to(path):
+        raise BundleError(
+            f"{bundle} lies inside the working directory {workdir}, which a review empties: "
+            "give a --workdir outside it"
+        )
+    if path.exists() and not path.is_dir():
+        raise BundleError(f"{workdir}: not a directory")
+    if path.is_dir():
+        entries = list(path.iterdir())
+        if entries and not (path / WORKDIR_MARK).is_file():
+            raise BundleError(
+                f"{workdir} holds files a review did not make (it has no {WORKDIR_MARK}); "
+                "give a new or empty directory"
+            )
+        for entry in entries:
+            if entry.is_dir() and not entry.is_symlink():
+                shutil.rmtree(entry)
+            else:
+                entry.unlink()
+    else:
+        try:
+            path.mkdir()
+        except FileNotFoundError:
+            raise BundleError(
+                f"{workdir}: its parent directory does not exist; create it first"
+            ) from None
+    (path / WORKDIR_MARK).write_text(
+        "A netnoise review's working directory: the next review empties it.\n"
+    )
+    return path
+
+
 def unpack(bundle: str | os.PathLike[str], workdir: str | os.PathLike[str]) -> dict[str, Any]:
-    """Verify ``bundle`` and unpack it into a fresh ``workdir``."""
+    """Verify ``bundle`` and unpack it into ``workdir`` (:func:`fresh_workdir`)."""
     manifest = verify(bundle)
-    workdir = Path(workdir)
-    if workdir.exists():
-        shutil.rmtree(workdir)
-    workdir.mkdir(parents=True)
+    workdir = fresh_workdir(workdir, bundle)
     with tarfile.open(bundle, "r:gz") as tar:
         tar.extractall(workdir, filter="data")
     return manifest
@@ -628,8 +776,8 @@ def review(
     report: bool = True,
 ) -> Path:
     """Rebuild every figure and table (and the report) of ``bundle`` in ``workdir``."""
-    workdir = Path(workdir).resolve()
     unpack(bundle, workdir)
+    workdir = Path(workdir).resolve()
     record = {
         "bundle": shown(bundle),
         "sha256": _sha256(Path(bundle).read_bytes()),
@@ -637,6 +785,7 @@ def review(
     }
     write_json(workdir / REVIEWED, record)
     config = review_configfiles(workdir)
+    netnoise_config.load_files(config)  # before Snakemake reads them
     missing = missing_for_analysis(workdir, config)
     if missing:
         listed = ", ".join(f"{p} (rule {r})" for p, r in sorted(missing.items())[:5])

@@ -188,11 +188,17 @@ def _cmd_review(args: argparse.Namespace) -> int:
         f"{identical} of {len(verdicts)} tables identical to the bundled run's"
         + (f", {close} equal to a relative 1e-6" if close else "")
     )
-    for path, verdict in verdicts.items():
-        if verdict not in ("identical", "equal to 1e-6"):
-            print(f"  {verdict}: {path}")
+    disagreeing = [p for p, v in verdicts.items() if v not in ("identical", "equal to 1e-6")]
+    for path in disagreeing:
+        print(f"  {verdicts[path]}: {path}")
     print(f"figures: {out}/results/*/figures, tables: {out}/results/*/tables", end="")
     print("" if args.no_report else f", report: {out}/report.html")
+    if disagreeing:
+        print(
+            f"netnoise: {len(disagreeing)} table(s) differ from the bundled run's or are missing",
+            file=sys.stderr,
+        )
+        return 1
     _print_claims(_claims_of_results(out / "results"))
     return 0
 
@@ -294,17 +300,30 @@ def _cmd_testbed_status(args: argparse.Namespace) -> int:
 
 def _cmd_testbed_exec(args: argparse.Namespace) -> int:
     platform = _testbed(args)
+    node = platform.testbed.node(args.node)  # a node it lacks: refused before it is brought up
     platform.check()
-    argv = platform.testbed.exec_argv(platform.testbed.node(args.node), args.argv)
+    argv = platform.testbed.exec_argv(node, args.argv)
     return subprocess.run(argv).returncode
 
 
 def _cmd_testbed_mpirun(args: argparse.Namespace) -> int:
     platform = _testbed(args)
+    nodes = args.nodes.split(",") if args.nodes is not None else None
+    for node in nodes or []:
+        platform.testbed.node(node)  # refused before the testbed is brought up
     platform.check()
-    nodes = args.nodes.split(",") if args.nodes else None
     launch = platform.mpi_launch(args.argv, args.n, nodes)
     return subprocess.run(launch.argv, env={**os.environ, **launch.env}).returncode
+
+
+def _ranks(text: str) -> int:
+    try:
+        ranks = int(text)
+    except ValueError:
+        ranks = 0
+    if ranks < 1:
+        raise argparse.ArgumentTypeError(f"{text!r}: give a whole number of MPI ranks, 1 or more")
+    return ranks
 
 
 class _Parser(argparse.ArgumentParser):
@@ -394,7 +413,7 @@ def build_parser() -> argparse.ArgumentParser:
     exec_cmd.add_argument("argv", nargs=argparse.REMAINDER)
     exec_cmd.set_defaults(func=_cmd_testbed_exec)
     mpirun = tb.add_parser("mpirun", help="run an MPI program: mpirun -n N -- PROGRAM ...")
-    mpirun.add_argument("-n", type=int, required=True, help="MPI ranks")
+    mpirun.add_argument("-n", type=_ranks, required=True, help="MPI ranks (1 or more)")
     mpirun.add_argument("--nodes", help="comma-separated nodes (default: all)")
     mpirun.add_argument("argv", nargs=argparse.REMAINDER)
     mpirun.set_defaults(func=_cmd_testbed_mpirun)
@@ -432,7 +451,12 @@ def build_parser() -> argparse.ArgumentParser:
     review.add_argument(
         "--bundle", default=str(bundle.SHIPPED), help="default: the bundle shipped in resources/"
     )
-    review.add_argument("--workdir", default="results/review", help="emptied, then filled")
+    review.add_argument(
+        "--workdir",
+        default="results/review",
+        help="a new or empty directory, or one an earlier review made (emptied, then "
+        "filled); never one holding the bundle (default: %(default)s)",
+    )
     review.add_argument("--cores", type=int, default=2)
     review.add_argument("--no-report", action="store_true", help="skip the HTML report")
     review.set_defaults(func=_cmd_review)

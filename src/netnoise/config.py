@@ -2,7 +2,9 @@
 
 :func:`read_yaml` reads a config file strictly: malformed YAML names the file
 and line, a key given twice in one mapping (YAML would keep the last
-silently) is refused. :func:`validate` checks a config against the JSON
+silently) is refused, and so is a file that is not a regular one, is larger
+than any config, or expands (aliases counted) to more values than any config
+has, before it is built in memory. :func:`validate` checks a config against the JSON
 schema with stricter types than JSON Schema's (a number is finite, an integer
 is not a float, even a whole one, a pattern must match the whole value, so a
 trailing line break fails), then the constraints between keys that a schema
@@ -19,8 +21,8 @@ import functools
 import math
 import os
 import re
-import reprlib
-from collections.abc import Iterator
+import subprocess
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -28,13 +30,19 @@ import jsonschema
 import yaml
 from jsonschema import validators
 
-from netnoise import waiting
+from netnoise import inputs, waiting
 
 SCHEMA_PATH = Path(__file__).resolve().parents[2] / "workflow" / "schemas" / "config.schema.yaml"
+CSRC = Path(__file__).resolve().parents[2] / "csrc"
 
 
 # Nesting a config may have, far beyond the schema's deepest (5 levels).
 MAX_DEPTH = 64
+# Size of a config with its YAML aliases expanded, in values (a long text counts
+# one per 64 characters): the paper's config with every default filled in has
+# about 730. A few lines of aliases can expand to billions, which no reader or
+# message can hold; and composing is slow, so a long list stops at this count.
+MAX_VALUES = 20_000
 _NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
 
 
@@ -55,8 +63,9 @@ class _StrictLoader(yaml.SafeLoader):
             try:
                 seen = first_line.get(key)
             except TypeError:
+                shown = inputs.SHORT.repr(key)
                 raise yaml.constructor.ConstructorError(
-                    None, None, f"a mapping key must be a plain value, got {_SHOWN.repr(key)}",
+                    None, None, f"a mapping key must be a plain value, got {shown}",
                     key_node.start_mark,
                 ) from None  # fmt: skip
             if seen is not None:
@@ -66,6 +75,52 @@ class _StrictLoader(yaml.SafeLoader):
                 )  # fmt: skip
             first_line[key] = line
         return super().construct_mapping(node, deep)
+
+    def compose_node(self, parent: yaml.Node | None, index: Any) -> yaml.Node:
+        # Counted while composing, so a long list stops here, not after it is built.
+        self.composed = getattr(self, "composed", 0) + 1
+        if self.composed > MAX_VALUES:
+            raise yaml.constructor.ConstructorError(
+                None, None, f"more than {MAX_VALUES} values; a config is far smaller",
+                self.peek_event().start_mark,
+            )  # fmt: skip
+        return super().compose_node(parent, index)
+
+    def get_single_data(self) -> Any:
+        node = self.get_single_node()
+        if node is None:
+            return None
+        if _expanded_values(node) > MAX_VALUES:
+            raise yaml.constructor.ConstructorError(
+                None, None, f"more than {MAX_VALUES} values once its aliases (*name) are "
+                "expanded; a config is far smaller", node.start_mark,
+            )  # fmt: skip
+        return self.construct_document(node)
+
+
+def _expanded_values(root: yaml.Node) -> int:
+    """The values of a composed document with every alias expanded, counted
+    without expanding them (an alias is the node it names, shared)."""
+    sizes: dict[int, int] = {}
+    stack: list[tuple[yaml.Node, bool]] = [(root, False)]
+    while stack:
+        node, children_done = stack.pop()
+        if id(node) in sizes:
+            continue
+        if isinstance(node, yaml.ScalarNode):
+            sizes[id(node)] = 1 + len(node.value) // 64
+            continue
+        children = [
+            child
+            for item in node.value
+            for child in (item if isinstance(node, yaml.MappingNode) else (item,))
+        ]
+        if children_done:
+            sizes[id(node)] = 1 + sum(sizes[id(child)] for child in children)
+        else:
+            stack.append((node, True))
+            stack.extend((child, False) for child in children if id(child) not in sizes)
+    return sizes[id(root)]
 
 
 def _bracket_depth(text: bytes) -> int:
@@ -80,12 +135,34 @@ def _bracket_depth(text: bytes) -> int:
 def read_yaml(path: str | os.PathLike[str], text: str | bytes | None = None) -> dict[str, Any]:
     """The config mapping of YAML file ``path`` (or of ``text``, named ``path``).
 
-    Malformed YAML, a key given twice, a document nested too deeply and a top
-    level that is not a mapping are ConfigErrors naming the file (and line)."""
+    Malformed YAML, a key given twice, a document nested too deeply or too
+    large (aliases expanded), a file that is not a regular one or larger than
+    :data:`netnoise.inputs.MAX_CONFIG_BYTES`, and a top level that is not a
+    mapping are ConfigErrors naming the file (and line)."""
+    data = parse_yaml(path, text)
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise ConfigError(
+            f"invalid configuration ({path}): the top level must be a mapping of sections, "
+            f"got {type(data).__name__}"
+        )
+    return data
+
+
+def parse_yaml(
+    path: str | os.PathLike[str], text: str | bytes | None = None, what: str = "configuration"
+) -> Any:
+    """The data of YAML file ``path`` (or of ``text``, named ``path``), read as
+    :func:`read_yaml` reads a config but of any top level; errors call it ``what``."""
     try:
         if text is None:
-            with open(path, "rb") as fh:
-                text = fh.read()
+            text = inputs.read_bytes(path, inputs.MAX_CONFIG_BYTES, "config file (YAML)")
+        elif len(text) > inputs.MAX_CONFIG_BYTES:
+            raise inputs.InputError(
+                f"{path}: larger than a config file may be ({inputs.MAX_CONFIG_BYTES} bytes at "
+                "most)"
+            )
         if _bracket_depth(text.encode() if isinstance(text, str) else text) > MAX_DEPTH:
             raise RecursionError  # YAML's parser takes quadratic time on deep nesting
         data = yaml.load(text, Loader=_StrictLoader)  # a safe loader
@@ -95,21 +172,16 @@ def read_yaml(path: str | os.PathLike[str], text: str | bytes | None = None) -> 
         problem = " ".join(str(p) for p in (err.context, err.problem) if p)
         if not isinstance(err, yaml.constructor.ConstructorError):
             problem = f"malformed YAML: {problem}"
-        raise ConfigError(f"invalid configuration ({where}): {problem}") from None
+        raise ConfigError(f"invalid {what} ({where}): {problem}") from None
     except yaml.YAMLError as err:
         problem = " ".join(str(err).split())
-        raise ConfigError(f"invalid configuration ({path}): malformed YAML: {problem}") from None
+        raise ConfigError(f"invalid {what} ({path}): malformed YAML: {problem}") from None
     except RecursionError:
-        raise ConfigError(f"invalid configuration ({path}): nested too deeply") from None
+        raise ConfigError(f"invalid {what} ({path}): nested too deeply") from None
+    except inputs.InputError as err:
+        raise ConfigError(str(err)) from None
     except OSError as err:
-        raise ConfigError(f"{path}: cannot read the config: {err.strerror or err}") from None
-    if data is None:
-        return {}
-    if not isinstance(data, dict):
-        raise ConfigError(
-            f"invalid configuration ({path}): the top level must be a mapping of sections, "
-            f"got {type(data).__name__}"
-        )
+        raise ConfigError(f"{path}: cannot read the {what}: {err.strerror or err}") from None
     return data
 
 
@@ -150,10 +222,6 @@ def _with_defaults(validator_class: type) -> type:
 
 
 _FillingValidator = _with_defaults(jsonschema.Draft202012Validator)
-# Values in messages: a huge or deeply nested value is shown cut short.
-_SHOWN = reprlib.Repr()
-_SHOWN.maxlevel, _SHOWN.maxstring, _SHOWN.maxother = 2, 60, 60
-_SHOWN.maxlist = _SHOWN.maxdict = _SHOWN.maxtuple = _SHOWN.maxset = 4
 # Problems one message lists at most.
 _SHOWN_PROBLEMS = 12
 
@@ -200,7 +268,7 @@ def _type_problem(value: Any, expected: str | list[str]) -> str:
         return f"{value!r} is not a finite number; expected a finite {types}"
     if isinstance(value, float) and value.is_integer() and "integer" in types:
         return f"{value!r} is not an integer; expected {types} (write {int(value)})"
-    return f"{_SHOWN.repr(value)} has the wrong type; expected {types}"
+    return f"{inputs.SHORT.repr(value)} has the wrong type; expected {types}"
 
 
 def _cut(message: str, limit: int = 200) -> str:
@@ -210,7 +278,7 @@ def _cut(message: str, limit: int = 200) -> str:
 def _describe(error: jsonschema.ValidationError) -> str:
     key = _key(error)
     value = error.instance
-    shown = _SHOWN.repr(value)
+    shown = inputs.SHORT.repr(value)
     schema = error.schema
     kind = error.validator
     if kind == "enum":
@@ -227,7 +295,10 @@ def _describe(error: jsonschema.ValidationError) -> str:
     elif kind == "additionalProperties":
         extra = sorted(map(str, set(value) - set(schema.get("properties", {}))))
         allowed = ", ".join(sorted(schema.get("properties", {})))
-        problem = f"unknown key(s) {', '.join(extra)}; allowed keys: {allowed}"
+        shown = ", ".join(_cut(key, 60) for key in extra[:_SHOWN_PROBLEMS])
+        if len(extra) > _SHOWN_PROBLEMS:
+            shown += f" and {len(extra) - _SHOWN_PROBLEMS} more"
+        problem = f"unknown key(s) {shown}; allowed keys: {allowed}"
     elif kind == "multipleOf":
         problem = f"{shown} is not a multiple of {schema['multipleOf']}"
     elif kind in ("minItems", "maxItems", "uniqueItems", "minLength", "required"):
@@ -256,6 +327,12 @@ def _application_problems(apps: dict[str, Any]) -> list[str]:
                     f"{key}: {', '.join(given)} belong to a real application, but 'program' "
                     "names a csrc program; give either program or source, build and binary"
                 )
+            programs = csrc_programs()
+            if programs and app["program"] not in programs:
+                problems.append(
+                    f"{key}.program: {app['program']!r} is not a program of csrc (programs: "
+                    f"{', '.join(programs)})"
+                )
             continue
         missing = [k for k in ("source", "build", "binary") if k not in app]
         if missing:
@@ -268,14 +345,28 @@ def _application_problems(apps: dict[str, Any]) -> list[str]:
             try:
                 groups = re.compile(pattern).groups
             except re.error as err:
-                problems.append(f"{key}.figure_of_merit.pattern: {pattern!r} is invalid: {err}")
+                problems.append(
+                    f"{key}.figure_of_merit.pattern: {inputs.quoted(pattern)} is invalid: {err}"
+                )
                 continue
             if groups < 1:
                 problems.append(
-                    f"{key}.figure_of_merit.pattern: {pattern!r} has no group; put the "
-                    "number in parentheses"
+                    f"{key}.figure_of_merit.pattern: {inputs.quoted(pattern)} has no group; "
+                    "put the number in parentheses"
                 )
     return problems
+
+
+@functools.cache
+def csrc_programs() -> tuple[str, ...]:
+    """The programs csrc builds (not its libraries); none where csrc or make is absent."""
+    from netnoise.build import list_programs
+
+    try:
+        names = list_programs(CSRC)
+    except (OSError, subprocess.CalledProcessError):
+        return ()
+    return tuple(n for n in names if not n.endswith(".so"))
 
 
 def study_testbed(study: dict[str, Any]) -> dict[str, Any]:
@@ -397,3 +488,16 @@ def validate(
 def load(path: str | os.PathLike[str], schema: dict[str, Any] | None = None) -> dict[str, Any]:
     """Read a YAML config file (:func:`read_yaml`) and validate it."""
     return validate(read_yaml(path), schema, source=str(path))
+
+
+def load_files(paths: Sequence[str | os.PathLike[str]]) -> dict[str, Any]:
+    """The config of a workflow run given ``paths`` (``--configfile``): the files
+    read (:func:`read_yaml`) and merged in order as Snakemake merges them, then
+    validated with defaults filled. Commands that run Snakemake call it first, so
+    a bad file gets this module's error, not Snakemake's, and never reaches it."""
+    from snakemake.utils import update_config
+
+    merged: dict[str, Any] = {}
+    for path in paths:
+        update_config(merged, read_yaml(path))
+    return validate(merged, source=", ".join(map(str, paths)))

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
+from netnoise import inputs
 from netnoise.atomic import atomic_open
 from netnoise.provenance import cpu_columns
 
@@ -65,14 +66,14 @@ class BenchmarkResult:
 
 def _lines(path: str | os.PathLike[str]) -> list[str]:
     try:
-        with open(path, newline="", encoding="utf-8") as fh:
-            return fh.read().splitlines(keepends=True)
+        data = inputs.read_bytes(path, inputs.MAX_TABLE_BYTES, "result file")
+        return data.decode("utf-8").splitlines(keepends=True)
     except UnicodeDecodeError as err:
         raise BenchmarkFormatError(
             path, None, f"not a text file (byte {err.start} is not UTF-8)"
         ) from None
-    except IsADirectoryError:
-        raise BenchmarkFormatError(path, None, "is a directory, not a result file") from None
+    except inputs.InputError as err:
+        raise BenchmarkFormatError(path, None, str(err).removeprefix(f"{path}: ")) from None
     except OSError as err:
         raise BenchmarkFormatError(path, None, f"cannot read: {err.strerror or err}") from None
 
@@ -104,7 +105,9 @@ def read_benchmark(path: str | os.PathLike[str]) -> BenchmarkResult:
                 continue
             key, sep, value = line[2:].partition("=")
             if not sep or not key:
-                raise BenchmarkFormatError(path, lineno, f"preamble line '{line}' has no key=")
+                raise BenchmarkFormatError(
+                    path, lineno, f"preamble line {inputs.quoted(line)} has no key="
+                )
             meta[key] = value
         elif line.startswith("#") or not line.strip():
             continue

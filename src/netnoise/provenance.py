@@ -207,6 +207,38 @@ def _hwloc_summary(xml: str | None) -> str:
     return f"{counts['Package']} package(s), {counts['Core']} cores, {counts['PU']} PUs"
 
 
+def sidecar_problem(record: Any) -> str | None:
+    """Why ``record`` is not a sidecar :func:`summary_table`, :func:`cpu_columns`
+    and :func:`run_identity` can read (its schema, the result's path and checksum,
+    dates, sections of the right kinds), or None."""
+    if not isinstance(record, dict) or record.get("schema") != SCHEMA:
+        return f"not a sidecar of schema {SCHEMA}"
+    result = record.get("result")
+    if not (isinstance(result, dict) and isinstance(result.get("path"), str)
+            and isinstance(result.get("sha256"), str)):  # fmt: skip
+        return "'result' must give the result's path and sha256"
+    for key in ("start", "end"):
+        value = record.get(key)
+        try:
+            if value is not None:
+                dt.datetime.fromisoformat(value)
+        except (TypeError, ValueError):
+            return f"{key!r} is not a date and time (ISO 8601)"
+    kinds = {"cpu": dict, "platform": dict, "software": dict, "git": dict, "config": dict,
+             "hwloc_topology_xml": str, "exit_status": int}  # fmt: skip
+    for key, kind in kinds.items():
+        value = record.get(key)
+        if value is not None and (not isinstance(value, kind) or isinstance(value, bool)):
+            return f"{key!r} must be a {kind.__name__}"
+    nested = (("git", "sha", str), ("platform", "nodes", list), ("software", "packages", dict),
+              ("cpu", "rejected", list))  # fmt: skip
+    for section, key, kind in nested:
+        value = (record.get(section) or {}).get(key)
+        if value is not None and not isinstance(value, kind):
+            return f"'{section}.{key}' must be a {kind.__name__}"
+    return None
+
+
 def summary_table(sidecars: list[str | os.PathLike[str]], root: str | os.PathLike[str]):
     """One row per result: where, when and with what it was made (from its sidecar)."""
     import pandas as pd

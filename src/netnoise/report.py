@@ -35,6 +35,7 @@ from typing import Any
 
 import pandas as pd
 
+from netnoise import config as netnoise_config
 from netnoise import verdicts
 from netnoise.atomic import atomic_open
 
@@ -535,7 +536,16 @@ def build(
     configfiles: Sequence[str | os.PathLike[str]] = (),
 ) -> None:
     """``snakemake --report`` of the working directory ``workdir`` with the
-    report's stylesheet; raises CalledProcessError when Snakemake fails."""
+    report's stylesheet; raises CalledProcessError when Snakemake fails.
+
+    ``workdir`` must exist (a run's), and so must the directory of ``output``:
+    nothing is made outside them. The config files are validated
+    (:func:`netnoise.config.load_files`) before Snakemake reads them."""
+    if not str(workdir).strip() or not Path(workdir).is_dir():
+        raise ValueError(f"{workdir!r}: no such directory (where the workflow ran)")
+    if not str(output).strip() or not Path(output).resolve().parent.is_dir():
+        raise ValueError(f"{output!r}: its directory does not exist")
+    netnoise_config.load_files(configfiles)
     exe = Path(sys.executable).parent / "snakemake"
     argv = [str(exe) if exe.exists() else "snakemake", "--snakefile", str(SNAKEFILE)]
     argv += ["--directory", str(workdir)]

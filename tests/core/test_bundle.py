@@ -10,7 +10,7 @@ import pytest
 import yaml
 from snakemake.utils import update_config
 
-from netnoise import bundle
+from netnoise import bundle, provenance
 from netnoise.bundle import PlannedFile
 from netnoise.config import validate
 from tests.conftest import REPO, shipped_studies
@@ -183,6 +183,8 @@ def test_review_runs_under_names_of_its_own_and_keeps_every_testbed(tmp_path):
 def _sidecar(sha: str, host: str = "node") -> bytes:
     return json.dumps(
         {
+            "schema": provenance.SCHEMA,
+            "result": {"path": "results/x/raw/a.csv", "sha256": "0" * 64},
             "git": {"sha": sha, "dirty": False},
             "software": {"hostname": host},
             "start": "2026-01-01T00:00:00+00:00",

@@ -11,6 +11,7 @@ import os
 import pickle
 import subprocess
 import tarfile
+import zipfile
 
 import numpy as np
 import pytest
@@ -88,7 +89,20 @@ def _doubled(path):
             bundle._add(tar, name, data)
 
 
+def _npy_declaring(shape, data: bytes) -> bytes:
+    """An .npz whose one array's header declares ``shape`` of float64 over ``data``."""
+    npy = io.BytesIO()
+    header = {"descr": "<f8", "fortran_order": False, "shape": shape}
+    np.lib.format.write_array_header_1_0(npy, header)
+    npy.write(data)
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as archive:
+        archive.writestr("a.npy", npy.getvalue())
+    return out.getvalue()
+
+
 GOOD = {TABLE: b"a\n1\n"}
+DERIVED = "results/testbed/tables/t.csv"
 CONFIG = validate({})
 MODEL = "results/testbed/models/variability"
 
@@ -302,6 +316,79 @@ HOSTILE = {
         None,
         "a.csv.prov.json: not JSON (Expecting property name",
     ),
+    "creation date that is not a date": (
+        lambda _: GOOD,
+        {"manifest": {"created": "the day before yesterday"}},
+        None,
+        "'created' 'the day before yesterday' is not a date and time",
+    ),
+    "table of a million columns": (
+        lambda _: {TABLE: b",".join([b"c"] * 1_000_000) + b"\n"},
+        {},
+        None,
+        "a.csv: more than 1000 columns",
+    ),
+    "table with rows of another width": (
+        lambda _: {TABLE: b"a,b\n1,2\n3\n"},
+        {},
+        None,
+        "a.csv: line 3 has 1 fields, the header 2",
+    ),
+    "array header declaring terabytes": (
+        lambda _: {f"{MODEL}.npz": _npy_declaring((1 << 40,), b"\0" * 8)},
+        {},
+        None,
+        "a.npy declares 1099511627776 elements",
+    ),
+    "array header declaring more than its bytes": (
+        lambda _: {f"{MODEL}.npz": _npy_declaring((100,), b"\0" * 8)},
+        {},
+        None,
+        "a.npy declares 100 elements of 8 bytes but holds 8 bytes",
+    ),
+    "python tag in a YAML file": (
+        lambda marker: {
+            "results/testbed/models/asymmetric/platform_bbr.yaml": (
+                f"racks: !!python/object/apply:os.system ['touch {marker}']\n".encode()
+            )
+        },
+        {},
+        None,
+        "platform_bbr.yaml:1:8): could not determine a constructor for the tag "
+        "'tag:yaml.org,2002:python/object/apply:os.system'",
+    ),
+    "alias bomb in the config": (
+        lambda _: GOOD,
+        {
+            "config": "x: &a0 [1, 1, 1, 1, 1, 1, 1, 1, 1]\n"
+            + "".join(f"x{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 9)}]\n" for i in range(1, 10))
+        },
+        None,
+        "values once its aliases (*name) are expanded",
+    ),
+    "derived tables contradicting their copies": (
+        lambda _: {**GOOD, f"{bundle.EXPECTED}/{DERIVED}": b"a\n1\n"},
+        {"manifest": {"derived_tables": {DERIVED: bundle._sha256(b"a\n2\n")}}},
+        None,
+        f"'derived_tables' gives {DERIVED} another checksum than its copy",
+    ),
+    "sidecar without its result's checksum": (
+        lambda _: {f"{TABLE}.prov.json": b'{"schema": "netnoise-provenance-1", "result": {}}'},
+        {},
+        None,
+        "a.csv.prov.json: 'result' must give the result's path and sha256",
+    ),
+    "sidecar whose start is not a date": (
+        lambda _: {
+            f"{TABLE}.prov.json": (
+                b'{"schema": "netnoise-provenance-1", "start": "soon", '
+                b'"result": {"path": "a.csv", "sha256": "00"}}'
+            )
+        },
+        {},
+        None,
+        "a.csv.prov.json: 'start' is not a date and time",
+    ),
     "truncated archive": (lambda _: GOOD, {}, _truncated, "damaged or not a bundle"),
     "plain tar": (lambda _: GOOD, {}, _uncompressed, "damaged or not a bundle"),
 }
@@ -333,6 +420,19 @@ def test_a_bundle_too_large_to_unpack_is_refused(tmp_path, monkeypatch):
     assert bundle.verify(path)["platform"] == "testbed"
     monkeypatch.setattr(bundle, "MAX_BYTES", 1000)
     with pytest.raises(BundleError, match="more than 1000"):
+        bundle.verify(path)
+
+
+def test_a_file_too_large_or_too_many_files_are_refused_from_their_headers(tmp_path, monkeypatch):
+    """A sparse member of gigabytes packs into a small file: its size in the tar
+    header refuses it before a byte of it is read."""
+    path = make_bundle(tmp_path / "b.tar.gz", {TABLE: b"a\n" + b"1\n" * 50_000}, config=CONFIG)
+    monkeypatch.setattr(bundle, "MAX_FILE_BYTES", 50_000)
+    with pytest.raises(BundleError, match=f"'{TABLE}' unpacks to 100002 bytes, more than 50000"):
+        bundle.verify(path)
+    monkeypatch.setattr(bundle, "MAX_FILE_BYTES", 1 << 20)
+    monkeypatch.setattr(bundle, "MAX_FILES", 2)
+    with pytest.raises(BundleError, match="more than 2 files"):
         bundle.verify(path)
 
 
@@ -380,3 +480,84 @@ def test_the_workflows_end_under_a_reviews_config_leaves_other_testbeds_up(tmp_p
 def _namespaces() -> list[str]:
     out = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True, check=True)
     return [line.split()[0] for line in out.stdout.splitlines() if line.strip()]
+
+
+def _tree(root):
+    """Every path under ``root`` with its content (None for a directory)."""
+    return {
+        str(p.relative_to(root)): None if p.is_dir() else p.read_bytes()
+        for p in sorted(root.rglob("*"))
+    }
+
+
+def test_review_and_report_touch_nothing_beside_or_inside_a_directory_they_did_not_make(
+    tmp_path, monkeypatch, capsys
+):
+    """Files planted beside the work directory, inside one a review did not make, and the
+    bundle itself: every refused command leaves them byte for byte, and creates nothing."""
+    from netnoise.cli import main
+
+    packed = make_bundle(tmp_path / "b.tar.gz", GOOD, config=CONFIG)
+    (tmp_path / "beside.txt").write_text("precious\n")
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "inside.txt").write_text("precious too\n")
+    planted = _tree(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    refused = {
+        "a directory a review did not make": ["review", "--bundle", "b.tar.gz", "--workdir", "sub"],
+        "the directory of the bundle": ["review", "--bundle", "b.tar.gz", "--workdir", "."],
+        "the bundle's directory by another name": [
+            "review", "--bundle", str(packed), "--workdir", str(tmp_path / "sub" / ".."),
+        ],
+        "empty text, the current directory": ["review", "--bundle", "b.tar.gz", "--workdir", ""],
+        "a file": ["review", "--bundle", "b.tar.gz", "--workdir", "beside.txt"],
+        "under a directory that does not exist": [
+            "review", "--bundle", "b.tar.gz", "--workdir", "absent/wd",
+        ],
+        "a report of a run that is not there": ["report", "--workdir", "absent/wd"],
+        "a report into a directory that is not there": [
+            "report", "--workdir", "sub", "--output", "absent/report.html",
+            "--configfile", "sub/inside.txt",
+        ],
+        "a bundle of a run that is not there": [
+            "bundle", "create", "-o", "new.tar.gz", "--workdir", "absent/wd",
+        ],
+    }  # fmt: skip
+    for case, argv in refused.items():
+        assert main(argv) == 2, case
+        last = capsys.readouterr().err.strip().splitlines()[-1]
+        assert last.startswith("netnoise: ") and "unexpected" not in last, (case, last)
+        assert _tree(tmp_path) == planted, case
+    # A directory a review made is its own: emptied for the next one, nothing else.
+    bundle.unpack(packed, "review")
+    assert (tmp_path / "review" / bundle.WORKDIR_MARK).is_file()
+    assert (tmp_path / "review" / TABLE).read_bytes() == GOOD[TABLE]
+    (tmp_path / "review" / "left-by-the-last-review.csv").write_text("x\n")
+    bundle.unpack(packed, "review")
+    assert not (tmp_path / "review" / "left-by-the-last-review.csv").exists()
+    after = {k: v for k, v in _tree(tmp_path).items() if not k.startswith("review")}
+    assert after == planted
+
+
+def test_review_fails_when_a_rebuilt_table_differs_from_the_bundled_one(
+    tmp_path, monkeypatch, capsys
+):
+    """derived_tables that no rebuilt table matches (by checksum or, with its copy, to
+    1e-6) make the review fail, not print a count and pass."""
+    from netnoise.cli import main
+
+    rebuilt = tmp_path / "review"
+    (rebuilt / DERIVED).parent.mkdir(parents=True)
+    (rebuilt / DERIVED).write_text("a\n1\n")
+    (rebuilt / bundle.EXPECTED / DERIVED).parent.mkdir(parents=True)
+    (rebuilt / bundle.EXPECTED / DERIVED).write_text("a\n2\n")
+    claimed = {"derived_tables": {DERIVED: bundle._sha256(b"a\n2\n")}}
+    monkeypatch.setattr(bundle, "review", lambda *args, **kwargs: rebuilt)
+    monkeypatch.setattr(bundle, "verify", lambda path: claimed)
+    status = main(["review", "--bundle", "b.tar.gz", "--workdir", str(rebuilt), "--no-report"])
+    out, err = capsys.readouterr()
+    assert status == 1
+    assert f"different: {DERIVED}" in out
+    assert err.strip().splitlines()[-1] == (
+        "netnoise: 1 table(s) differ from the bundled run's or are missing"
+    )

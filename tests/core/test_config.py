@@ -70,7 +70,7 @@ BAD = [
         {"platform": {"mpirun_args": ["--mca", "a b"]}},
         "platform.mpirun_args.1: 'a b' does not match",
     ),
-    ({"platform": {"timeout_s": 0}}, "platform.timeout_s: 0 is out of range; must be > 0"),
+    ({"platform": {"timeout_s": 0}}, "platform.timeout_s: 0 is out of range; must be >= 1"),
     ({"platform": {"testbed": {"prefix": "bad-prefix"}}}, "platform.testbed.prefix: 'bad-prefix'"),
     (
         {"platform": {"testbed": {"nodes": 1}}},

@@ -66,7 +66,7 @@ BAD_VALUES = [
     ),
     (
         {"network_noise": {"benchmark": {"testbed": {"nic_mbit": 0}}}},
-        "network_noise.benchmark.testbed.nic_mbit: 0 is out of range; must be > 0",
+        "network_noise.benchmark.testbed.nic_mbit: 0 is out of range; must be >= 1",
     ),
     ({"variability": {"model": {"grid": {"C": [math.nan]}}}}, "variability.model.grid.C.0: nan "),
     (
@@ -191,6 +191,61 @@ BAD_VALUES = [
         "variability.background.compression_messages.1: 4096 is out of range; must be <= 1024",
     ),
     ({"variability": {"warmup": 10**10}}, "variability.warmup: 10000000000 is out of range"),
+    # Rates, timeouts and sizes no run can live with: a frame taking hours, a timeout
+    # every run exceeds, a queue of gigabytes; the message says the range.
+    (
+        {"platform": {"testbed": {"nic_mbit": 0.000001}}},
+        "platform.testbed.nic_mbit: 1e-06 is out of range; must be >= 1 (rate of every node "
+        "link, each direction (Mbit/s); 1 to 10000 Mbit/s)",
+    ),
+    (
+        {"platform": {"timeout_s": 1.0e-300}},
+        "platform.timeout_s: 1e-300 is out of range; must be >= 1",
+    ),
+    ({"platform": {"timeout_s": 1e9}}, "1 s to a week (604800 s)"),
+    (
+        {"platform": {"testbed": {"queue_bytes": 2**40}}},
+        "platform.testbed.queue_bytes: 1099511627776 is out of range; must be <= 1073741824",
+    ),
+    (
+        {"latency_variation": {"characterize": {"link_mbit": 0.01}}},
+        "latency_variation.characterize.link_mbit: 0.01 is out of range; must be >= 1",
+    ),
+    (
+        {"impact_compression": {"compression": {"cycle_hz": 1e-3}}},
+        "impact_compression.compression.cycle_hz: 0.001 is out of range; must be >= 1000000",
+    ),
+    (
+        {"variability": {"slurm": {"link_mbit": 1e-9}}},
+        "variability.slurm.link_mbit: 1e-09 is out of range; must be >= 1",
+    ),
+    # A message quotes a short prefix of what it was given, however much that is.
+    (
+        {"platform": {f"key{i:04d}": 1 for i in range(1000)}},
+        "platform: unknown key(s) key0000, key0001, key0002, key0003, key0004, key0005, "
+        "key0006, key0007, key0008, key0009, key0010, key0011 and 988 more; allowed keys:",
+    ),
+    (
+        {"platform": {"kind": "x" * 100_000}},
+        f"platform.kind: '{'x' * 27}...{'x' * 28}' is not allowed",
+    ),
+    # Paths, programs and applications that do not exist.
+    (
+        {"network_noise": {"fabrics": ["/dev/zero"]}},
+        "network_noise.fabrics.0: '/dev/zero' is not a regular file",
+    ),
+    (
+        {"network_noise": {"fabrics": ["../../../nonexistent/fabric.txt"]}},
+        "network_noise.fabrics.0: '../../../nonexistent/fabric.txt' is not a regular file",
+    ),
+    (
+        {"applications": {"ghost": {"program": "no_such_program", "args": []}}},
+        "applications.ghost.program: 'no_such_program' is not a program of csrc (programs: ",
+    ),
+    (
+        {"latency_variation": {"injection": {"application_args": {"nosuch": ["--steps", "2"]}}}},
+        "latency_variation.injection.application_args: 'nosuch' is not defined in applications",
+    ),
     # Wrong shapes.
     ({"platform": {"kind": 1}}, "platform.kind: 1 is not allowed; allowed values: 'testbed'"),
     ({"platform": ["testbed"]}, "platform: ['testbed'] has the wrong type; expected object"),
@@ -262,8 +317,8 @@ def test_unreadable_or_binary_files_are_config_errors(tmp_path):
     binary.write_bytes(b"platform:\n  kind: \xff\xfe\x00\x01\n")
     cases = {
         binary: "malformed YAML: unacceptable character #x00ff: invalid start byte",
-        tmp_path: "cannot read the config: Is a directory",
-        tmp_path / "absent.yaml": "cannot read the config: No such file or directory",
+        tmp_path: "is a directory, not a config file (YAML)",
+        tmp_path / "absent.yaml": "cannot read the configuration: No such file or directory",
     }
     for path, message in cases.items():
         with pytest.raises(ConfigError, match=re.escape(message)):

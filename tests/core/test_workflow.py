@@ -180,3 +180,20 @@ def test_every_enabled_studys_report_opens_with_its_claims_page():
         assert f"results/testbed/report/{key}/headline_claims.html" in pages, key
     assert "results/testbed/report/claims/claims_summary.html" in pages
     assert "results/testbed/report/network_noise/benchmark_claims.html" in pages
+
+
+def test_the_workflow_names_the_file_and_line_of_a_config_snakemake_cannot_read(tmp_path):
+    """Snakemake says only "Config file is not valid JSON or YAML" of a tab or a Python
+    tag; the workflow reads the config as ``netnoise config check`` does, first."""
+    (tmp_path / "config").mkdir()
+    cases = {
+        "platform:\n\tkind: testbed\n": "config/config.yaml:2:1): malformed YAML",
+        "platform: !!python/object/apply:os.getpid []\n": (
+            "config/config.yaml:1:11): could not determine a constructor"
+        ),
+    }
+    for text, message in cases.items():
+        (tmp_path / "config" / "config.yaml").write_text(text)
+        out = snakemake("-n", cwd=tmp_path)
+        assert out.returncode != 0
+        assert message in out.stdout + out.stderr, out.stderr[-3000:]

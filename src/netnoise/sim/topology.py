@@ -29,6 +29,8 @@ from typing import Any
 
 import numpy as np
 
+from netnoise import inputs
+
 SPEC_FORMS = (
     "xgft:M1,...,Mh/W1,...,Wh (e.g. xgft:12,12/1,6), "
     "optionally /P1,...,Ph parallel cables per level (e.g. xgft:12,12/1,6/1,2); "
@@ -307,7 +309,11 @@ def read_ibnetdiscover(path: str | os.PathLike[str], spec: str | None = None) ->
     """Parse an ``ibnetdiscover`` topology file into a :class:`Fabric`."""
     path = Path(path)
     try:
-        text = path.read_text(errors="replace")
+        text = inputs.read_bytes(path, inputs.MAX_TABLE_BYTES, "topology file").decode(
+            errors="replace"
+        )
+    except inputs.InputError as err:
+        raise SpecError(str(err)) from None
     except FileNotFoundError:
         raise SpecError(f"{path}: no such topology file") from None
     except OSError as err:
@@ -387,7 +393,9 @@ def _bad(spec: object, problem: str) -> SpecError:
 def _ints(text: str, what: str, spec: str) -> list[int]:
     text = text.strip()
     if not _INT_LIST.fullmatch(text):
-        raise _bad(spec, f"{what} must be comma-separated positive integers, got {text!r}")
+        raise _bad(
+            spec, f"{what} must be comma-separated positive integers, got {inputs.quoted(text)}"
+        )
     return [int(x) for x in text.split(",")]
 
 

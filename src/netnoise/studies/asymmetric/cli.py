@@ -27,6 +27,7 @@ from pathlib import Path
 import pandas as pd
 import yaml
 
+from netnoise import inputs
 from netnoise.studies.asymmetric.model import MODELS, PATTERN_COLUMNS, Platform, predict
 
 PLATFORM_KEYS = ("racks", "nic_bps", "backbone_bps")
@@ -34,11 +35,9 @@ PLATFORM_KEYS = ("racks", "nic_bps", "backbone_bps")
 
 def _read(path: Path) -> str:
     try:
-        return path.read_text(encoding="utf-8-sig")
+        return inputs.read_text(path, inputs.MAX_TABLE_BYTES, "CSV or YAML file")
     except OSError as err:
         raise ValueError(f"{path}: cannot read: {err.strerror or err}") from None
-    except UnicodeDecodeError as err:
-        raise ValueError(f"{path}: not a text file ({err.reason})") from None
 
 
 def _line(node: yaml.Node) -> int:
@@ -130,7 +129,7 @@ def load_pattern(path: str | Path, platform: Platform) -> pd.DataFrame:
     expected = ",".join(PATTERN_COLUMNS)
     if not lines or [f.strip() for f in lines[0].split(",")] != list(PATTERN_COLUMNS):
         got = lines[0] if lines else ""
-        raise ValueError(f"{path}:1: wrong header: expected {expected!r}, got {got!r}")
+        raise ValueError(f"{path}:1: wrong header: expected {expected!r}, got {inputs.quoted(got)}")
     rows = []
     for lineno, line in enumerate(lines[1:], start=2):
         if not line.strip() or line.lstrip().startswith("#"):
@@ -138,7 +137,8 @@ def load_pattern(path: str | Path, platform: Platform) -> pd.DataFrame:
         fields = [f.strip() for f in line.split(",")]
         if len(fields) != 3:
             raise ValueError(
-                f"{path}:{lineno}: expected 3 fields {expected}, got {len(fields)}: {line!r}"
+                f"{path}:{lineno}: expected 3 fields {expected}, got {len(fields)}: "
+                f"{inputs.quoted(line)}"
             )
         src, dst, size = fields
         for node in (src, dst):
@@ -154,7 +154,8 @@ def load_pattern(path: str | Path, platform: Platform) -> pd.DataFrame:
             nbytes = 0
         if nbytes <= 0:
             raise ValueError(
-                f"{path}:{lineno}: bad number for bytes: expected a positive integer, got {size!r}"
+                f"{path}:{lineno}: bad number for bytes: expected a positive integer, got "
+                f"{inputs.quoted(size)}"
             )
         rows.append((src, dst, nbytes))
     if not rows:

@@ -192,6 +192,13 @@ def run(args: argparse.Namespace) -> int:
     ):
         if value < least:
             raise netnoise_config.ConfigError(f"{option} {value}: expected at least {least}")
+    if args.bin:
+        lacking = [n for n in ("pingpong", injector.LIBRARY) if not (Path(args.bin) / n).is_file()]
+        if lacking:
+            raise netnoise_config.ConfigError(
+                f"--bin {args.bin}: lacks {', '.join(lacking)} (build csrc into it, or leave "
+                "--bin out to build them into a scratch directory)"
+            )
     d = args.delay_us
     failed = False
     with tempfile.TemporaryDirectory(prefix="netnoise-bench-injector-") as scratch:

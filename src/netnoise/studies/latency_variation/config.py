@@ -38,6 +38,11 @@ def problems(config: dict[str, Any]) -> list[str]:
     problems += undefined_applications(
         config, "latency_variation.injection.applications", injection.get("applications", [])
     )
+    problems += undefined_applications(
+        config,
+        "latency_variation.injection.application_args",
+        list(injection.get("application_args", {})),
+    )
     if characterize.get("link_mbit") is None and platform.get("kind", "testbed") != "testbed":
         problems.append(
             "latency_variation.characterize.link_mbit: null only works on the testbed "

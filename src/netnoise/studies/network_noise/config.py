@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path
 from typing import Any
 
 from netnoise.config import enabled, frame_problems, nodes_beyond_testbed, study_platform
+from netnoise.inputs import quoted
 from netnoise.sim.topology import SpecError, check_spec
 from netnoise.studies.network_noise.netgauge import size_problems
 from netnoise.studies.network_noise.plan import SIZE_SWEEP_RATIO
@@ -71,6 +73,12 @@ def _topology_problems(study: dict[str, Any]) -> list[str]:
             check_spec(spec)
         except SpecError as err:
             problems.append(f"{key}: {err}")
+    problems += [
+        f"network_noise.fabrics.{i}: {quoted(path)} is not a regular file (an "
+        "ibnetdiscover output; a relative path is from the working directory)"
+        for i, path in enumerate(study["fabrics"])
+        if not Path(path).is_file()
+    ]
     return problems
 
 

@@ -33,6 +33,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from netnoise.studies.variability.config import minimum_runs
 from netnoise.studies.variability.metrics import (
     RunDirError,
     metrics_of,
@@ -78,7 +79,7 @@ def _run_metrics(args: argparse.Namespace) -> dict[str, Any]:
         return metrics_of(args.run)
     return metrics_of_counters(
         args.run,
-        nodes=args.nodes.split(",") if args.nodes else None,
+        nodes=args.nodes.split(",") if args.nodes is not None else None,
         runtime_s=args.runtime_s,
         node_count=args.node_count,
     )
@@ -120,6 +121,7 @@ def _cmd_metrics(args: argparse.Namespace) -> int:
 
 def _cmd_train(args: argparse.Namespace) -> int:
     try:
+        minimum_runs(args.cv, args.inner_cv, args.bound_level)  # refuses impossible splits
         table = training_table(args.run_dirs)
         model = train(
             table,

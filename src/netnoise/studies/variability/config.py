@@ -16,7 +16,12 @@ def calibration_rank(runs: int, level: float) -> int:
 
 def minimum_runs(cv: int, inner_cv: int, level: float) -> int:
     """The fewest runs the model trains on with ``cv`` folds, ``inner_cv`` folds inside
-    each training fold (two runs per inner test fold) and a bound for ``level``."""
+    each training fold (two runs per inner test fold) and a bound for ``level``;
+    ValueError for folds below 2 or a level outside (0, 1), for which none suffices."""
+    if cv < 2 or inner_cv < 2:
+        raise ValueError(f"cross-validation needs 2 folds or more, not {min(cv, inner_cv)}")
+    if not 0 < level < 1:
+        raise ValueError(f"the bound's level is a share of runs in (0, 1), not {level!r}")
     need = 2 * cv
     while True:
         smallest_training = need - math.ceil(need / cv)

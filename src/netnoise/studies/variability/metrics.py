@@ -95,6 +95,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from netnoise import inputs
 from netnoise.counters import GAUGES, csvimport
 
 NIC_ROLES = frozenset({"node_nic"})
@@ -212,6 +213,15 @@ def _nic_rows(samples: pd.DataFrame, nodes: Sequence[str]) -> tuple[pd.DataFrame
     return nics, "all node_nic rows (no device names a job node)"
 
 
+def check_job(nodes: Sequence[str] | None, node_count: int | None) -> None:
+    """ValueError unless the job has a node, each with a name, and a node count of
+    1 or more (None: found from the counters)."""
+    if nodes is not None and (not nodes or not all(nodes)):
+        raise ValueError(f"a run needs at least one node, each with a name, not {nodes[:4]!r}")
+    if node_count is not None and node_count < 1:
+        raise ValueError(f"a run's node count is 1 or more, not {node_count}")
+
+
 def run_metrics(
     counter_samples: pd.DataFrame,
     nodes: Sequence[str],
@@ -229,8 +239,7 @@ def run_metrics(
     if not (runtime_s > 0 and math.isfinite(runtime_s)):
         raise ValueError(f"runtime_s must be a positive number, not {runtime_s!r}")
     nodes = [str(n) for n in nodes]
-    if not nodes:
-        raise ValueError("a run needs at least one node")
+    check_job(nodes, node_count)
     samples = counter_samples.copy()
     samples["time_s"] = pd.to_numeric(samples["time_s"], errors="raise").astype(float)
     samples["value"] = pd.to_numeric(samples["value"], errors="raise").astype(float)
@@ -368,7 +377,9 @@ def read_run_dir(path: str | os.PathLike[str]) -> tuple[pd.DataFrame, dict[str, 
                 f"{needed}: missing (a run directory holds {RUN_FILE}, {COUNTERS_FILE})"
             )
     try:
-        info = json.loads(info_path.read_text())
+        info = json.loads(inputs.read_bytes(info_path, inputs.MAX_CONFIG_BYTES, "run description"))
+    except inputs.InputError as err:
+        raise RunDirError(str(err)) from None
     except json.JSONDecodeError as err:
         raise RunDirError(f"{info_path}: not valid JSON ({err})") from err
     if not isinstance(info, dict):
@@ -399,6 +410,7 @@ def read_run_dir(path: str | os.PathLike[str]) -> tuple[pd.DataFrame, dict[str, 
 def read_counters(path: str | os.PathLike[str]) -> pd.DataFrame:
     """The counter samples of a counters CSV (format above), checked."""
     try:
+        inputs.check_file(path, inputs.MAX_TABLE_BYTES, "counters CSV")
         samples = csvimport.read(path)
     except pd.errors.EmptyDataError as err:
         raise RunDirError(f"{path}: empty file") from err
@@ -449,6 +461,10 @@ def metrics_of_counters(
     csv = Path(path)
     if not csv.is_file():
         raise RunDirError(f"{csv}: no such file (a counters CSV or a run directory)")
+    try:
+        check_job(nodes, node_count)
+    except ValueError as err:
+        raise RunDirError(f"{csv}: {err}") from None
     samples = read_counters(csv)
     if nodes is None:
         nics = samples.loc[samples["role"].isin(NIC_ROLES), "device"].astype(str)

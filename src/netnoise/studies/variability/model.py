@@ -66,6 +66,7 @@ from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import RobustScaler
 from sklearn.svm import SVR
 
+from netnoise import inputs
 from netnoise.atomic import atomic_path
 from netnoise.studies.variability.config import calibration_rank, minimum_runs
 from netnoise.studies.variability.features import FEATURES, dataset, features
@@ -650,6 +651,7 @@ def load_model(path: str | os.PathLike[str]) -> VariabilityModel:
     """Read a model written by :func:`save_model`, checking every array; a file that
     is not one is a ValueError. Nothing in the file is executed."""
     try:
+        inputs.check_file(path, MAX_MODEL_BYTES, "model file (.npz)")
         with zipfile.ZipFile(path) as archive:
             unpacked = sum(info.file_size for info in archive.infolist())
         if unpacked > MAX_MODEL_BYTES:
