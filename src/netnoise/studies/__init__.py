@@ -123,8 +123,9 @@ STUDIES = (
             "Application Performance",
             venue="IEEE International Parallel and Distributed Processing Symposium (IPDPS)",
             year=2014,
-            note="The extracted text starts at the abstract: title, authors, venue and year "
-            "are the published paper's.",
+            doi="10.1109/IPDPS.2014.28",
+            note="The extracted text starts at the abstract: title, authors, venue, year and "
+            "DOI are the published paper's.",
         ),
         "The paper probed one InfiniBand switch of LLNL's Cab cluster beside six HPC "
         "applications. Here four proxy applications (csrc/apps) share one emulated switch, "
