@@ -389,7 +389,7 @@ def validate(
             details += f"; and {len(problems) - _SHOWN_PROBLEMS} more"
         raise ConfigError(
             f"invalid configuration ({source}): {details}. "
-            "See config/README.md for every key and its allowed values."
+            "See docs/config.md for every key and its allowed values."
         )
     return config
 
