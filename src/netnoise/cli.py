@@ -21,6 +21,7 @@ from netnoise import (
     config_docs,
     cpubench,
     io,
+    plugins,
     report,
     studies,
     verdicts,
@@ -425,10 +426,8 @@ def build_parser() -> argparse.ArgumentParser:
     mpirun.add_argument("argv", nargs=argparse.REMAINDER)
     mpirun.set_defaults(func=_cmd_testbed_mpirun)
 
-    for study in studies.STUDIES:
-        study_cli = study.module("cli")
-        if study_cli is not None:
-            study_cli.register(sub)
+    for register in plugins.load("cli").values():
+        register(sub)
 
     bundles = sub.add_parser(
         "bundle", help="pack or check a run's cached results (tidy tables, models, provenance)"
@@ -483,10 +482,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     cpubench.add_arguments(cpu)
     cpu.set_defaults(func=cpubench.run)
-    for study in studies.STUDIES:
-        study_bench = study.module("bench")
-        if study_bench is not None:
-            study_bench.register(benches)
+    for register in plugins.load("bench").values():
+        register(benches)
 
     parse = sub.add_parser("parse", help="print a benchmark result file as a tidy CSV")
     parse.add_argument("file")

@@ -28,7 +28,7 @@ import jsonschema
 import yaml
 from jsonschema import validators
 
-from netnoise import waiting
+from netnoise import plugins, waiting
 
 SCHEMA_PATH = Path(__file__).resolve().parents[2] / "workflow" / "schemas" / "config.schema.yaml"
 
@@ -361,16 +361,12 @@ def frame_problems(testbed: dict[str, Any], where: str) -> list[str]:
 
 def _cross_checks(config: dict[str, Any]) -> list[str]:
     """Constraints between keys that a JSON schema cannot express: the shared
-    sections' here, each study's in ``netnoise.studies.<key>.config``."""
-    from netnoise import studies
-
+    sections' here, each study's as it registers them (``netnoise.config_checks``)."""
     problems = _application_problems(config.get("applications", {}))
     problems += frame_problems(config.get("platform", {}).get("testbed", {}), "platform.testbed")
     problems += waiting.problems(config.get("platform", {}).get("wait", {}), "platform.wait")
-    for study in studies.STUDIES:
-        checks = study.module("config")
-        if checks is not None:
-            problems += checks.problems(config)
+    for study_problems in plugins.load("config_checks").values():
+        problems += study_problems(config)
     return problems
 
 
