@@ -28,9 +28,9 @@ import jsonschema
 import yaml
 from jsonschema import validators
 
-from netnoise import plugins, waiting
+from netnoise import plugins, project, waiting
 
-SCHEMA_PATH = Path(__file__).resolve().parents[2] / "workflow" / "schemas" / "config.schema.yaml"
+SCHEMA_PATH = project.ROOT / "workflow" / "schemas" / "config.schema.yaml"
 
 
 # Nesting a config may have, far beyond the schema's deepest (5 levels).

@@ -36,7 +36,7 @@ import numpy as np
 import pandas as pd
 
 from netnoise import config as netnoise_config
-from netnoise import plugins, waiting
+from netnoise import plugins, project, waiting
 from netnoise.build import build_programs
 from netnoise.cpu import CpuLoad
 from netnoise.io import read_benchmark
@@ -45,7 +45,7 @@ from netnoise.provenance import read_sidecar
 from netnoise.run import CpuLimits, Job, corun
 from netnoise.testbed.fabric import TestbedSpec
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = project.ROOT
 PREFIX = "nncpu"
 
 

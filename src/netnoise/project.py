@@ -11,6 +11,8 @@ directory. :func:`path` says in one line what is missing when neither has them.
 
 from __future__ import annotations
 
+import shutil
+import sys
 from pathlib import Path
 
 _PACKAGE = Path(__file__).resolve().parent
@@ -52,3 +54,17 @@ def path(*parts: str) -> Path:
 def is_checkout(root: Path = ROOT) -> bool:
     """Whether ``root`` is the source checkout (a git work tree), not a shipped copy."""
     return root == CHECKOUT and (root / "pyproject.toml").is_file()
+
+
+def snakemake_command() -> list[str]:
+    """Snakemake of this Python's environment, else the one on PATH; a one-line
+    error naming what to install when there is none."""
+    beside = Path(sys.executable).parent / "snakemake"
+    if beside.exists():
+        return [str(beside)]
+    if shutil.which("snakemake"):
+        return ["snakemake"]
+    raise ProjectFileMissing(
+        "this command runs the workflow and needs Snakemake: install netnoise with its "
+        "workflow extra (pip install 'netnoise[workflow]'), or run make setup in a clone"
+    )

@@ -27,7 +27,6 @@ import json
 import math
 import os
 import subprocess
-import sys
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -35,15 +34,13 @@ from typing import Any
 
 import pandas as pd
 
-from netnoise import verdicts
+from netnoise import project, verdicts
 from netnoise.atomic import atomic_open
 
-REPO = Path(__file__).resolve().parents[2]
-SNAKEFILE = REPO / "workflow" / "Snakefile"
 #: Lets content taller than the window scroll from its top (Snakemake's template
 #: centres it vertically and cuts its top off) and keeps the landing page's text
 #: beside the rule graph readable.
-STYLESHEET = REPO / "workflow" / "report" / "report.css"
+STYLESHEET = project.ROOT / "workflow" / "report" / "report.css"
 SIGNIFICANT_DIGITS = 4
 
 
@@ -536,8 +533,8 @@ def build(
 ) -> None:
     """``snakemake --report`` of the working directory ``workdir`` with the
     report's stylesheet; raises CalledProcessError when Snakemake fails."""
-    exe = Path(sys.executable).parent / "snakemake"
-    argv = [str(exe) if exe.exists() else "snakemake", "--snakefile", str(SNAKEFILE)]
+    snakefile = project.path("workflow", "Snakefile")
+    argv = [*project.snakemake_command(), "--snakefile", str(snakefile)]
     argv += ["--directory", str(workdir)]
     if configfiles:
         argv += ["--configfile", *(str(Path(c).resolve()) for c in configfiles)]

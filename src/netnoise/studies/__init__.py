@@ -20,7 +20,9 @@ from typing import Any
 
 import pandas as pd
 
-REPO = Path(__file__).resolve().parents[3]
+from netnoise import project
+
+REPO = project.ROOT
 
 
 @dataclass(frozen=True)
