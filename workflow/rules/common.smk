@@ -4,6 +4,7 @@ import inspect
 import os
 from types import SimpleNamespace
 
+import netnoise
 from netnoise import bundle as netnoise_bundle
 from netnoise import config as netnoise_config
 from netnoise import report as netnoise_report
@@ -35,7 +36,9 @@ _C_PROGRAMS = list_programs(_CSRC)
 _C_SOURCES = sorted(
     str(p) for p in _CSRC.rglob("*") if p.suffix in (".c", ".h") or p.name == "Makefile"
 )
-_STYLE = str(_PROJECT / "src" / "netnoise" / "netnoise.mplstyle")
+# The package's figure style (netnoise.figures.STYLE), where the package is: in
+# a checkout or installed.
+_STYLE = os.path.relpath(Path(netnoise.__file__).parent / "netnoise.mplstyle")
 
 
 wildcard_constraints:
