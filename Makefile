@@ -1,8 +1,8 @@
 # netnoise: the two commands of README.md.
 #   make reproduce   set up, then run the quick study and build the report
 #   make test        set up, then run every check CI runs
-#   make review      set up, then rebuild every figure and table from a results
-#                    bundle (BUNDLE=..., default: the shipped one), running nothing
+#   make review      make the venv, then rebuild every figure and table from a
+#                    results bundle (BUNDLE=..., default: the shipped one), running nothing
 # `make setup` alone installs the Debian packages (when missing) and the venv.
 
 SHELL := /bin/bash
@@ -51,7 +51,8 @@ reproduce: setup
 	@echo "results bundle: results/bundle-$(PLATFORM_KIND).tar.gz"
 	@$(BIN)/netnoise claims results/$(PLATFORM_KIND)
 
-review: setup
+# Reviewing runs only the analysis: it needs the venv, no Debian package and no root.
+review: $(VENV)/.installed
 	$(BIN)/netnoise review --bundle $(BUNDLE)
 
 lint: setup

@@ -71,6 +71,14 @@ def small_config(name: str, workdir: Path, **sections) -> dict:
     return config
 
 
+def small_run(name: str, workdir: Path, *, cores: int) -> Path:
+    """The workflow run whole on the small config ``.test/<name>`` in ``workdir``."""
+    small_config(name, workdir)
+    out = snakemake("--cores", str(cores), cwd=workdir)
+    assert out.returncode == 0, out.stderr[-4000:]
+    return workdir
+
+
 @pytest.fixture(scope="session")
 def built_programs(tmp_path_factory) -> Path:
     """The C programs, built once per session into a temporary directory."""
@@ -97,11 +105,7 @@ def platform_run(tmp_path_factory) -> Path:
     session; its working directory."""
     if shutil.which("mpicc") is None:
         pytest.skip("Open MPI not installed")
-    workdir = tmp_path_factory.mktemp("platform-run")
-    small_config("platform", workdir)
-    out = snakemake("--cores", "1", cwd=workdir)
-    assert out.returncode == 0, out.stderr[-4000:]
-    return workdir
+    return small_run("platform", tmp_path_factory.mktemp("platform-run"), cores=1)
 
 
 @pytest.fixture(scope="session")
@@ -119,11 +123,7 @@ def simulator_run(tmp_path_factory) -> Path:
     """Seed 001's simulator part run whole (``.test/network_noise``: small
     topologies and the fixture fabric, its tables, figures, headline claims and
     report pages) once per session; its working directory."""
-    workdir = tmp_path_factory.mktemp("simulator-run")
-    small_config("network_noise", workdir)
-    out = snakemake("--cores", "2", cwd=workdir)
-    assert out.returncode == 0, out.stderr[-4000:]
-    return workdir
+    return small_run("network_noise", tmp_path_factory.mktemp("simulator-run"), cores=2)
 
 
 @pytest.fixture(scope="session")

@@ -81,9 +81,7 @@ int main(int argc, char **argv)
         {"duration", NN_OPT_DOUBLE, &run.duration_s, 0, 1e7, NULL,
          "stop after this many seconds (0: until the stop file or SIGUSR1)"},
         {"stop-file", NN_OPT_STRING, &run.stop_file, 0, 0, NULL, "stop cleanly once this file exists"},
-        NN_HANDSHAKE_OPTIONS(&run),
-        NN_OUTPUT_OPTIONS(&run),
-        NN_MPI_WAIT_OPTIONS(&run),
+        NN_CORUN_OPTIONS(&run),
         NN_OPTIONS_END,
     };
 

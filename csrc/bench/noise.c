@@ -233,9 +233,7 @@ int main(int argc, char **argv)
         {"cpu-load", NN_OPT_DOUBLE, &cpu_load, 0, 1, NULL,
          "with --perturbation cpu, the share of a core each perturbing process keeps busy"},
         NN_WARMUP_OPTION(&run),
-        NN_HANDSHAKE_OPTIONS(&run),
-        NN_OUTPUT_OPTIONS(&run),
-        NN_MPI_WAIT_OPTIONS(&run),
+        NN_CORUN_OPTIONS(&run),
         NN_OPTIONS_END,
     };
 

@@ -135,9 +135,7 @@ int main(int argc, char **argv)
         {"start-margin-us", NN_OPT_DOUBLE, &start_margin_us, 0, 1e7, NULL,
          "how far ahead of the last rank's arrival the common start is set"},
         NN_WARMUP_OPTION(&run),
-        NN_HANDSHAKE_OPTIONS(&run),
-        NN_OUTPUT_OPTIONS(&run),
-        NN_MPI_WAIT_OPTIONS(&run),
+        NN_CORUN_OPTIONS(&run),
         NN_OPTIONS_END,
     };
 

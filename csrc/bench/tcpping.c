@@ -213,9 +213,7 @@ int main(int argc, char **argv)
          "stop a pair's timed round trips after this many seconds (0: no limit)"},
         {"gap-us", NN_OPT_DOUBLE, &gap_us, 0, 1e7, NULL,
          "start timed round trips at least this many microseconds apart (0: back to back)"},
-        NN_HANDSHAKE_OPTIONS(&run),
-        NN_OUTPUT_OPTIONS(&run),
-        NN_MPI_WAIT_OPTIONS(&run),
+        NN_CORUN_OPTIONS(&run),
         NN_OPTIONS_END,
     };
 

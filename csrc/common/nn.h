@@ -168,6 +168,11 @@ typedef struct {
     {"seed", NN_OPT_LONG, &(run)->seed, 0, 2147483647, NULL,                             \
      "seed of every random choice"}
 
+/* What every program run as part of a co-run accepts: the handshake of its
+ * timed region, its result file and seed, and how its MPI calls wait. */
+#define NN_CORUN_OPTIONS(run)                                                            \
+    NN_HANDSHAKE_OPTIONS(run), NN_OUTPUT_OPTIONS(run), NN_MPI_WAIT_OPTIONS(run)
+
 /* Everything a looping benchmark accepts. */
 #define NN_RUN_OPTIONS(run)                                                              \
     NN_WARMUP_OPTION(run), NN_LOOP_OPTIONS(run), NN_OUTPUT_OPTIONS(run),                 \

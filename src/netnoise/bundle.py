@@ -39,7 +39,6 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 import tarfile
 import time
 import zipfile
@@ -53,7 +52,7 @@ from typing import Any
 import pandas as pd
 import yaml
 
-from netnoise import __version__, provenance
+from netnoise import __version__, project, provenance
 from netnoise import config as netnoise_config
 from netnoise import report as netnoise_report
 from netnoise.atomic import atomic_path, write_json
@@ -86,9 +85,7 @@ REVIEWED = "reviewed-bundle.json"
 #: The file marking a directory a review made (and so may empty); no bundle member
 #: can be named so (:data:`DATA_SUFFIXES`).
 WORKDIR_MARK = ".netnoise-review"
-REPO = Path(__file__).resolve().parents[2]
-SNAKEFILE = REPO / "workflow" / "Snakefile"
-SHIPPED = REPO / "resources" / "cache" / "quick-testbed.tar.gz"
+SHIPPED = project.ROOT / "resources" / "cache" / "quick-testbed.tar.gz"
 #: Rules that derive tables, figures and model evaluations from cached results;
 #: everything else (builds, measurements, tidying of raw files, simulations,
 #: model training) makes what a bundle carries.
@@ -130,8 +127,8 @@ def parse_summary(text: str) -> list[PlannedFile]:
 
 
 def _snakemake(workdir: Path, configfiles: Sequence[str | os.PathLike[str]], *args: str):
-    exe = Path(sys.executable).parent / "snakemake"
-    argv = [str(exe) if exe.exists() else "snakemake", "--snakefile", str(SNAKEFILE)]
+    snakefile = project.path("workflow", "Snakefile")
+    argv = [*project.snakemake_command(), "--snakefile", str(snakefile)]
     argv += ["--directory", str(workdir)]
     if configfiles:
         argv += ["--configfile", *map(str, configfiles)]
@@ -808,7 +805,7 @@ def review(
 def shown(bundle: str | os.PathLike[str]) -> str:
     """How the report names a bundle: its path in the repository, else its file name."""
     path = Path(bundle).resolve()
-    return str(path.relative_to(REPO)) if path.is_relative_to(REPO) else path.name
+    return str(path.relative_to(project.ROOT)) if path.is_relative_to(project.ROOT) else path.name
 
 
 def open_results(

@@ -14,7 +14,18 @@ from typing import NoReturn
 import pandas as pd
 import yaml
 
-from netnoise import __version__, bundle, config, cpubench, io, report, studies, verdicts
+from netnoise import (
+    __version__,
+    bundle,
+    config,
+    config_docs,
+    cpubench,
+    io,
+    plugins,
+    report,
+    studies,
+    verdicts,
+)
 from netnoise.atomic import atomic_open
 from netnoise.platform import PlatformUnavailable
 from netnoise.platform.testbed import TestbedPlatform
@@ -51,6 +62,17 @@ def _cmd_config_check(args: argparse.Namespace) -> int:
         yaml.safe_dump(resolved, sys.stdout, sort_keys=False)
     else:
         print(f"{args.file}: valid")
+    return 0
+
+
+def _cmd_config_docs(args: argparse.Namespace) -> int:
+    text = config_docs.render()
+    if args.output == "-":
+        sys.stdout.write(text)
+    else:
+        with atomic_open(args.output) as out:
+            out.write(text)
+        print(f"{args.output}: written")
     return 0
 
 
@@ -371,6 +393,11 @@ def build_parser() -> argparse.ArgumentParser:
     check_cmd.add_argument("file")
     check_cmd.add_argument("--show", action="store_true", help="print it with defaults filled in")
     check_cmd.set_defaults(func=_cmd_config_check)
+    docs_cmd = check.add_parser(
+        "docs", help="write the configuration reference (every key) from the schemas"
+    )
+    docs_cmd.add_argument("--output", "-o", default="docs/config.md", help="'-': print it")
+    docs_cmd.set_defaults(func=_cmd_config_docs)
 
     testbed = sub.add_parser(
         "testbed", help="the emulated cluster: network namespaces as nodes (needs root)"
@@ -418,10 +445,8 @@ def build_parser() -> argparse.ArgumentParser:
     mpirun.add_argument("argv", nargs=argparse.REMAINDER)
     mpirun.set_defaults(func=_cmd_testbed_mpirun)
 
-    for study in studies.STUDIES:
-        study_cli = study.module("cli")
-        if study_cli is not None:
-            study_cli.register(sub)
+    for register in plugins.load("cli").values():
+        register(sub)
 
     bundles = sub.add_parser(
         "bundle", help="pack or check a run's cached results (tidy tables, models, provenance)"
@@ -481,10 +506,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     cpubench.add_arguments(cpu)
     cpu.set_defaults(func=cpubench.run)
-    for study in studies.STUDIES:
-        study_bench = study.module("bench")
-        if study_bench is not None:
-            study_bench.register(benches)
+    for register in plugins.load("bench").values():
+        register(benches)
 
     parse = sub.add_parser("parse", help="print a benchmark result file as a tidy CSV")
     parse.add_argument("file")

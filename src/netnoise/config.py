@@ -30,10 +30,10 @@ import jsonschema
 import yaml
 from jsonschema import validators
 
-from netnoise import inputs, waiting
+from netnoise import inputs, plugins, project, waiting
 
-SCHEMA_PATH = Path(__file__).resolve().parents[2] / "workflow" / "schemas" / "config.schema.yaml"
-CSRC = Path(__file__).resolve().parents[2] / "csrc"
+SCHEMA_PATH = project.ROOT / "workflow" / "schemas" / "config.schema.yaml"
+CSRC = project.ROOT / "csrc"
 
 
 # Nesting a config may have, far beyond the schema's deepest (5 levels).
@@ -452,16 +452,12 @@ def frame_problems(testbed: dict[str, Any], where: str) -> list[str]:
 
 def _cross_checks(config: dict[str, Any]) -> list[str]:
     """Constraints between keys that a JSON schema cannot express: the shared
-    sections' here, each study's in ``netnoise.studies.<key>.config``."""
-    from netnoise import studies
-
+    sections' here, each study's as it registers them (``netnoise.config_checks``)."""
     problems = _application_problems(config.get("applications", {}))
     problems += frame_problems(config.get("platform", {}).get("testbed", {}), "platform.testbed")
     problems += waiting.problems(config.get("platform", {}).get("wait", {}), "platform.wait")
-    for study in studies.STUDIES:
-        checks = study.module("config")
-        if checks is not None:
-            problems += checks.problems(config)
+    for study_problems in plugins.load("config_checks").values():
+        problems += study_problems(config)
     return problems
 
 
@@ -480,7 +476,7 @@ def validate(
             details += f"; and {len(problems) - _SHOWN_PROBLEMS} more"
         raise ConfigError(
             f"invalid configuration ({source}): {details}. "
-            "See config/README.md for every key and its allowed values."
+            "See docs/config.md for every key and its allowed values."
         )
     return config
 

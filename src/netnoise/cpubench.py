@@ -36,17 +36,16 @@ import numpy as np
 import pandas as pd
 
 from netnoise import config as netnoise_config
-from netnoise import waiting
+from netnoise import plugins, project, waiting
 from netnoise.build import build_programs
 from netnoise.cpu import CpuLoad
 from netnoise.io import read_benchmark
 from netnoise.platform.testbed import TestbedPlatform
 from netnoise.provenance import read_sidecar
 from netnoise.run import CpuLimits, Job, corun
-from netnoise.studies.variability.campaign import BackgroundSettings, draw, racks_of_testbed
 from netnoise.testbed.fabric import TestbedSpec
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = project.ROOT
 PREFIX = "nncpu"
 
 
@@ -93,15 +92,13 @@ def _noise_layout(config: dict[str, Any]) -> dict[str, Any]:
     return netnoise_config.study_testbed(config["network_noise"]["benchmark"])
 
 
-def _variability_layout(config: dict[str, Any]) -> dict[str, Any]:
-    return netnoise_config.study_testbed(config["variability"])
-
-
 def _node_names(spec: TestbedSpec) -> list[str]:
     return [node.name for node in spec.node_list()]
 
 
-def _app(bin_dir: Path, name: str, config: dict[str, Any], extra: Sequence[str] = ()) -> list[str]:
+def application_argv(
+    bin_dir: Path, name: str, config: dict[str, Any], extra: Sequence[str] = ()
+) -> list[str]:
     app = config["applications"][name]
     return [str(bin_dir / app["program"]), *map(str, app.get("args", [])), *extra]
 
@@ -110,14 +107,14 @@ def _paired_proxies(bin_dir, out, config, spec):
     nodes = _node_names(spec)
     measured = Job(
         "fft_transpose",
-        _app(bin_dir, "fft_transpose", config, ["--iterations", "10", "--warmup", "1"]),
+        application_argv(bin_dir, "fft_transpose", config, ["--iterations", "10", "--warmup", "1"]),
         4,
         out / "measured.csv",
         list(nodes[:4]),
     )
     background = Job(
         "halo3d",
-        _app(bin_dir, "halo3d", config, ["--iterations", "0", "--warmup", "1"]),
+        application_argv(bin_dir, "halo3d", config, ["--iterations", "0", "--warmup", "1"]),
         4,
         out / "background.csv",
         list(nodes[:4]),
@@ -130,7 +127,7 @@ def _compression_beside_app(bin_dir, out, config, spec):
     grid = config["impact_compression"]["compression"]
     measured = Job(
         "cg_solver",
-        _app(bin_dir, "cg_solver", config, ["--iterations", "10", "--warmup", "1"]),
+        application_argv(bin_dir, "cg_solver", config, ["--iterations", "10", "--warmup", "1"]),
         4,
         out / "measured.csv",
         list(nodes[:4]),
@@ -169,27 +166,7 @@ def _noise_half(bin_dir, out, config, spec):
     return Job("noise", argv, bench["nodes"], out / "measured.csv", nodes), []
 
 
-def _variability_run(bin_dir, out, config, spec):
-    # The study's maximal campaign (loadgen at its maximal_load on a free
-    # partner of every job node, pairs across the racks) beside its largest
-    # job, on the study's own layout.
-    study = config["variability"]
-    nodes = max(study["node_counts"])
-    settings = BackgroundSettings.from_config(study["background"])
-    maximal = draw(racks_of_testbed(spec), nodes, "maximal", study["seed"], settings)
-    measured = Job(
-        "fft_overlap",
-        _app(bin_dir, "fft_overlap", config, ["--iterations", "10", "--warmup", "1"]),
-        nodes,
-        out / "measured.csv",
-        list(maximal.job_nodes),
-    )
-    load = [str(bin_dir / "loadgen"), *maximal.background_args(settings, spec.nic_mbit)]
-    loaded = list(maximal.loaded_nodes)
-    return measured, [Job("loadgen", load, len(loaded), out / "background.csv", loaded)]
-
-
-def _app_runtimes(data: pd.DataFrame) -> pd.Series:
+def application_runtimes(data: pd.DataFrame) -> pd.Series:
     return data["runtime_s"]
 
 
@@ -204,15 +181,18 @@ def _split_times(data: pd.DataFrame) -> pd.Series:
 
 CASES = (
     Case("impact_compression", "two network-heavy proxies paired", _impact_layout,
-         _paired_proxies, _app_runtimes),
+         _paired_proxies, application_runtimes),
     Case("impact_compression", "heaviest CompressionB beside cg_solver", _impact_layout,
-         _compression_beside_app, _app_runtimes),
+         _compression_beside_app, application_runtimes),
     Case("asymmetric", "16-node pattern across two racks", _two_racks, _asymmetric_pattern,
          _link_times),
     Case("network_noise", "noise benchmark at ratio 0.5", _noise_layout, _noise_half, _split_times),
-    Case("variability", "application beside the maximal background", _variability_layout,
-         _variability_run, _app_runtimes),
 )  # fmt: skip
+
+
+def cases() -> list[Case]:
+    """The shared cases, then those the studies register (``netnoise.cpu_cases``)."""
+    return [*CASES, *plugins.load("cpu_cases").values()]
 
 
 def _platform(config: dict[str, Any], layout: Callable[[dict[str, Any]], dict[str, Any]]):
@@ -343,11 +323,11 @@ def run(args: argparse.Namespace) -> int:
     policies = [p for p in args.policies.split(",") if p]
     for policy in policies:
         policy_environment(policy)
-    cases = list(CASES)
+    chosen = cases()
     if args.cases:
-        cases = [CASES[int(i) - 1] for i in args.cases.split(",")]
+        chosen = [chosen[int(i) - 1] for i in args.cases.split(",")]
     if policies:
-        compare_policies(policies, cases, config, args.bin)
+        compare_policies(policies, chosen, config, args.bin)
     if sleeps:
         print()
         print("8 processes that only sleep and 4 that only compute, as the CPU record reads them:")

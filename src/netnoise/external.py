@@ -33,16 +33,17 @@ from typing import Any
 
 import pandas as pd
 
-from netnoise import __version__, provenance
+from netnoise import __version__, plugins, provenance
 from netnoise.atomic import atomic_path
 from netnoise.io import write_benchmark
-from netnoise.studies.network_noise.netgauge import parse_collvsnoise
 
 URL_SCHEMES = ("http", "https", "ftp", "file")
-#: Output parsers for programs whose output is a table, by name.
-TABLE_PARSERS: dict[str, Callable[[str], pd.DataFrame]] = {
-    "netgauge_collvsnoise": parse_collvsnoise,
-}
+
+
+def table_parsers() -> dict[str, Callable[[str], pd.DataFrame]]:
+    """Output parsers for programs whose output is a table, by name, as the
+    studies register them (``netnoise.table_parsers``)."""
+    return plugins.load("table_parsers")
 
 
 class ExternalError(RuntimeError):
@@ -246,7 +247,7 @@ def _rows(args: argparse.Namespace, run: int, text: str, elapsed: float) -> pd.D
     if args.table is None:
         return pd.DataFrame([row])
     try:
-        table = TABLE_PARSERS[args.table](text)
+        table = table_parsers()[args.table](text)
     except ValueError as err:
         raise ExternalError(f"run {run}: {err}") from err
     if table.empty:
@@ -308,7 +309,7 @@ def parse_args(argv: Sequence[str]) -> tuple[argparse.Namespace, list[str]]:
     parser.add_argument("--fom", help="regular expression whose first group is the figure of merit")
     parser.add_argument("--fom-unit", default="", help="unit of the figure of merit")
     parser.add_argument(
-        "--table", choices=sorted(TABLE_PARSERS), help="parse the output as this table"
+        "--table", choices=sorted(table_parsers()), help="parse the output as this table"
     )
     args = parser.parse_args(argv[:split])
     launch = argv[split + 1 :]

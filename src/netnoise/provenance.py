@@ -24,6 +24,7 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
+from netnoise import project
 from netnoise.atomic import write_json
 
 SCHEMA = "netnoise-provenance-1"
@@ -39,7 +40,7 @@ PACKAGES = (
     "seaborn",
     "pyarrow",
 )
-REPO_ROOT = Path(__file__).resolve().parents[2]
+REPO_ROOT = project.ROOT
 
 
 def sidecar_path(result: str | os.PathLike[str]) -> Path:

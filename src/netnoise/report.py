@@ -27,7 +27,6 @@ import json
 import math
 import os
 import subprocess
-import sys
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,15 +35,13 @@ from typing import Any
 import pandas as pd
 
 from netnoise import config as netnoise_config
-from netnoise import verdicts
+from netnoise import project, verdicts
 from netnoise.atomic import atomic_open
 
-REPO = Path(__file__).resolve().parents[2]
-SNAKEFILE = REPO / "workflow" / "Snakefile"
 #: Lets content taller than the window scroll from its top (Snakemake's template
 #: centres it vertically and cuts its top off) and keeps the landing page's text
 #: beside the rule graph readable.
-STYLESHEET = REPO / "workflow" / "report" / "report.css"
+STYLESHEET = project.ROOT / "workflow" / "report" / "report.css"
 SIGNIFICANT_DIGITS = 4
 
 
@@ -546,8 +543,8 @@ def build(
     if not str(output).strip() or not Path(output).resolve().parent.is_dir():
         raise ValueError(f"{output!r}: its directory does not exist")
     netnoise_config.load_files(configfiles)
-    exe = Path(sys.executable).parent / "snakemake"
-    argv = [str(exe) if exe.exists() else "snakemake", "--snakefile", str(SNAKEFILE)]
+    snakefile = project.path("workflow", "Snakefile")
+    argv = [*project.snakemake_command(), "--snakefile", str(snakefile)]
     argv += ["--directory", str(workdir)]
     if configfiles:
         argv += ["--configfile", *(str(Path(c).resolve()) for c in configfiles)]

@@ -51,12 +51,6 @@ def test_testbed_overlays_merge_into_a_valid_study(overlay):
     assert quick_study_with(overlay)["platform"]["kind"] == "testbed"
 
 
-def test_every_config_key_is_documented():
-    readme = (REPO / "config" / "README.md").read_text()
-    for key, _ in walk_keys(load_schema()):
-        assert f"`{key}`" in readme, f"config/README.md does not document {key}"
-
-
 BAD = [
     (
         {"platform": {"kind": "cloud"}},

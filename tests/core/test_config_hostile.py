@@ -428,8 +428,8 @@ def test_schema_limits_derived_from_c_limits():
     assert _schema_of("network_noise.runs")["maximum"] == congestion.MAX_RUNS
 
 
-def test_config_readme_says_what_a_value_must_be():
-    readme = (REPO / "config" / "README.md").read_text()
+def test_config_reference_says_what_a_value_must_be():
+    readme = (REPO / "docs" / "config.md").read_text()
     for promise in ("appears once", "is finite", "is written as one", "the whole value",
                     "option's\n  range", "simulator's own parser"):  # fmt: skip
         assert promise in readme

@@ -63,29 +63,14 @@ def test_infiniband_without_devices_is_a_clear_error(tmp_path):
 
 
 def test_gauges_are_summarised_not_differenced():
-    rows = []
-    for t, backlog in enumerate([0, 10, 20, 30, 40]):
-        rows.append(
-            dict(
-                time_s=t,
-                device="n1",
-                port="eth0",
-                role="node_nic",
-                counter="qdisc_backlog_bytes",
-                value=backlog,
-            )
-        )
-        rows.append(
-            dict(
-                time_s=t,
-                device="n1",
-                port="eth0",
-                role="node_nic",
-                counter="tx_bytes",
-                value=100 * t,
-            )
-        )
-    samples = pd.DataFrame(rows)
+    nic = {"device": "n1", "port": "eth0", "role": "node_nic"}
+    samples = pd.DataFrame(
+        [
+            {"time_s": t, **nic, "counter": counter, "value": value}
+            for t, backlog in enumerate([0, 10, 20, 30, 40])
+            for counter, value in (("qdisc_backlog_bytes", backlog), ("tx_bytes", 100 * t))
+        ]
+    )
     assert "qdisc_backlog_bytes" in GAUGES
     assert deltas(samples).set_index("counter")["value"].to_dict() == {"tx_bytes": 400}
     summary = gauge_summary(samples).iloc[0]

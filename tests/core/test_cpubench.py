@@ -18,7 +18,7 @@ def config():
 
 
 def _case(title_start):
-    return next(case for case in cpubench.CASES if case.title.startswith(title_start))
+    return next(case for case in cpubench.cases() if case.title.startswith(title_start))
 
 
 def test_the_variability_case_is_the_studys_maximal_run_on_its_layout(config, tmp_path):
@@ -63,7 +63,7 @@ def test_the_noise_case_spans_both_racks_of_the_studys_layout(config, tmp_path):
 def test_each_layout_has_its_prefix_by_rack_count(config):
     prefixes = {
         case.title: cpubench._platform(config, case.layout).testbed.spec.prefix
-        for case in cpubench.CASES
+        for case in cpubench.cases()
     }
     assert prefixes["two network-heavy proxies paired"] == cpubench.PREFIX
     assert prefixes["16-node pattern across two racks"] == f"{cpubench.PREFIX}r"

@@ -118,18 +118,18 @@ def test_seed_files(tmp_path):
         injector.read_seed(tmp_path / "two")
 
 
-def test_constant_and_quantile_tables():
+def test_constant_table():
     assert injector.constant_table(200) == [200] * 4096
     with pytest.raises(ValueError, match="non-negative"):
         injector.constant_table(-1)
-    uniform = injector.quantile_table(lambda p: 1000 * p)  # uniform on [0, 1000) ns
-    assert uniform == sorted(uniform)
-    assert uniform[0] == 0 and uniform[-1] == 1000
-    assert abs(np.mean(uniform) - 500) < 0.5
-    exponential = injector.quantile_table(lambda p: -20_000 * np.log1p(-p))
-    assert abs(np.mean(exponential) / 20_000 - 1) < 0.01
-    with pytest.raises(ValueError, match="finite"):
-        injector.quantile_table(lambda p: 1 / (1 - p) - np.inf)
+
+
+def test_unit_is_a_name_or_positive_nanoseconds():
+    assert injector.unit_ns("us") == 1000 and injector.unit_ns(250) == 250
+    with pytest.raises(ValueError, match="use one of ns, us"):
+        injector.unit_ns("ms")
+    with pytest.raises(ValueError, match="positive"):
+        injector.unit_ns(0)
 
 
 def test_generator_is_pinned_and_deterministic():

@@ -7,6 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from netnoise.config import validate
 from netnoise.studies.variability import analysis as study
 from netnoise.studies.variability import model as v
 from netnoise.studies.variability.synthetic import synthetic_table
@@ -82,18 +83,20 @@ def synthetic_runs(seed: int = 1, runs: int = 30) -> pd.DataFrame:
     return pd.concat([table, *controlled], ignore_index=True)
 
 
-SETTINGS = study.ModelSettings(
-    cv=5,
-    grid={"C": [10.0, 100.0], "gamma": [0.03, 0.3]},
-    trees=50,
+SETTINGS = study.ModelSettings.from_config(
+    validate({})["variability"]["model"]
+    | {
+        "cv": 5,
+        "grid": {"C": [10.0, 100.0], "gamma": [0.03, 0.3]},
+        "trees": 50,
+        "repeats": 2,
+        "inner_cv": 3,
+        "added": [0, 10, 20],
+        "unseen_application": "cg_solver",
+        "sparse_application": "halo3d",
+        "use_case": {"applications": ["cg_solver", "fft_transpose"], "nodes": 4},
+    },
     seed=0,
-    repeats=2,
-    inner_cv=3,
-    added=(0, 10, 20),
-    unseen_application="cg_solver",
-    sparse_application="halo3d",
-    use_case_applications=("cg_solver", "fft_transpose"),
-    use_case_nodes=4,
 )
 
 

@@ -168,27 +168,21 @@ rule plot_latency_characterization:
         "../scripts/latency_variation/plot_characterization.py"
 
 
+LV_INJECTOR_TABLE = {
+    "library": program("libnnlatency.so"),
+    "table": f"{LV_PATHS.models}/injector/{{injected}}.tab",
+    "seed": f"{LV_PATHS.models}/injector/{{injected}}.seed",
+}
+
+
 # Sec. 6: the probes and the barrier with every send delayed from an injector
 # table (the uniform and the fitted log-normal of each level, and zero).
 rule measure_injected_latency:
     input:
+        **LV_INJECTOR_TABLE,
         programs=[program(name) for name in VALIDATION_EXPERIMENTS],
-        library=program("libnnlatency.so"),
-        table=f"{LV_PATHS.models}/injector/{{injected}}.tab",
-        seed=f"{LV_PATHS.models}/injector/{{injected}}.seed",
     output:
-        results=[
-            f"{LV_RAW}/injection/{name}/{{injected}}.csv"
-            for name in VALIDATION_EXPERIMENTS
-        ],
-        reports=[
-            f"{LV_RAW}/injection/{name}/{{injected}}.injector.csv"
-            for name in VALIDATION_EXPERIMENTS
-        ],
-        provenance=[
-            f"{LV_RAW}/injection/{name}/{{injected}}.csv.prov.json"
-            for name in VALIDATION_EXPERIMENTS
-        ],
+        **lv_plan.injected_files(LV_RAW, VALIDATION_EXPERIMENTS),
     log:
         f"{LV_PATHS.logs}/injected_latency_{{injected}}.log",
     benchmark:
@@ -213,41 +207,20 @@ rule measure_injected_latency:
 
 
 # Sec. 7: the applications with every distribution of every level, and zero.
-rule measure_injected_applications:
+use rule measure_injected_latency as measure_injected_applications with:
     input:
+        **LV_INJECTOR_TABLE,
         programs=[application_binary(app) for app in LV_APPS],
-        library=program("libnnlatency.so"),
-        table=f"{LV_PATHS.models}/injector/{{injected}}.tab",
-        seed=f"{LV_PATHS.models}/injector/{{injected}}.seed",
     output:
-        results=[f"{LV_RAW}/injection/{app}/{{injected}}.csv" for app in LV_APPS],
-        reports=[
-            f"{LV_RAW}/injection/{app}/{{injected}}.injector.csv" for app in LV_APPS
-        ],
-        provenance=[
-            f"{LV_RAW}/injection/{app}/{{injected}}.csv.prov.json" for app in LV_APPS
-        ],
+        **lv_plan.injected_files(LV_RAW, LV_APPS),
     log:
         f"{LV_PATHS.logs}/injected_applications_{{injected}}.log",
     benchmark:
         f"{LV_PATHS.benchmarks}/injected_applications_{{injected}}.tsv"
-    conda:
-        "../../envs/build.yaml"
-    threads: MEASUREMENT_THREADS
-    resources:
-        **measurement_resources(LV_RANKS),
     params:
-        platform=config["platform"],
         jobs=lambda wc, output: lv_plan.injected_applications(
             LV, LV_NODES, output.results, application_job
         ),
-        injector_level=lv_plan.injector_level(LV, config["platform"]),
-        unit=LV_FIT["table_unit"],
-        wait=LV_INJ["wait"],
-        sleep_margin_us=LV_INJ["sleep_margin_us"],
-        config={"latency_variation": LV},
-    script:
-        "../scripts/latency_variation/measure_injected.py"
 
 
 # Sec. 6-7: tidy tables of every injected run, the statistics (Table 4) and figures.

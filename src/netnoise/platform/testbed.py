@@ -6,6 +6,8 @@ import platform as pyplatform
 from pathlib import Path
 from typing import Any
 
+# Imported for its registration: a testbed's down() then stops its Slurm cluster.
+import netnoise.testbed.slurm  # noqa: F401
 from netnoise.cpu import wait_for_quiet_cores
 from netnoise.platform.base import (
     Launch,

@@ -20,7 +20,9 @@ from typing import Any
 
 import pandas as pd
 
-REPO = Path(__file__).resolve().parents[3]
+from netnoise import project
+
+REPO = project.ROOT
 
 
 @dataclass(frozen=True)
@@ -123,8 +125,9 @@ STUDIES = (
             "Application Performance",
             venue="IEEE International Parallel and Distributed Processing Symposium (IPDPS)",
             year=2014,
-            note="The extracted text starts at the abstract: title, authors, venue and year "
-            "are the published paper's.",
+            doi="10.1109/IPDPS.2014.28",
+            note="The extracted text starts at the abstract: title, authors, venue, year and "
+            "DOI are the published paper's.",
         ),
         "The paper probed one InfiniBand switch of LLNL's Cab cluster beside six HPC "
         "applications. Here four proxy applications (csrc/apps) share one emulated switch, "
@@ -266,13 +269,11 @@ def status_lines(root: Path = REPO) -> list[str]:
     return lines
 
 
-def headline_inputs(
-    key: str, results: Path | Sequence[Path], project: Path = REPO
-) -> dict[str, Path]:
+def headline_inputs(key: str, results: Path | Sequence[Path], root: Path = REPO) -> dict[str, Path]:
     """Where study ``key``'s ``headline.headline_claims`` reads each argument:
     under a platform's results folder (the first of ``results`` that holds it,
     as a bundle keeps its tables apart from its tidy data), or (``resources/…``)
-    in the ``project``."""
+    in the project's ``root``."""
     roots = [results] if isinstance(results, Path) else list(results)
 
     def under_results(path: str) -> Path:
@@ -280,7 +281,7 @@ def headline_inputs(
 
     inputs = get(key).module("headline").INPUTS
     return {
-        argument: project / path if path.startswith("resources/") else under_results(path)
+        argument: root / path if path.startswith("resources/") else under_results(path)
         for argument, path in inputs.items()
     }
 
@@ -300,7 +301,7 @@ def judge_headline_claims(key: str, paths: Mapping[str, Path]) -> pd.DataFrame:
     return module.headline_claims(**tables)
 
 
-def collect_headline_claims(results: Path | Sequence[Path], project: Path = REPO) -> pd.DataFrame:
+def collect_headline_claims(results: Path | Sequence[Path], root: Path = REPO) -> pd.DataFrame:
     """Every study's headline claims judged from the tables under ``results``
     (one platform's folder, or several as in a bundle); a study whose required
     tables are absent (disabled or skipped) is left out."""
@@ -308,7 +309,7 @@ def collect_headline_claims(results: Path | Sequence[Path], project: Path = REPO
     frames = []
     for key in KEYS:
         optional = get(key).module("headline").OPTIONAL
-        paths = headline_inputs(key, roots, project)
+        paths = headline_inputs(key, roots, root)
         required = [p for argument, p in paths.items() if argument not in optional]
         if any(p.is_file() for p in paths.values()) and all(p.is_file() for p in required):
             frames.append(judge_headline_claims(key, paths))

@@ -33,6 +33,7 @@ import shutil
 import signal
 import subprocess
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -126,7 +127,14 @@ class TestbedSpec:
         return dataclasses.asdict(self)
 
 
-def _run(argv: list[str], *, input: str | None = None, check: bool = True) -> str:
+#: Services that live on a testbed, by the directory they keep in its state
+#: directory: how to stop one before the testbed goes. A service registers
+#: itself here (netnoise.testbed.slurm), so that the fabric knows none of them.
+SERVICES: dict[str, Callable[[Testbed], None]] = {}
+
+
+def run_command(argv: list[str], *, input: str | None = None, check: bool = True) -> str:
+    """Run a host command (ip, tc, ...); its output, or a TestbedError with its message."""
     proc = subprocess.run(argv, input=input, capture_output=True, text=True, timeout=60)
     if check and proc.returncode != 0:
         raise TestbedError(f"{' '.join(argv)} failed: {proc.stderr.strip() or proc.stdout.strip()}")
@@ -140,11 +148,11 @@ def _shorten(text: str, limit: int = 120) -> str:
 def _ip_batch(commands: list[str], netns: str | None = None) -> None:
     """Run many ip(8) commands in one process: set-up time is dominated by forks."""
     argv = ["ip", *(["-n", netns] if netns else []), "-batch", "-"]
-    _run(argv, input="\n".join(commands) + "\n")
+    run_command(argv, input="\n".join(commands) + "\n")
 
 
 def _tc_batch(commands: list[str], netns: str) -> None:
-    _run(["tc", "-n", netns, "-batch", "-"], input="\n".join(commands) + "\n")
+    run_command(["tc", "-n", netns, "-batch", "-"], input="\n".join(commands) + "\n")
 
 
 def _tbf(dev: str, mbit: float, spec: TestbedSpec) -> str:
@@ -217,7 +225,7 @@ class Testbed:
 
     # ------------------------------------------------------------ lifecycle
     def existing_namespaces(self) -> list[str]:
-        out = _run(["ip", "netns", "list"])
+        out = run_command(["ip", "netns", "list"])
         names = [line.split()[0] for line in out.splitlines() if line.strip()]
         return sorted(n for n in names if n.startswith(f"{self.spec.prefix}-"))
 
@@ -339,24 +347,28 @@ class Testbed:
                 "and deletes network namespaces): run it as root, e.g. "
                 "'sudo .venv/bin/netnoise testbed down'"
             )
-        if (self.state_dir / "slurm").exists():
-            from netnoise.testbed.slurm import SlurmCluster
-
-            SlurmCluster(self).stop()
+        self._stop_services()
         for ns in removed:
             self._kill_namespace_processes(ns)
         for ns in removed:
-            _run(["ip", "netns", "delete", ns], check=False)
+            run_command(["ip", "netns", "delete", ns], check=False)
         shutil.rmtree(self.state_dir, ignore_errors=True)
         left = self.existing_namespaces()
         if left:
             raise TestbedError(f"could not remove namespaces {left}")
         return removed
 
+    def _stop_services(self) -> None:
+        """Stop what runs on the testbed and keeps its state in a directory of the
+        testbed's own (a Slurm cluster), before its namespaces go."""
+        for name, stop in SERVICES.items():
+            if (self.state_dir / name).exists():
+                stop(self)
+
     @staticmethod
     def _kill_namespace_processes(ns: str) -> None:
         for _ in range(5):
-            pids = [int(p) for p in _run(["ip", "netns", "pids", ns], check=False).split()]
+            pids = [int(p) for p in run_command(["ip", "netns", "pids", ns], check=False).split()]
             if not pids:
                 return
             for pid in pids:

@@ -49,7 +49,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from netnoise.testbed.fabric import SUBNET, Testbed, TestbedError, _run
+from netnoise.testbed.fabric import SERVICES, SUBNET, Testbed, TestbedError, run_command
 
 HOST_ADDRESS = f"{SUBNET}.254"
 DEFAULT_PORT = 16817
@@ -161,7 +161,7 @@ class SlurmCluster:
                 self._wait(self._no_jobs, "the jobs to end", timeout_s=30)
         for daemon in self._daemons():
             self._stop_daemon(daemon)
-        _run(["ip", "link", "delete", self.host_link], check=False)
+        run_command(["ip", "link", "delete", self.host_link], check=False)
         shutil.rmtree(self.dir, ignore_errors=True)
 
     def is_up(self) -> bool:
@@ -193,7 +193,7 @@ class SlurmCluster:
                 "/etc/slurm is missing: every node mounts its own config there "
                 "(the slurm-wlm package makes it)"
             )
-        for line in _run(["ip", "-o", "-4", "addr", "show"]).splitlines():
+        for line in run_command(["ip", "-o", "-4", "addr", "show"]).splitlines():
             words = line.split()
             if f"{HOST_ADDRESS}/" in line and words[1] != self.host_link:
                 raise TestbedError(
@@ -312,8 +312,8 @@ StorageLoc=slurm_acct_db
     def _connect_host(self) -> None:
         spec = self.spec
         switch = spec.core if spec.racks > 1 else spec.bridge(1)
-        _run(["ip", "link", "delete", self.host_link], check=False)
-        _run(
+        run_command(["ip", "link", "delete", self.host_link], check=False)
+        run_command(
             [
                 "ip",
                 "link",
@@ -328,9 +328,11 @@ StorageLoc=slurm_acct_db
                 spec.fabric,
             ]
         )
-        _run(["ip", "-n", spec.fabric, "link", "set", self.fabric_link, "master", switch, "up"])
-        _run(["ip", "addr", "add", f"{HOST_ADDRESS}/24", "dev", self.host_link])
-        _run(["ip", "link", "set", self.host_link, "up"])
+        run_command(
+            ["ip", "-n", spec.fabric, "link", "set", self.fabric_link, "master", switch, "up"]
+        )
+        run_command(["ip", "addr", "add", f"{HOST_ADDRESS}/24", "dev", self.host_link])
+        run_command(["ip", "link", "set", self.host_link, "up"])
 
     def _start_controller(self) -> None:
         d, env = self.dir, self._daemon_env()
@@ -496,7 +498,7 @@ def _succeeds(argv: list[str], env: dict[str, str]) -> bool:
 def _node_hardware() -> str:
     """The node as slurmd sees this host (CPUs, sockets, cores, threads, memory): a
     node whose config disagrees with its hardware gets drained."""
-    first = _run(["slurmd", "-C"]).splitlines()[0].split()
+    first = run_command(["slurmd", "-C"]).splitlines()[0].split()
     if not first or not first[0].startswith("NodeName="):
         raise TestbedError(f"slurmd -C printed {' '.join(first)!r}")
     return " ".join(first[1:])
@@ -529,3 +531,8 @@ def _install(packages: list[str]) -> None:
     finally:
         if made_policy:
             policy.unlink()
+
+
+# A testbed's down() stops its Slurm cluster first: the daemons on the host
+# would otherwise outlive the namespaces they serve.
+SERVICES["slurm"] = lambda testbed: SlurmCluster(testbed).stop()

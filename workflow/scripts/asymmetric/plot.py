@@ -1,17 +1,11 @@
-import pandas as pd
-
-from netnoise.figures import save_named, use_style
-from netnoise.jobs import logged
+from netnoise.figures import plot_job
 from netnoise.studies.asymmetric import figures
 
-with logged(snakemake.log[0]):
-    use_style(snakemake.input.style)
-    inputs = snakemake.input
-    properties = pd.read_csv(inputs.properties)
-    published = pd.read_csv(inputs.published_fig4)
-    errors = pd.read_csv(inputs.errors)
-    within = pd.read_csv(inputs.within10)
-    drawn = {
+
+def draw(table):
+    properties, published = table("properties"), table("published_fig4")
+    errors, within = table("errors"), table("within10")
+    return {
         "fig4_fairness": figures.fairness(properties, published),
         "fig4a_nic_bidirectional": figures.bidirectional(
             properties, published, "nic_bidirectional"
@@ -23,6 +17,8 @@ with logged(snakemake.log[0]):
             f"fig6_errors_{cc}": figures.error_histograms(errors, within, cc)
             for cc in snakemake.params.random_congestion_controls
         },
-        "fig8_alltoallv": figures.alltoallv(pd.read_csv(inputs.alltoallv)),
+        "fig8_alltoallv": figures.alltoallv(table("alltoallv")),
     }
-    save_named(drawn, [*snakemake.output.svg, *snakemake.output.png])
+
+
+plot_job(snakemake, draw)

@@ -1,19 +1,13 @@
-import pandas as pd
-
-from netnoise.figures import save_named, use_style
-from netnoise.jobs import logged
+from netnoise.figures import plot_job
 from netnoise.studies.latency_variation import figures
 
-with logged(snakemake.log[0]):
-    use_style(snakemake.input.style)
-    inputs = snakemake.input
-    validation = pd.read_csv(inputs.validation)
-    runtimes = pd.read_csv(inputs.runtimes)
-    runs = pd.read_csv(inputs.correlation_runs)
-    table4 = pd.read_csv(inputs.table4, keep_default_na=False, na_values=[""])
-    fixed = pd.read_csv(inputs.fixed_mean)
+
+def draw(table):
+    validation, runtimes = table("validation"), table("runtimes")
+    runs, fixed = table("correlation_runs"), table("fixed_mean")
+    table4 = table("table4", keep_default_na=False, na_values=[""])
     low, high = snakemake.params.fixed_mean_levels
-    drawn = {
+    return {
         "fig5_packet_mean": figures.injected_by_level(validation, "tcpping", "mean"),
         "fig6_packet_median": figures.injected_by_level(validation, "tcpping", "median"),
         "fig7_pingpong_mean": figures.injected_by_level(validation, "pingpong", "mean"),
@@ -28,4 +22,6 @@ with logged(snakemake.log[0]):
         "fig16_fixed_mean_high": figures.fixed_mean(fixed, high),
         "table4_correlations": figures.table4_figure(table4),
     }
-    save_named(drawn, [*snakemake.output.svg, *snakemake.output.png])
+
+
+plot_job(snakemake, draw)

@@ -30,6 +30,7 @@ import numpy as np
 from scipy import stats
 
 from netnoise import config as netnoise_config
+from netnoise import project
 from netnoise.build import build_programs
 from netnoise.io import read_benchmark
 from netnoise.platform import from_config
@@ -37,7 +38,7 @@ from netnoise.provenance import read_sidecar
 from netnoise.run import run_benchmark
 from netnoise.studies.latency_variation import injector
 
-REPO = Path(__file__).resolve().parents[4]
+REPO = project.ROOT
 LEVELS = ("mpi", "tcp")
 # Each rank on a core of its own: at the tcp level the per-iteration MPI_Allreduce
 # of pingpong is delayed as well (outside the timed region), and two ranks sharing

@@ -56,15 +56,12 @@ import numpy as np
 import pandas as pd
 from scipy import optimize, special, stats
 
+from netnoise.studies.latency_variation import injector
+from netnoise.studies.latency_variation.injector import MAX_DELAY_NS, TABLE_SIZE
 from netnoise.studies.latency_variation.names import std_name
 
-#: The injector's table: 512 lines of 8 integers, indexed by 12 random bits.
-TABLE_SIZE = 4096
-#: The injector refuses a delay above 60 s per send (csrc/injector/nnlat.h).
-MAX_DELAY_NS = 60_000_000_000
 #: Scale fractions of the paper's intermediate log-normals (Sec. 5.3).
 FRACTIONS = (0.25, 0.5, 0.75)
-UNITS_NS = {"ns": 1, "us": 1000}
 TABLE_METHODS = ("bin_mean", "midpoint")
 #: A table's mean may move by this share of the distribution's when its values are
 #: rounded to the injector's unit: the design of Sec. 6–7 compares equal means.
@@ -528,16 +525,6 @@ def quantile_values(dist: Any, n: int = TABLE_SIZE, method: str = "bin_mean") ->
     return _generic_bin_means(frozen, n)
 
 
-def _unit_ns(unit: str | int | float) -> float:
-    if isinstance(unit, str):
-        if unit not in UNITS_NS:
-            raise ValueError(f"unit {unit!r}: use one of {', '.join(UNITS_NS)}")
-        return float(UNITS_NS[unit])
-    if unit <= 0:
-        raise ValueError("unit must be positive")
-    return float(unit)
-
-
 def _check_rounding(values: np.ndarray, table: np.ndarray, unit: float, max_mean_error: float):
     """Refuse a table that rounding to the injector's unit emptied or shifted.
 
@@ -591,7 +578,7 @@ def distribution_table(
     become 0 when that moves the mean by at most ``max_mean_error``; more is
     refused with ``ValueError``.
     """
-    unit = _unit_ns(unit_ns)
+    unit = float(injector.unit_ns(unit_ns))
     values = quantile_values(dist, n, method) * (float(dist_unit_ns) / unit)
     if not np.all(np.isfinite(values)):
         bad = values[~np.isfinite(values)]
@@ -635,16 +622,14 @@ def write_distribution(
     :mod:`netnoise.studies.latency_variation.injector`. Returns a summary of the table against the
     distribution, in the distribution's units.
     """
-    from netnoise.studies.latency_variation import injector
-
-    if unit not in UNITS_NS:
-        raise ValueError(f"unit {unit!r}: the injector knows {', '.join(UNITS_NS)}")
+    if unit not in injector.UNITS:
+        raise ValueError(f"unit {unit!r}: the injector knows {', '.join(injector.UNITS)}")
     table = distribution_table(
         dist, unit, TABLE_SIZE, shuffle_seed, method=method, dist_unit_ns=dist_unit_ns
     )
     injector.write_table(table.tolist(), table_path, unit=unit)
     injector.write_seed(seed_path, seed)
-    to_dist = _unit_ns(unit) / float(dist_unit_ns)
+    to_dist = injector.unit_ns(unit) / float(dist_unit_ns)
     dist_mean, dist_std = moments(dist)
     return {
         "table_mean": float(table.mean()) * to_dist,

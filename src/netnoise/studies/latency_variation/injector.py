@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import operator
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from pathlib import Path
 
 import numpy as np
@@ -62,15 +62,20 @@ class TableError(ValueError):
         self.problem = problem
 
 
-def _unit_ns(unit: str) -> int:
-    try:
+def unit_ns(unit: str | float) -> int | float:
+    """Nanoseconds of a table unit: its name (``NN_LATENCY_UNIT``: "ns" or "us") or
+    a positive number of nanoseconds."""
+    if isinstance(unit, str):
+        if unit not in UNITS:
+            raise ValueError(f"unit {unit!r}: use one of {', '.join(UNITS)}")
         return UNITS[unit]
-    except KeyError:
-        raise ValueError(f"unit {unit!r}: expected one of {', '.join(UNITS)}") from None
+    if unit <= 0:
+        raise ValueError("unit must be positive")
+    return unit
 
 
 def _check_values(values: Iterable[object], unit: str) -> list[int]:
-    limit = MAX_DELAY_NS // _unit_ns(unit)
+    limit = MAX_DELAY_NS // unit_ns(unit)
     checked: list[int] = []
     for i, value in enumerate(values):
         if isinstance(value, bool | np.bool_):
@@ -122,7 +127,7 @@ def read_table(path: str | os.PathLike[str], unit: str = "ns") -> list[int]:
     without exactly 8 values, a negative or non-integer value, a value above
     60 s, or a file with other than 512 lines.
     """
-    unit_ns = _unit_ns(unit)
+    nanoseconds = unit_ns(unit)
     values: list[int] = []
     lineno = 0
     with open(path, newline="") as fh:
@@ -135,7 +140,7 @@ def read_table(path: str | os.PathLike[str], unit: str = "ns") -> list[int]:
             if len(tokens) != COLUMNS:
                 raise TableError(path, lineno, f"{len(tokens)} values, expected {COLUMNS}")
             for column, token in enumerate(tokens, start=1):
-                problem = _problem_with(token, unit_ns)
+                problem = _problem_with(token, nanoseconds)
                 if problem is not None:
                     raise TableError(path, lineno, f"value {column} '{token[:40]}' {problem}")
                 values.append(int(token))
@@ -181,21 +186,6 @@ def constant_table(delay: int) -> list[int]:
     ``write_table`` checks the 60 s limit in that unit.
     """
     return _check_values([delay] * TABLE_SIZE, "us")
-
-
-def quantile_table(ppf: Callable[[np.ndarray], np.ndarray]) -> list[int]:
-    """A table that follows a distribution: entry i is ``ppf((i + 0.5) / 4096)``, rounded.
-
-    ``ppf`` is an inverse CDF, e.g. ``scipy.stats.lognorm(s, scale=...).ppf``.
-    Uniform random indices into the table then sample the distribution at
-    4096 evenly spaced quantiles: no sampling noise in the table itself, as
-    the paper's off-line generation with SciPy intends (Sec. 3.1).
-    """
-    probabilities = (np.arange(TABLE_SIZE) + 0.5) / TABLE_SIZE
-    delays = np.asarray(ppf(probabilities), dtype=float)
-    if delays.shape != (TABLE_SIZE,) or not np.isfinite(delays).all():
-        raise ValueError("ppf must map 4096 probabilities to 4096 finite delays")
-    return _check_values(np.rint(np.maximum(delays, 0.0)).astype(np.int64).tolist(), "ns")
 
 
 def _mix_seed(seed: int) -> int:
@@ -252,7 +242,7 @@ def environment(
             f"sleep_margin_us {sleep_margin_us!r}: expected a whole number of µs, "
             f"0 to {MAX_SLEEP_MARGIN_US}"
         )
-    _unit_ns(unit)
+    unit_ns(unit)
     env = {
         "NN_LATENCY_TABLE": os.path.abspath(table),
         "NN_LATENCY_SEED": os.path.abspath(seed),

@@ -202,6 +202,18 @@ def probe_placement(
     return ranks, nodes[:ranks] if nodes else None
 
 
+def injected_files(raw: str, names: Sequence[str]) -> dict[str, list[str]]:
+    """The files of one injected run of every program in ``names`` (a rule's
+    outputs, ``{injected}`` its wildcard): results, the injector's reports and
+    the provenance sidecars, under the study's raw folder ``raw``."""
+    runs = [f"{raw}/injection/{name}/{{injected}}" for name in names]
+    return {
+        "results": [f"{run}.csv" for run in runs],
+        "reports": [f"{run}.injector.csv" for run in runs],
+        "provenance": [f"{run}.csv.prov.json" for run in runs],
+    }
+
+
 def injected_probes(
     lv: dict[str, Any], nodes: list[str] | None, outputs: Sequence[str], job: Job
 ) -> list[dict[str, Any]]:

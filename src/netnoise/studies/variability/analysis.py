@@ -218,43 +218,43 @@ def metrics_table(table: pd.DataFrame) -> pd.DataFrame:
 
 @dataclasses.dataclass(frozen=True)
 class ModelSettings:
-    """How the model is trained and evaluated (config ``variability.model``)."""
+    """How the model is trained and evaluated (config ``variability.model``; each
+    key's meaning and default are in the schema)."""
 
-    cv: int = 10
-    grid: Mapping[str, Sequence[float]] = dataclasses.field(
-        default_factory=lambda: dict(variability.DEFAULT_GRID)
-    )
-    trees: int = 100
-    seed: int = 0
+    cv: int
+    grid: Mapping[str, Sequence[float]]
+    trees: int
+    seed: int
     # Repeated CV (and draws of the added runs of Table V), the inner folds that
     # choose the grid inside a training fold, the share of new runs the bound holds.
-    repeats: int = 10
-    inner_cv: int = 5
-    bound_level: float = 0.9
-    added: tuple[int, ...] = (0, 20, 40)
-    train_fractions: tuple[float, ...] = (0.75, 0.5, 0.25, 0.1)
-    unseen_application: str | None = None
-    sparse_application: str | None = None
-    use_case_applications: tuple[str, ...] = ()
-    use_case_nodes: int | None = None
+    repeats: int
+    inner_cv: int
+    bound_level: float
+    added: tuple[int, ...]
+    train_fractions: tuple[float, ...]
+    unseen_application: str | None
+    sparse_application: str | None
+    use_case_applications: tuple[str, ...]
+    use_case_nodes: int | None
 
     @classmethod
     def from_config(cls, model: Mapping[str, Any], seed: int) -> ModelSettings:
-        use_case = model.get("use_case", {})
+        """The settings of a validated ``variability.model`` section (the schema
+        has filled in every default)."""
         return cls(
-            cv=model.get("cv", 10),
-            grid=model.get("grid", dict(variability.DEFAULT_GRID)),
-            trees=model.get("trees", 100),
+            cv=model["cv"],
+            grid=model["grid"],
+            trees=model["trees"],
             seed=seed,
-            repeats=model.get("repeats", 10),
-            inner_cv=model.get("inner_cv", 5),
-            bound_level=model.get("bound_level", 0.9),
-            added=tuple(model.get("added", (0, 20, 40))),
-            train_fractions=tuple(model.get("train_fractions", (0.75, 0.5, 0.25, 0.1))),
-            unseen_application=model.get("unseen_application"),
-            sparse_application=model.get("sparse_application"),
-            use_case_applications=tuple(use_case.get("applications", ())),
-            use_case_nodes=use_case.get("nodes"),
+            repeats=model["repeats"],
+            inner_cv=model["inner_cv"],
+            bound_level=model["bound_level"],
+            added=tuple(model["added"]),
+            train_fractions=tuple(model["train_fractions"]),
+            unseen_application=model["unseen_application"],
+            sparse_application=model["sparse_application"],
+            use_case_applications=tuple(model["use_case"]["applications"]),
+            use_case_nodes=model["use_case"]["nodes"],
         )
 
 
