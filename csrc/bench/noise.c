@@ -316,6 +316,11 @@ int main(int argc, char **argv)
         MPI_CHECK(MPI_Comm_split(MPI_COMM_WORLD, role(pos, n_app, n_pert), pos, &subs[split]));
     }
 
+    nn_cores cores;
+    nn_cores_init(&cores, MPI_COMM_WORLD);
+    nn_meta(&out, "cpus_application", "%s", cores.given ? getenv("NN_CPUS_MEASURED") : "any");
+    nn_meta(&out, "cpus_perturbing", "%s", cores.given ? getenv("NN_CPUS_OTHER") : "any");
+
     nn_table rows; /* split, app ranks, perturbing ranks, perturbed, rep, time_us */
     nn_table_init(&rows, 6);
     const int pcount = (int)perturb_size;
@@ -330,6 +335,9 @@ int main(int argc, char **argv)
         const int in_app = role(pos, n_app, n_pert) == APPLICATION;
         const int idle = role(pos, n_app, n_pert) == IDLE;
         const int app_root = perm[0];
+        /* The application processes on the measured job's cores, the perturbing and
+         * idle ones on the others, as two jobs of a cluster. */
+        nn_cores_bind(&cores, in_app);
 
         if (in_app)
             for (long w = 0; w < run.warmup; w++)
