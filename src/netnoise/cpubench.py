@@ -333,20 +333,39 @@ def _own(record: dict[str, Any], role: str = "measured") -> dict[str, Any]:
     return next(job for job in record["jobs"] if job["role"] == role)
 
 
-def _softirq_share(record: dict[str, Any], cores: str) -> float:
-    """Mean share of time the cores of ``cores`` spent in softirq (packet work)."""
+def _softirq_share(record: dict[str, Any], cores: Sequence[int]) -> float | None:
+    """Mean share of time ``cores`` spent in softirq (mostly packet work)."""
     shares = record["softirq_share_by_core"]
-    return float(np.mean([shares[c] for c in parse_cpu_list(cores)]))
+    return float(np.mean([shares[c] for c in cores])) if cores else None
 
 
-def run_case_cores(case: Case, cores: str, bin_dir: Path, config: dict[str, Any], work: Path):
+def steer_receive_work(platform: TestbedPlatform, cores: Sequence[int]) -> None:
+    """Receive packet steering (RPS) on every device of the testbed: the receive
+    processing of every packet on ``cores``, whichever core it arrived on. The
+    masks go with the testbed's namespaces."""
+    mask = format(sum(1 << core for core in cores), "x")
+    script = f"for q in /sys/class/net/*/queues/rx-*/rps_cpus; do echo {mask} > $q; done"
+    spec = platform.testbed.spec
+    for namespace in [spec.fabric, *(node.name for node in spec.node_list())]:
+        subprocess.run(["ip", "netns", "exec", namespace, "sh", "-c", script], check=True)
+
+
+def run_case_cores(
+    case: Case, cores: str, bin_dir: Path, config: dict[str, Any], work: Path, steer: bool = False
+):
     """One case on ``cores``: the measured job's runtime beside its background, its
     own runnable tasks and CPU pressure there, and the slowdowns the background and
     the CPU-only control cause (each against the measured job alone; for a job that
-    perturbs itself, against its own unperturbed phase)."""
+    perturbs itself, against its own unperturbed phase). ``steer``: with the
+    receive processing of every packet on the others' cores
+    (:func:`steer_receive_work`)."""
     platform = _platform(config, case.layout, cores)
     spec = platform.testbed.spec
-    out = work / f"{case.study}-{case.title.split()[0]}-{cores}"
+    label = f"{cores}+rps" if steer else cores
+    out = work / f"{case.study}-{case.title.split()[0]}-{label}"
+    if steer:
+        platform.check()
+        steer_receive_work(platform, platform.core_sets().others)
     measured, background = case.jobs(bin_dir, out / "beside", config, spec)
     data, record = _corun_measured(platform, measured, background, out / "beside")
     if case.cpu_control is not None:
@@ -370,9 +389,12 @@ def run_case_cores(case: Case, cores: str, bin_dir: Path, config: dict[str, Any]
         control_slowdown = 100 * case.runtime(control_data).median() / alone
     median, cv = _spread(times)
     own = _own(record)
+    mine = parse_cpu_list(own["cores"])
+    others = [c for c in range(len(record["softirq_share_by_core"])) if c not in mine]
+    net = record["net_softirqs_by_core"]
     return {
         "case": case.title,
-        "cores": cores,
+        "cores": label,
         "measured_on": own["cores"],
         "runs": len(times),
         "median_s": median,
@@ -380,9 +402,12 @@ def run_case_cores(case: Case, cores: str, bin_dir: Path, config: dict[str, Any]
         "own_runnable": own["mean_runnable_tasks"],
         "own_stall": own["stall_fraction"],
         "all_runnable": record["mean_runnable_tasks"],
-        "softirq_measured_cores": _softirq_share(record, own["cores"]),
-        "slowdown_pct": slowdown,
-        "cpu_control_pct": control_slowdown,
+        "softirq_measured": _softirq_share(record, mine),
+        "softirq_others": _softirq_share(record, others),
+        "net_softirqs_measured": sum(net[c] for c in mine),
+        "net_softirqs_all": sum(net),
+        "slowdown_pct": float(slowdown),
+        "cpu_control_pct": float(control_slowdown),
     }
 
 
@@ -492,6 +517,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "per case the measured job beside its background, alone and beside its CPU-only "
         "control, under the programs' own wait policy (empty: no such comparison)",
     )
+    parser.add_argument(
+        "--steer",
+        action="store_true",
+        help="with --cores: each case once more on cores per job with receive packet steering "
+        "(RPS) putting the kernel's receive work on the other cores",
+    )
     parser.add_argument("--cases", help="comma-separated case numbers (1-based; default: all)")
     parser.add_argument(
         "--sleepers",
@@ -518,8 +549,8 @@ def run(args: argparse.Namespace) -> int:
         cases = [CASES[int(i) - 1] for i in args.cases.split(",")]
     if policies:
         compare_policies(policies, cases, config, args.bin)
-    if modes:
-        compare_cores(modes, cases, config, args.bin)
+    if modes or args.steer:
+        compare_cores(modes, cases, config, args.bin, args.steer)
     if sleeps:
         print()
         print("8 processes that only sleep and 4 that only compute, as the CPU record reads them:")
@@ -558,19 +589,24 @@ def _bench_work(config: dict[str, Any], bin_dir: str | None) -> Iterator[tuple[P
                 _platform(config, layout).testbed.down()
 
 
-def compare_cores(modes, cases, config: dict[str, Any], bin_dir: str | None) -> None:
-    """Every case on every core setting (platform.testbed.cores)."""
+def compare_cores(
+    modes, cases, config: dict[str, Any], bin_dir: str | None, steer: bool = False
+) -> None:
+    """Every case on every core setting (platform.testbed.cores); ``steer``: each case
+    once more on cores per job with the receive processing on the others' cores."""
     rows = []
     with _bench_work(config, bin_dir) as (work, built):
         for case in cases:
-            for mode in modes:
-                rows.append(run_case_cores(case, mode, built, config, work))
-                print(rows[-1], file=sys.stderr, flush=True)
+            for mode, steered in [*((m, False) for m in modes), *([("per_job", True)] * steer)]:
+                rows.append(run_case_cores(case, mode, built, config, work, steered))
+                print(", ".join(f"{k} {v}" for k, v in rows[-1].items()), file=sys.stderr,
+                      flush=True)  # fmt: skip
     print()
     print(
         "The measured job beside its background on each core setting: runtime (median, CV),\n"
         "its own runnable tasks and CPU pressure, the machine's runnable tasks, the measured\n"
-        "cores' share of time in softirq, and the slowdowns (%) the background and the\n"
+        "and other cores' share of time in softirq and the packet softirqs raised (on the\n"
+        "measured cores, on all), and the slowdowns (%) the background and the\n"
         "CPU-only control cause against the job alone (or its own unperturbed phase):"
     )
     print(pd.DataFrame(rows).to_string(index=False, float_format=lambda v: f"{v:.4g}"))
