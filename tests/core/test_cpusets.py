@@ -117,3 +117,18 @@ def test_a_jobs_own_record_is_its_cgroups_cpu_time_waits_and_pressure(tmp_path, 
     assert record["stall_fraction"] == pytest.approx(0.25)
     # What the kernel allowed at the start and at the end, both kept.
     assert record["cpus_allowed"] == {"noise": ["0", "1"]}
+
+
+def test_provenance_says_whether_the_measured_job_ran_apart_from_the_rest():
+    from netnoise.provenance import cores_apart, measured_job_cpu
+
+    def job(role, ran_on):
+        return {"role": role, "ran_on": ran_on, "cores": ran_on, "mean_runnable_tasks": 1.0}
+
+    apart = {"jobs": [job("background", "1"), job("background", "1"), job("measured", "0")]}
+    assert cores_apart(apart) is True and measured_job_cpu(apart)["cores"] == "0"
+    shared = {"jobs": [job("background", "0-1"), job("measured", "0-1")]}
+    assert cores_apart(shared) is False
+    alone = {"jobs": [job("measured", "0")]}
+    assert cores_apart(alone) is None and cores_apart({"jobs": None}) is None
+    assert measured_job_cpu({}) == {}
