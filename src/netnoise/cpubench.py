@@ -53,7 +53,7 @@ from netnoise import config as netnoise_config
 from netnoise import waiting
 from netnoise.build import build_programs
 from netnoise.cpu import CpuLoad
-from netnoise.cpusets import CORE_MODES, parse_cpu_list
+from netnoise.cpusets import CORE_MODES, format_cpu_list
 from netnoise.io import read_benchmark
 from netnoise.platform.testbed import TestbedPlatform
 from netnoise.provenance import read_sidecar
@@ -389,13 +389,15 @@ def run_case_cores(
         control_slowdown = 100 * case.runtime(control_data).median() / alone
     median, cv = _spread(times)
     own = _own(record)
-    mine = parse_cpu_list(own["cores"])
+    # The measured job's cores (a job that binds its ranks by role spans both sets:
+    # its application ranks run on the measured set).
+    mine = list(platform.core_sets().measured)
     others = [c for c in range(len(record["softirq_share_by_core"])) if c not in mine]
     net = record["net_softirqs_by_core"]
     return {
         "case": case.title,
         "cores": label,
-        "measured_on": own["cores"],
+        "measured_on": format_cpu_list(mine),
         "runs": len(times),
         "median_s": median,
         "cv_pct": cv,
