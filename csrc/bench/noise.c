@@ -39,7 +39,11 @@ static const nn_tool_info info = {
     "the benchmark of seed 001 "
     "(Sec. 2), which Netgauge provides as its collvsnoise pattern. With --perturbation cpu the "
     "perturbing processes send nothing and keep --cpu-load of a core busy instead: the control "
-    "that shows how much of a slowdown the shared cores of an emulated cluster explain.",
+    "that shows how much of a slowdown the shared cores of an emulated cluster explain. Given "
+    "NN_CPUS_MEASURED and NN_CPUS_OTHER (CPU lists, set by the testbed platform when each job "
+    "has cores of its own), every split binds the application processes to the first and the "
+    "perturbing and idle ones to the second, as two jobs of a cluster; the #@ preamble names "
+    "both (cpus_application, cpus_perturbing).",
 };
 
 enum { TAG_PERTURB = 1, TAG_DONE = 2 };
