@@ -132,3 +132,14 @@ def test_provenance_says_whether_the_measured_job_ran_apart_from_the_rest():
     alone = {"jobs": [job("measured", "0")]}
     assert cores_apart(alone) is None and cores_apart({"jobs": None}) is None
     assert measured_job_cpu({}) == {}
+
+
+def test_a_host_without_the_hierarchies_is_told_to_share_the_cores(tmp_path):
+    from netnoise.cpusets import cgroups_available
+
+    why = cgroups_available(tmp_path)
+    if os.geteuid() == 0:
+        assert why.startswith(f"no cgroup hierarchy at {tmp_path / 'cpuset'}")
+        assert why.endswith("set platform.testbed.cores: shared")
+    else:
+        assert why == "making a job's cgroups needs root"

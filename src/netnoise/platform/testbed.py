@@ -55,9 +55,13 @@ class TestbedPlatform(Platform):
         except TestbedError as err:
             raise PlatformUnavailable(str(err)) from err
         why = cpusets.cgroups_available()
+        if why and self.cores == "per_job":
+            raise PlatformUnavailable(f"platform.testbed.cores is per_job: {why}")
         if why:
-            raise PlatformUnavailable(f"platform.testbed.cores is {self.cores}: {why}")
-        cpusets.remove_stale()
+            # Shared cores need no cgroups; the runs then lack per-job CPU records.
+            self._core_sets = None
+        else:
+            cpusets.remove_stale()
         if not self._cores_settled:
             self._settle_cores()
 
@@ -87,11 +91,11 @@ class TestbedPlatform(Platform):
             )
         self._cores_settled = True
 
-    def core_sets(self) -> cpusets.CoreSets:
+    def core_sets(self) -> cpusets.CoreSets | None:
         """``per_job``: the measured job on the first half of the cores, everything
         else on the rest, as two jobs on a cluster never share a core; ``shared``:
         every job on every core (each still in cgroups of its own, for its CPU
-        record)."""
+        record, where the host has them; None where it has not)."""
         return self._core_sets
 
     def mpi_launch(
@@ -160,6 +164,7 @@ class TestbedPlatform(Platform):
 
     def describe(self) -> dict[str, Any]:
         status = self.testbed.status()
+        sets = self._core_sets
         # Where the run happened, not who else was around.
         for key in ("namespaces_present", "claimed_by", "processes_inside", "unknown"):
             status.pop(key, None)
@@ -169,8 +174,8 @@ class TestbedPlatform(Platform):
             "host_tcp_congestion": host_tcp_congestion(),
             "cores": {
                 "mode": self.cores,
-                "measured": cpusets.format_cpu_list(self._core_sets.measured),
-                "others": cpusets.format_cpu_list(self._core_sets.others),
+                "measured": sets and cpusets.format_cpu_list(sets.measured),
+                "others": sets and cpusets.format_cpu_list(sets.others),
             },
             "kernel": pyplatform.release(),
         }
