@@ -348,8 +348,10 @@ def _placed(jobs: Sequence[Job], sets: CoreSets | None) -> Iterator[list[JobCgro
 
 @contextlib.contextmanager
 def _runner_on(cores: Sequence[int] | None) -> Iterator[None]:
-    """The runner (its CPU and counter sampling threads, started after this) on the
-    background's cores while the run lasts, off the measured job's."""
+    """The runner's CPU and counter sampling threads, started inside this, on the
+    background's cores, off the measured job's. Entered after the jobs started:
+    a process inherits the affinity its launcher asked for, and the kernel keeps
+    it within a cpuset the process enters."""
     if not cores:
         yield
         return
@@ -388,7 +390,6 @@ def _corun_once(
         open(log_path, "ab") as log_fh,
         _staged([*(j.output for j in jobs), *extra_outputs]) as staged,
         _placed(jobs, sets) as places,
-        _runner_on(sets.others if sets else None),
     ):
         scratch = Path(scratch_dir)
         stop_file = scratch / "stop"
@@ -425,7 +426,7 @@ def _corun_once(
                 if counters is not None
                 else contextlib.nullcontext()
             )
-            with sampler:
+            with _runner_on(sets.others if sets else None), sampler:
                 cpu.start()
                 timed_from = time.monotonic()
                 handshake["start"].touch()

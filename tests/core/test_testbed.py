@@ -432,6 +432,9 @@ def test_per_job_cores_keep_the_measured_job_off_its_backgrounds_cores(
     measured, others = (cpusets.format_cpu_list(s) for s in (sets.measured, sets.others))
     assert jobs["probe"]["cpus_allowed"]["pingpong"] == [measured]
     assert jobs["hog"]["cpus_allowed"]["cpuhog"] == [others]
+    # Launcher and daemons included.
+    for name, cores in (("probe", measured), ("load", others), ("hog", others)):
+        assert {v for values in jobs[name]["cpus_allowed"].values() for v in values} == {cores}
     assert _job_cgroups() == []
 
 
