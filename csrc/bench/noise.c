@@ -300,6 +300,10 @@ int main(int argc, char **argv)
      * agrees on a context id through Open MPI's internal collectives, which poll
      * on every rank whatever the wait policy (8 ranks at ratio 1/2: 3.5-4.2
      * runnable tasks with the splits inside the timed region, 1.0-1.2 without). */
+    nn_cores cores;
+    nn_cores_init(&cores, MPI_COMM_WORLD);
+    nn_meta(&out, "cpus_application", "%s", cores.given ? getenv("NN_CPUS_MEASURED") : "any");
+    nn_meta(&out, "cpus_perturbing", "%s", cores.given ? getenv("NN_CPUS_OTHER") : "any");
     nn_rng rng;
     nn_rng_seed(&rng, (uint64_t)run.seed, 0);
     int *perms = malloc((size_t)splits * (size_t)nranks * sizeof *perms);
@@ -318,12 +322,11 @@ int main(int argc, char **argv)
         while (perm[pos] != rank)
             pos++;
         MPI_CHECK(MPI_Comm_split(MPI_COMM_WORLD, role(pos, n_app, n_pert), pos, &subs[split]));
+        /* On the first split's cores before the timed region, whose start the CPU
+         * record reads. */
+        if (split == 0)
+            nn_cores_bind(&cores, role(pos, n_app, n_pert) == APPLICATION);
     }
-
-    nn_cores cores;
-    nn_cores_init(&cores, MPI_COMM_WORLD);
-    nn_meta(&out, "cpus_application", "%s", cores.given ? getenv("NN_CPUS_MEASURED") : "any");
-    nn_meta(&out, "cpus_perturbing", "%s", cores.given ? getenv("NN_CPUS_OTHER") : "any");
 
     nn_table rows; /* split, app ranks, perturbing ranks, perturbed, rep, time_us */
     nn_table_init(&rows, 6);
