@@ -39,7 +39,11 @@ static const nn_tool_info info = {
     "the benchmark of seed 001 "
     "(Sec. 2), which Netgauge provides as its collvsnoise pattern. With --perturbation cpu the "
     "perturbing processes send nothing and keep --cpu-load of a core busy instead: the control "
-    "that shows how much of a slowdown the shared cores of an emulated cluster explain.",
+    "that shows how much of a slowdown the shared cores of an emulated cluster explain. Given "
+    "NN_CPUS_MEASURED and NN_CPUS_OTHER (CPU lists, set by the testbed platform when each job "
+    "has cores of its own), every split binds the application processes to the first and the "
+    "perturbing and idle ones to the second, as two jobs of a cluster; the #@ preamble names "
+    "both (cpus_application, cpus_perturbing).",
 };
 
 enum { TAG_PERTURB = 1, TAG_DONE = 2 };
@@ -294,6 +298,10 @@ int main(int argc, char **argv)
      * agrees on a context id through Open MPI's internal collectives, which poll
      * on every rank whatever the wait policy (8 ranks at ratio 1/2: 3.5-4.2
      * runnable tasks with the splits inside the timed region, 1.0-1.2 without). */
+    nn_cores cores;
+    nn_cores_init(&cores, MPI_COMM_WORLD);
+    nn_meta(&out, "cpus_application", "%s", cores.given ? getenv("NN_CPUS_MEASURED") : "any");
+    nn_meta(&out, "cpus_perturbing", "%s", cores.given ? getenv("NN_CPUS_OTHER") : "any");
     nn_rng rng;
     nn_rng_seed(&rng, (uint64_t)run.seed, 0);
     int *perms = malloc((size_t)splits * (size_t)nranks * sizeof *perms);
@@ -312,6 +320,10 @@ int main(int argc, char **argv)
         while (perm[pos] != rank)
             pos++;
         MPI_CHECK(MPI_Comm_split(MPI_COMM_WORLD, role(pos, n_app, n_pert), pos, &subs[split]));
+        /* On the first split's cores before the timed region, whose start the CPU
+         * record reads. */
+        if (split == 0)
+            nn_cores_bind(&cores, role(pos, n_app, n_pert) == APPLICATION);
     }
 
     nn_table rows; /* split, app ranks, perturbing ranks, perturbed, rep, time_us */
@@ -328,6 +340,9 @@ int main(int argc, char **argv)
         const int in_app = role(pos, n_app, n_pert) == APPLICATION;
         const int idle = role(pos, n_app, n_pert) == IDLE;
         const int app_root = perm[0];
+        /* The application processes on the measured job's cores, the perturbing and
+         * idle ones on the others, as two jobs of a cluster. */
+        nn_cores_bind(&cores, in_app);
 
         if (in_app)
             for (long w = 0; w < run.warmup; w++)

@@ -4,7 +4,11 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <sched.h>
+#include <stdio.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "nn_mpi.h"
 
@@ -386,4 +390,65 @@ void nn_table_free(nn_table *t)
 {
     free(t->data);
     nn_table_init(t, t->cols);
+}
+
+/* A kernel CPU list ("0-3,6") into set; 0 when it is malformed or empty. */
+static int parse_cpu_list(const char *text, cpu_set_t *set)
+{
+    CPU_ZERO(set);
+    const char *p = text;
+    while (*p) {
+        char *end;
+        long first = strtol(p, &end, 10), last = first;
+        if (end == p || first < 0 || first >= CPU_SETSIZE)
+            return 0;
+        p = end;
+        if (*p == '-') {
+            last = strtol(p + 1, &end, 10);
+            if (end == p + 1 || last < first || last >= CPU_SETSIZE)
+                return 0;
+            p = end;
+        }
+        for (long cpu = first; cpu <= last; cpu++)
+            CPU_SET((int)cpu, set);
+        if (*p == ',')
+            p++;
+        else if (*p)
+            return 0;
+    }
+    return CPU_COUNT(set) > 0;
+}
+
+void nn_cores_init(nn_cores *cores, MPI_Comm comm)
+{
+    const char *measured = getenv("NN_CPUS_MEASURED"), *other = getenv("NN_CPUS_OTHER");
+    cores->given = measured && other && *measured && *other;
+    if (!cores->given)
+        return;
+    if (!parse_cpu_list(measured, &cores->measured) || !parse_cpu_list(other, &cores->other))
+        nn_fail_all(comm,
+                    "NN_CPUS_MEASURED=%s / NN_CPUS_OTHER=%s: expected CPU lists such as 0-3,6",
+                    measured, other);
+}
+
+void nn_cores_bind(const nn_cores *cores, int measured)
+{
+    if (!cores->given)
+        return;
+    const cpu_set_t *set = measured ? &cores->measured : &cores->other;
+    /* Every thread: Open MPI's progress threads run beside the rank's own. */
+    DIR *tasks = opendir("/proc/self/task");
+    struct dirent *entry;
+    while (tasks && (entry = readdir(tasks)) != NULL)
+        if (entry->d_name[0] != '.')
+            sched_setaffinity((pid_t)atoi(entry->d_name), sizeof *set, set);
+    if (tasks)
+        closedir(tasks);
+    cpu_set_t seen;
+    if (sched_setaffinity(0, sizeof *set, set) != 0 ||
+        sched_getaffinity(0, sizeof seen, &seen) != 0 || !CPU_EQUAL(&seen, set)) {
+        fprintf(stderr, "nn_cores_bind: the kernel did not bind this rank to the %s cores\n",
+                measured ? "measured" : "other");
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
 }

@@ -5,6 +5,7 @@
 #define NN_MPI_H
 
 #include <mpi.h>
+#include <sched.h>
 
 #include "nn.h"
 
@@ -30,6 +31,24 @@ void nn_parse_or_exit(int argc, char **argv, const nn_option *opts, const nn_too
 
 /* All ranks exit together with a message printed once by rank 0. */
 void nn_fail_all(MPI_Comm comm, const char *fmt, ...) __attribute__((noreturn, format(printf, 2, 3)));
+
+/* ---------------------------------------------------------------- cores by role
+ * On a machine that emulates a cluster the platform gives the measured ranks and
+ * everything else disjoint cores; a program whose ranks change roles (the noise
+ * benchmark's random splits) binds each rank to its role's cores itself. The sets
+ * come from NN_CPUS_MEASURED and NN_CPUS_OTHER (kernel CPU lists such as 0-3,6);
+ * without them the platform places the ranks and nothing is bound. */
+typedef struct {
+    int given; /* both sets were given */
+    cpu_set_t measured, other;
+} nn_cores;
+
+/* Reads the sets; a malformed list fails the job (collective on comm). */
+void nn_cores_init(nn_cores *cores, MPI_Comm comm);
+
+/* Binds every thread of this process to the measured or the other cores, and
+ * aborts the job if the kernel then lets it run anywhere else. */
+void nn_cores_bind(const nn_cores *cores, int measured);
 
 /* Collective: writes the standard preamble (tool, version, git SHA, argv,
  * seed, MPI library version, ranks, hostnames, date) on rank 0. */

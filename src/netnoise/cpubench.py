@@ -1,4 +1,5 @@
-"""``netnoise bench cpu``: what the wait policy does to the CPU and to the measurements.
+"""``netnoise bench cpu``: what the wait policy and the cores of each job do to the CPU
+and to the measurements.
 
 On the testbed, every node shares this machine's cores. This benchmark runs the
 heaviest co-run of each study once per wait policy of the blocking MPI calls
@@ -11,6 +12,17 @@ round trip of each policy (median and 99th percentile). Figures, not
 assertions: the numbers are the evidence for the policy the programs use.
 Needs root (it brings up testbeds of its own, prefix ``nncpu``).
 
+With ``--cores`` (e.g. ``shared,per_job``) it runs each case once per setting of
+``platform.testbed.cores``: the measured job beside its background, alone, and
+beside its CPU-only control (``cpuhog`` ranks in place of each background job,
+as busy as that job was; for the noise benchmark its ``--perturbation cpu``),
+and prints the measured job's runtime (median and CV over its repeated runs),
+its own runnable tasks and CPU pressure (its cgroups'), the machine's runnable
+tasks, the share of time the measured job's cores spent in softirq (the
+kernel's packet work), and the slowdowns the background and the CPU-only control
+cause. On cores of its own the CPU-only control should cost the measured job
+little; on shared cores it costs what the cores alone explain.
+
 Last, the CPU record of processes that only sleep (``--sleepers``) and, as a
 control, of processes that only compute, read both ways: from the scheduler's
 accounting (``mean_runnable_tasks``, what saturation is judged on) and from
@@ -22,13 +34,15 @@ that wakes often; busy loops read the same both ways.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import copy
 import dataclasses
+import json
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +53,7 @@ from netnoise import config as netnoise_config
 from netnoise import plugins, project, waiting
 from netnoise.build import build_programs
 from netnoise.cpu import CpuLoad
+from netnoise.cpusets import CORE_MODES, format_cpu_list
 from netnoise.io import read_benchmark
 from netnoise.platform.testbed import TestbedPlatform
 from netnoise.provenance import read_sidecar
@@ -65,15 +80,22 @@ def policy_environment(policy: str) -> dict[str, str]:
     return env
 
 
+JobsBuilder = Callable[[Path, Path, dict[str, Any], TestbedSpec], tuple[Job, list[Job]]]
+
+
 @dataclasses.dataclass
 class Case:
-    """One heavy co-run: its study, what it is, and how to build its jobs."""
+    """One heavy co-run: its study, what it is, and how to build its jobs.
+    ``cpu_control``: for a measured job that carries its own perturbation (the
+    noise benchmark), its CPU-only control; None: the control is the measured
+    job beside ``cpuhog`` ranks in place of each background job."""
 
     study: str
     title: str
     layout: Callable[[dict[str, Any]], dict[str, Any]]
-    jobs: Callable[[Path, Path, dict[str, Any], TestbedSpec], tuple[Job, list[Job]]]
+    jobs: JobsBuilder
     runtime: Callable[[pd.DataFrame], pd.Series]
+    cpu_control: JobsBuilder | None = None
 
 
 def _one_rack(config: dict[str, Any]) -> dict[str, Any]:
@@ -92,7 +114,7 @@ def _noise_layout(config: dict[str, Any]) -> dict[str, Any]:
     return netnoise_config.study_testbed(config["network_noise"]["benchmark"])
 
 
-def _node_names(spec: TestbedSpec) -> list[str]:
+def node_names(spec: TestbedSpec) -> list[str]:
     return [node.name for node in spec.node_list()]
 
 
@@ -104,7 +126,7 @@ def application_argv(
 
 
 def _paired_proxies(bin_dir, out, config, spec):
-    nodes = _node_names(spec)
+    nodes = node_names(spec)
     measured = Job(
         "fft_transpose",
         application_argv(bin_dir, "fft_transpose", config, ["--iterations", "10", "--warmup", "1"]),
@@ -123,7 +145,7 @@ def _paired_proxies(bin_dir, out, config, spec):
 
 
 def _compression_beside_app(bin_dir, out, config, spec):
-    nodes = _node_names(spec)
+    nodes = node_names(spec)
     grid = config["impact_compression"]["compression"]
     measured = Job(
         "cg_solver",
@@ -142,7 +164,7 @@ def _compression_beside_app(bin_dir, out, config, spec):
 
 
 def _asymmetric_pattern(bin_dir, out, config, spec):
-    nodes = _node_names(spec)
+    nodes = node_names(spec)
     # 8 links, each a node of rack 1 sending to a node of rack 2 and back:
     # every NIC and the backbone carry traffic both ways.
     half = len(nodes) // 2
@@ -155,15 +177,22 @@ def _asymmetric_pattern(bin_dir, out, config, spec):
     return Job("p2p_concurrent", argv, len(nodes), out / "measured.csv", list(nodes)), []
 
 
-def _noise_half(bin_dir, out, config, spec):
-    # The study's largest allocation on its own two-rack layout.
+def _noise_half(bin_dir, out, config, spec, perturbation="network"):
+    # The study's largest allocation on its own two-rack layout; its application
+    # ranks on the measured job's cores, its perturbing ranks on the others.
     bench = config["network_noise"]["benchmark"]
     argv = [str(bin_dir / "noise"), "--ratio", "0.5", "--collective", "allreduce"]
     argv += ["--splits", "10", "--reps", str(bench["reps"])]
     argv += ["--phase-warmup", str(bench["phase_warmup"])]
     argv += ["--size", str(bench["size"]), "--perturb-size", str(bench["perturb_size"])]
+    argv += ["--perturbation", perturbation, "--cpu-load", str(bench["cpu_load"])]
     nodes = netnoise_config.rack_interleaved_nodes(dataclasses.asdict(spec), bench["nodes"])
-    return Job("noise", argv, bench["nodes"], out / "measured.csv", nodes), []
+    job = Job("noise", argv, bench["nodes"], out / "measured.csv", nodes, binds_by_role=True)
+    return job, []
+
+
+def _noise_cpu_control(bin_dir, out, config, spec):
+    return _noise_half(bin_dir, out, config, spec, "cpu")
 
 
 def application_runtimes(data: pd.DataFrame) -> pd.Series:
@@ -186,7 +215,8 @@ CASES = (
          _compression_beside_app, application_runtimes),
     Case("asymmetric", "16-node pattern across two racks", _two_racks, _asymmetric_pattern,
          _link_times),
-    Case("network_noise", "noise benchmark at ratio 0.5", _noise_layout, _noise_half, _split_times),
+    Case("network_noise", "noise benchmark at ratio 0.5", _noise_layout, _noise_half, _split_times,
+         _noise_cpu_control),
 )  # fmt: skip
 
 
@@ -195,14 +225,28 @@ def cases() -> list[Case]:
     return [*CASES, *plugins.load("cpu_cases").values()]
 
 
-def _platform(config: dict[str, Any], layout: Callable[[dict[str, Any]], dict[str, Any]]):
-    """The bench's testbed with a case's layout; a layout of several racks has a
-    prefix of its own, so a one-rack case need not rebuild it."""
+_platforms: dict[str, TestbedPlatform] = {}
+
+
+def _platform(
+    config: dict[str, Any],
+    layout: Callable[[dict[str, Any]], dict[str, Any]],
+    cores: str | None = None,
+) -> TestbedPlatform:
+    """The bench's testbed with a case's layout and ``cores`` (platform.testbed.cores;
+    None: the config's); a layout of several racks has a prefix of its own, so a
+    one-rack case need not rebuild it. One platform per setting, so that each waits
+    for quiet cores once."""
     platform = copy.deepcopy(config["platform"])
     testbed = platform["testbed"]
     testbed.update(layout(config))
     testbed["prefix"] = f"{PREFIX}{'r' if testbed['racks'] > 1 else ''}"
-    return TestbedPlatform(platform)
+    if cores is not None:
+        testbed["cores"] = cores
+    key = json.dumps(platform, sort_keys=True)
+    if key not in _platforms:
+        _platforms[key] = TestbedPlatform(platform)
+    return _platforms[key]
 
 
 def _file_name(policy: str) -> str:
@@ -210,8 +254,124 @@ def _file_name(policy: str) -> str:
 
 
 def _with_policy(job: Job, policy: str) -> Job:
-    return Job(job.name, job.program, job.ranks, job.output, job.nodes, job.external,
-               {**job.env, **policy_environment(policy)})  # fmt: skip
+    return dataclasses.replace(job, env={**job.env, **policy_environment(policy)})
+
+
+def _corun_measured(platform, measured: Job, background: list[Job], out: Path):
+    """Run ``measured`` beside ``background`` recording, not judging, the CPU load;
+    the measured job's data and the run's CPU record."""
+    out.mkdir(parents=True, exist_ok=True)
+    corun(platform, measured, background, log=out / "run.log", timeout_s=600,
+          cpu=CpuLimits(max_runnable=1e9, attempts=1))  # fmt: skip
+    return read_benchmark(measured.output).data, read_sidecar(measured.output)["cpu"]
+
+
+def _moved(job: Job, out: Path) -> Job:
+    return dataclasses.replace(job, output=out / Path(job.output).name)
+
+
+def _cpu_hogs(bin_dir: Path, background: list[Job], record: dict[str, Any]) -> list[Job]:
+    """A ``cpuhog`` job in place of each background job, on its nodes with its ranks,
+    each rank as busy as that job's ranks were (its own CPU time in ``record``)."""
+    busy = {job["name"]: job["busy_cores"] for job in record["jobs"] if job["role"] == "background"}
+    hogs = []
+    for job in background:
+        load = min(busy[job.name] / job.ranks, 1.0)
+        argv = [str(bin_dir / "cpuhog"), "--load", f"{load:.3f}", "--iterations", "0"]
+        hogs.append(Job(f"cpuhog_{job.name}", argv, job.ranks, job.output, job.nodes))
+    return hogs
+
+
+def _spread(times: pd.Series) -> tuple[float, float]:
+    return float(times.median()), float(100 * times.std(ddof=1) / times.mean())
+
+
+def _own(record: dict[str, Any], role: str = "measured") -> dict[str, Any]:
+    return next(job for job in record["jobs"] if job["role"] == role)
+
+
+def _softirq_share(record: dict[str, Any], cores: Sequence[int]) -> float | None:
+    """Mean share of time ``cores`` spent in softirq (mostly packet work)."""
+    shares = record["softirq_share_by_core"]
+    return float(np.mean([shares[c] for c in cores])) if cores else None
+
+
+def steer_receive_work(platform: TestbedPlatform, cores: Sequence[int]) -> None:
+    """Receive packet steering (RPS) on every device of the testbed: the receive
+    processing of every packet on ``cores``, whichever core it arrived on. The
+    masks go with the testbed's namespaces."""
+    mask = format(sum(1 << core for core in cores), "x")
+    script = f"for q in /sys/class/net/*/queues/rx-*/rps_cpus; do echo {mask} > $q; done"
+    spec = platform.testbed.spec
+    for namespace in [spec.fabric, *(node.name for node in spec.node_list())]:
+        subprocess.run(["ip", "netns", "exec", namespace, "sh", "-c", script], check=True)
+
+
+def run_case_cores(
+    case: Case, cores: str, bin_dir: Path, config: dict[str, Any], work: Path, steer: bool = False
+):
+    """One case on ``cores``: the measured job's runtime beside its background, its
+    own runnable tasks and CPU pressure there, and the slowdowns the background and
+    the CPU-only control cause (each against the measured job alone; for a job that
+    perturbs itself, against its own unperturbed phase). ``steer``: with the
+    receive processing of every packet on the others' cores
+    (:func:`steer_receive_work`)."""
+    platform = _platform(config, case.layout, cores)
+    spec = platform.testbed.spec
+    label = f"{cores}+rps" if steer else cores
+    out = work / f"{case.study}-{case.title.split()[0]}-{label}"
+    if steer:
+        platform.check()
+        steer_receive_work(platform, platform.core_sets().others)
+    measured, background = case.jobs(bin_dir, out / "beside", config, spec)
+    data, record = _corun_measured(platform, measured, background, out / "beside")
+    if case.cpu_control is not None:
+        control, _ = case.cpu_control(bin_dir, out / "control", config, spec)
+        control_data, _ = _corun_measured(platform, control, [], out / "control")
+        times = case.runtime(data)
+        quiet = _unperturbed_times(data)
+        slowdown = 100 * times.median() / quiet.median()
+        control_slowdown = (
+            100 * case.runtime(control_data).median() / _unperturbed_times(control_data).median()
+        )
+    else:
+        alone_data, _ = _corun_measured(platform, _moved(measured, out / "alone"), [],
+                                        out / "alone")  # fmt: skip
+        hogs = _cpu_hogs(bin_dir, [_moved(j, out / "control") for j in background], record)
+        control_data, _ = _corun_measured(platform, _moved(measured, out / "control"), hogs,
+                                          out / "control")  # fmt: skip
+        times = case.runtime(data)
+        alone = case.runtime(alone_data).median()
+        slowdown = 100 * times.median() / alone
+        control_slowdown = 100 * case.runtime(control_data).median() / alone
+    median, cv = _spread(times)
+    own = _own(record)
+    # The measured job's cores (a job that binds its ranks by role spans both sets:
+    # its application ranks run on the measured set).
+    mine = list(platform.core_sets().measured)
+    others = [c for c in range(len(record["softirq_share_by_core"])) if c not in mine]
+    net = record["net_softirqs_by_core"]
+    return {
+        "case": case.title,
+        "cores": label,
+        "measured_on": format_cpu_list(mine),
+        "runs": len(times),
+        "median_s": median,
+        "cv_pct": cv,
+        "own_runnable": own["mean_runnable_tasks"],
+        "own_stall": own["stall_fraction"],
+        "all_runnable": record["mean_runnable_tasks"],
+        "softirq_measured": _softirq_share(record, mine),
+        "softirq_others": _softirq_share(record, others),
+        "net_softirqs_measured": sum(net[c] for c in mine),
+        "net_softirqs_all": sum(net),
+        "slowdown_pct": float(slowdown),
+        "cpu_control_pct": float(control_slowdown),
+    }
+
+
+def _unperturbed_times(data: pd.DataFrame) -> pd.Series:
+    return data[data["perturbed"] == 0].groupby("split")["time_us"].mean() / 1e6
 
 
 def run_case(case: Case, policy: str, bin_dir: Path, config: dict[str, Any], work: Path):
@@ -242,7 +402,7 @@ def run_case(case: Case, policy: str, bin_dir: Path, config: dict[str, Any], wor
 
 def pingpong_idle(policy: str, bin_dir: Path, config: dict[str, Any], work: Path) -> dict:
     platform = _platform(config, _one_rack)
-    nodes = _node_names(platform.testbed.spec)[:2]
+    nodes = node_names(platform.testbed.spec)[:2]
     out = work / f"pingpong-{_file_name(policy)}.csv"
     argv = [str(bin_dir / "pingpong"), "--size", "1K", "--warmup", "200", "--iterations", "5000"]
     job = _with_policy(Job("pingpong", argv, 2, out, nodes), policy)
@@ -309,6 +469,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="comma-separated wait policies as NN_WAIT takes them, e.g. spin,hybrid:20:20:1000 "
         "(empty: no co-runs)",
     )
+    parser.add_argument(
+        "--cores",
+        default="",
+        help="comma-separated platform.testbed.cores settings to compare, e.g. shared,per_job: "
+        "per case the measured job beside its background, alone and beside its CPU-only "
+        "control, under the programs' own wait policy (empty: no such comparison)",
+    )
+    parser.add_argument(
+        "--steer",
+        action="store_true",
+        help="with --cores: each case once more on cores per job with receive packet steering "
+        "(RPS) putting the kernel's receive work on the other cores",
+    )
     parser.add_argument("--cases", help="comma-separated case numbers (1-based; default: all)")
     parser.add_argument(
         "--sleepers",
@@ -323,11 +496,20 @@ def run(args: argparse.Namespace) -> int:
     policies = [p for p in args.policies.split(",") if p]
     for policy in policies:
         policy_environment(policy)
+    modes = [m for m in args.cores.split(",") if m]
+    unknown = [m for m in modes if m not in CORE_MODES]
+    if unknown:
+        raise netnoise_config.ConfigError(
+            f"--cores: {', '.join(unknown)}: expected a comma-separated list of "
+            f"{', '.join(CORE_MODES)}"
+        )
     chosen = cases()
     if args.cases:
         chosen = [chosen[int(i) - 1] for i in args.cases.split(",")]
     if policies:
         compare_policies(policies, chosen, config, args.bin)
+    if modes or args.steer:
+        compare_cores(modes, chosen, config, args.bin, args.steer)
     if sleeps:
         print()
         print("8 processes that only sleep and 4 that only compute, as the CPU record reads them:")
@@ -349,9 +531,9 @@ def _sleeps(text: str) -> list[float]:
     return sleeps
 
 
-def compare_policies(policies, cases, config: dict[str, Any], bin_dir: str | None) -> None:
-    """Every case under every policy, then the idle ping-pong of each policy."""
-    rows, pings = [], []
+@contextlib.contextmanager
+def _bench_work(config: dict[str, Any], bin_dir: str | None) -> Iterator[tuple[Path, Path]]:
+    """(scratch directory, built programs); the bench's testbeds are taken down after."""
     with tempfile.TemporaryDirectory(prefix="netnoise-bench-cpu-") as scratch:
         work = Path(scratch)
         built = Path(bin_dir) if bin_dir else work / "bin"
@@ -360,14 +542,44 @@ def compare_policies(policies, cases, config: dict[str, Any], bin_dir: str | Non
                            cflags=config["build"]["cflags"], log=work / "build.log",
                            build_dir=work / "objects")  # fmt: skip
         try:
-            for policy in policies:
-                pings.append(pingpong_idle(policy, built, config, work))
-                for case in cases:
-                    rows.append(run_case(case, policy, built, config, work))
-                    _print_row(rows[-1])
+            yield work, built
         finally:
             for layout in (_one_rack, _two_racks):
                 _platform(config, layout).testbed.down()
+
+
+def compare_cores(
+    modes, cases, config: dict[str, Any], bin_dir: str | None, steer: bool = False
+) -> None:
+    """Every case on every core setting (platform.testbed.cores); ``steer``: each case
+    once more on cores per job with the receive processing on the others' cores."""
+    rows = []
+    with _bench_work(config, bin_dir) as (work, built):
+        for case in cases:
+            for mode, steered in [*((m, False) for m in modes), *([("per_job", True)] * steer)]:
+                rows.append(run_case_cores(case, mode, built, config, work, steered))
+                print(", ".join(f"{k} {v}" for k, v in rows[-1].items()), file=sys.stderr,
+                      flush=True)  # fmt: skip
+    print()
+    print(
+        "The measured job beside its background on each core setting: runtime (median, CV),\n"
+        "its own runnable tasks and CPU pressure, the machine's runnable tasks, the measured\n"
+        "and other cores' share of time in softirq and the packet softirqs raised (on the\n"
+        "measured cores, on all), and the slowdowns (%) the background and the\n"
+        "CPU-only control cause against the job alone (or its own unperturbed phase):"
+    )
+    print(pd.DataFrame(rows).to_string(index=False, float_format=lambda v: f"{v:.4g}"))
+
+
+def compare_policies(policies, cases, config: dict[str, Any], bin_dir: str | None) -> None:
+    """Every case under every policy, then the idle ping-pong of each policy."""
+    rows, pings = [], []
+    with _bench_work(config, bin_dir) as (work, built):
+        for policy in policies:
+            pings.append(pingpong_idle(policy, built, config, work))
+            for case in cases:
+                rows.append(run_case(case, policy, built, config, work))
+                _print_row(rows[-1])
     print()
     print(pd.DataFrame(rows).to_string(index=False, float_format=lambda v: f"{v:.3g}"))
     print()

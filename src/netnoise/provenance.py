@@ -26,6 +26,7 @@ from typing import Any
 
 from netnoise import project
 from netnoise.atomic import write_json
+from netnoise.cpusets import parse_cpu_list
 
 SCHEMA = "netnoise-provenance-1"
 SIDECAR_SUFFIX = ".prov.json"
@@ -182,6 +183,32 @@ CPU_COLUMNS = {
 }
 
 
+# The measured job's own CPU record (its cgroups', where the platform gives each
+# job cores of its own), as tidy-table columns beside the machine-wide ones.
+JOB_CPU_COLUMNS = {
+    "cpu_job_cores": "cores",
+    "cpu_job_runnable": "mean_runnable_tasks",
+    "cpu_job_stall_share": "stall_fraction",
+}
+
+
+def measured_job_cpu(cpu: dict[str, Any]) -> dict[str, Any]:
+    """The measured job's own record in a run's CPU record; empty without one."""
+    return next((job for job in cpu.get("jobs") or [] if job.get("role") == "measured"), {})
+
+
+def cores_apart(cpu: dict[str, Any]) -> bool | None:
+    """Whether the measured job ran on no core any other job of its run ran on, by
+    the kernel's accounting of their timed region; None without per-job records or
+    without another job."""
+    jobs = cpu.get("jobs") or []
+    measured = [set(parse_cpu_list(j["ran_on"])) for j in jobs if j["role"] == "measured"]
+    others = [set(parse_cpu_list(j["ran_on"])) for j in jobs if j["role"] != "measured"]
+    if not measured or not others:
+        return None
+    return not measured[0] & set().union(*others)
+
+
 def cpu_columns(result: str | os.PathLike[str]) -> dict[str, Any]:
     """The CPU record of ``result``'s sidecar as tidy columns (empty values when the
     result has no sidecar or the sidecar no CPU record)."""
@@ -189,7 +216,11 @@ def cpu_columns(result: str | os.PathLike[str]) -> dict[str, Any]:
         cpu = read_sidecar(result).get("cpu") or {}
     except FileNotFoundError:
         cpu = {}
-    return {column: cpu.get(key) for column, key in CPU_COLUMNS.items()}
+    job = measured_job_cpu(cpu)
+    return {
+        **{column: cpu.get(key) for column, key in CPU_COLUMNS.items()},
+        **{column: job.get(key) for column, key in JOB_CPU_COLUMNS.items()},
+    }
 
 
 def sidecars(results: str | os.PathLike[str]) -> list[Path]:
@@ -282,6 +313,10 @@ def summary_table(sidecars: list[str | os.PathLike[str]], root: str | os.PathLik
                 "cpu_busy_share": cpu.get("busy_fraction"),
                 "cpu_saturated": cpu.get("saturated"),
                 "cpu_rejected_attempts": len(cpu.get("rejected") or []) if cpu else None,
+                "cores": (platform.get("cores") or {}).get("mode"),
+                "cpu_job_cores": measured_job_cpu(cpu).get("cores"),
+                "cpu_job_runnable": measured_job_cpu(cpu).get("mean_runnable_tasks"),
+                "cores_apart": cores_apart(cpu),
                 "result_sha256": record["result"]["sha256"][:16],
             }
         )

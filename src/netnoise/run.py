@@ -24,7 +24,8 @@ from typing import IO, Any
 from netnoise import counters as counter_tools
 from netnoise import lifeline, provenance, waiting
 from netnoise.atomic import atomic_path, write_csv
-from netnoise.cpu import CpuLoad
+from netnoise.cpu import CpuLoad, JobLoad
+from netnoise.cpusets import CoreSets, JobCgroup, format_cpu_list
 from netnoise.external import ExternalProgram
 from netnoise.filewatch import DirectoryWatch
 from netnoise.io import BenchmarkFormatError, read_benchmark
@@ -62,7 +63,11 @@ class Job:
     without ``--output`` (and, for background jobs, without the stop/ready files),
     or, with ``external``, a third-party program's argv that netnoise.external wraps.
     ``env`` is given to every rank, not to the launcher: e.g. the latency
-    injector's ``LD_PRELOAD`` and ``NN_LATENCY_*``."""
+    injector's ``LD_PRELOAD`` and ``NN_LATENCY_*``. ``binds_by_role``: the program
+    has ranks of both kinds, measured and perturbing (the noise benchmark, whose
+    roles are drawn anew every split), and binds each rank to the core set of its
+    role itself (``NN_CPUS_MEASURED``, ``NN_CPUS_OTHER``); its cgroups span both
+    sets."""
 
     name: str
     program: list[str]
@@ -71,17 +76,26 @@ class Job:
     nodes: list[str] | None = None
     external: ExternalProgram | None = None
     env: dict[str, str] = field(default_factory=dict)
+    binds_by_role: bool = False
 
-    def launch(self, platform: Platform, flags: list[str]) -> tuple[list[str], dict[str, str]]:
-        """The command starting this job with the run's ``flags`` (output, stop, ready);
-        its ranks wait as ``platform.wait`` says unless the job's ``env`` says otherwise."""
+    def launch(
+        self, platform: Platform, flags: list[str], place: JobCgroup | None = None
+    ) -> tuple[list[str], dict[str, str]]:
+        """The command starting this job with the run's ``flags`` (output, stop, ready),
+        inside ``place`` if given; its ranks wait as ``platform.wait`` says unless the
+        job's ``env`` says otherwise."""
         env = {**waiting.environment(platform.config.get("wait", {})), **self.env}
+        sets = platform.core_sets()
+        if self.binds_by_role and sets is not None and sets.disjoint:
+            env["NN_CPUS_MEASURED"] = format_cpu_list(sets.measured)
+            env["NN_CPUS_OTHER"] = format_cpu_list(sets.others)
         if self.external is None:
             launch = platform.mpi_launch([*self.program, *flags], self.ranks, self.nodes, env)
-            return launch.argv, launch.environment()
-        launch = platform.mpi_launch(self.program, self.ranks, self.nodes, env)
-        argv = self.external.wrap(launch.argv, flags, self.ranks, self.nodes)
-        return argv, launch.environment()
+            argv = launch.argv
+        else:
+            launch = platform.mpi_launch(self.program, self.ranks, self.nodes, env)
+            argv = self.external.wrap(launch.argv, flags, self.ranks, self.nodes)
+        return (place.wrap(argv) if place else argv), launch.environment()
 
 
 def job_from_spec(spec: dict[str, Any]) -> Job:
@@ -96,6 +110,7 @@ def job_from_spec(spec: dict[str, Any]) -> Job:
         spec["nodes"],
         ExternalProgram(**external) if external else None,
         dict(spec.get("env", {})),
+        bool(spec.get("binds_by_role", False)),
     )
 
 
@@ -309,6 +324,45 @@ def corun(
         )
 
 
+@contextlib.contextmanager
+def _placed(jobs: Sequence[Job], sets: CoreSets | None) -> Iterator[list[JobCgroup | None]]:
+    """Each job's cgroups on its core set (the last job is the measured one), removed
+    with whatever is left inside them when the run ends; none without core sets."""
+    if sets is None:
+        yield [None] * len(jobs)
+        return
+    with contextlib.ExitStack() as stack:
+        places: list[JobCgroup | None] = []
+        for i, job in enumerate(jobs):
+            if i < len(jobs) - 1:
+                cores = sets.others
+            elif job.binds_by_role:
+                cores = tuple(sorted({*sets.measured, *sets.others}))
+            else:
+                cores = sets.measured
+            place = JobCgroup.for_job(i, cores)
+            stack.callback(place.remove)
+            places.append(place.create())
+        yield places
+
+
+@contextlib.contextmanager
+def _runner_on(cores: Sequence[int] | None) -> Iterator[None]:
+    """The runner's CPU and counter sampling threads, started inside this, on the
+    background's cores, off the measured job's. Entered after the jobs started:
+    a process inherits the affinity its launcher asked for, and the kernel keeps
+    it within a cpuset the process enters."""
+    if not cores:
+        yield
+        return
+    before = os.sched_getaffinity(0)
+    os.sched_setaffinity(0, cores)
+    try:
+        yield
+    finally:
+        os.sched_setaffinity(0, before)
+
+
 def _corun_once(
     platform: Platform,
     measured: Job,
@@ -327,6 +381,7 @@ def _corun_once(
     jobs = [*background, measured]
     processes: list[_Process] = []
     extra_outputs = [counters_output] if counters_output is not None else []
+    sets = platform.core_sets()
     # The handshake files go beside the log, on the file system every node of a
     # cluster shares: a rank on another node cannot reach the runner's /tmp.
     with (
@@ -334,6 +389,7 @@ def _corun_once(
         DirectoryWatch(scratch_dir) as watch,
         open(log_path, "ab") as log_fh,
         _staged([*(j.output for j in jobs), *extra_outputs]) as staged,
+        _placed(jobs, sets) as places,
     ):
         scratch = Path(scratch_dir)
         stop_file = scratch / "stop"
@@ -343,7 +399,7 @@ def _corun_once(
                 ready.append(scratch / f"ready-{i}")
                 flags = ["--output", str(staged[i])]
                 flags += ["--stop-file", str(stop_file), "--ready-file", str(ready[-1])]
-                processes.append(_Process(job, *job.launch(platform, flags), log_fh))
+                processes.append(_Process(job, *job.launch(platform, flags, places[i]), log_fh))
             deadline = time.monotonic() + timeout_s
             waits = (log_path, timeout_s, watch)
             if not launch_together:
@@ -353,19 +409,24 @@ def _corun_once(
             flags = ["--output", str(staged[len(background)])]
             for name, path in handshake.items():
                 flags += [f"--{name}-file", str(path)]
-            main = _Process(measured, *measured.launch(platform, flags), log_fh)
+            main = _Process(measured, *measured.launch(platform, flags, places[-1]), log_fh)
             processes.append(main)
             try:
                 _wait_for([*ready, handshake["ready"]], processes, deadline, "the warm-ups", *waits)
             except _JobEnded as err:
                 raise _StartFailed(str(err)) from None
-            cpu = CpuLoad(max_runnable=limits.max_runnable)
+            job_loads = [
+                JobLoad(job.name, "measured" if job is measured else "background", place)
+                for job, place in zip(jobs, places, strict=True)
+                if place is not None
+            ]
+            cpu = CpuLoad(max_runnable=limits.max_runnable, jobs=job_loads)
             sampler = (
                 counter_tools.Sampler(counters, counter_interval_s)
                 if counters is not None
                 else contextlib.nullcontext()
             )
-            with sampler:
+            with _runner_on(sets.others if sets else None), sampler:
                 cpu.start()
                 timed_from = time.monotonic()
                 handshake["start"].touch()
@@ -422,8 +483,10 @@ def run_benchmark(
     inputs: dict[str, str | os.PathLike[str]] | None = None,
     nodes: list[str] | None = None,
     cpu: CpuLimits | None = None,
+    binds_by_role: bool = False,
 ) -> Path:
-    """Run one benchmark alone; its result and provenance appear only on success."""
-    job = Job(Path(program[0]).name, program, ranks, output, nodes)
+    """Run one benchmark alone; its result and provenance appear only on success.
+    ``binds_by_role``: as :class:`Job`'s."""
+    job = Job(Path(program[0]).name, program, ranks, output, nodes, binds_by_role=binds_by_role)
     corun(platform, job, log=log, timeout_s=timeout_s, config=config, inputs=inputs, cpu=cpu)
     return Path(output)

@@ -67,6 +67,10 @@ BAD = [
     ({"platform": {"timeout_s": 0}}, "platform.timeout_s: 0 is out of range; must be >= 1"),
     ({"platform": {"testbed": {"prefix": "bad-prefix"}}}, "platform.testbed.prefix: 'bad-prefix'"),
     (
+        {"platform": {"testbed": {"cores": "half"}}},
+        "platform.testbed.cores: 'half' is not allowed; allowed values: 'shared', 'per_job'",
+    ),
+    (
         {"platform": {"testbed": {"nodes": 1}}},
         "platform.testbed.nodes: 1 is out of range; must be >= 2",
     ),

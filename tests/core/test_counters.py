@@ -204,7 +204,7 @@ def test_runnable_tasks_are_the_busy_cores_plus_the_time_tasks_waited(tmp_path, 
 def _read_within(load, tid, waited_ns, timeout_s=5.0):
     """Wait until the sampling thread has read ``waited_ns`` for ``tid``."""
     deadline = time.monotonic() + timeout_s
-    while load._seen_delays.get(tid) != waited_ns:
+    while load._waits._seen.get(tid) != waited_ns:
         assert time.monotonic() < deadline, f"task {tid}'s wait was not read"
         time.sleep(0.01)
 

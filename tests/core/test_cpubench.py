@@ -67,3 +67,39 @@ def test_each_layout_has_its_prefix_by_rack_count(config):
     }
     assert prefixes["two network-heavy proxies paired"] == cpubench.PREFIX
     assert prefixes["16-node pattern across two racks"] == f"{cpubench.PREFIX}r"
+
+
+def test_the_noise_case_binds_by_role_and_its_control_is_the_cpu_perturbation(config, tmp_path):
+    case = _case("noise benchmark")
+    spec = cpubench._platform(config, case.layout).testbed.spec
+    measured, _ = case.jobs(Path("/bin"), tmp_path, config, spec)
+    control, background = case.cpu_control(Path("/bin"), tmp_path, config, spec)
+    assert measured.binds_by_role and control.binds_by_role and background == []
+    kinds = [job.program[job.program.index("--perturbation") + 1] for job in (measured, control)]
+    assert kinds == ["network", "cpu"]
+    load = control.program[control.program.index("--cpu-load") + 1]
+    assert float(load) == config["network_noise"]["benchmark"]["cpu_load"]
+
+
+def test_the_cpu_control_of_a_corun_is_as_busy_as_each_background_was(tmp_path):
+    background = [cpubench.Job("loadgen", ["loadgen"], 4, tmp_path / "b.csv", ["n1", "n2"])]
+    record = {"jobs": [{"name": "loadgen", "role": "background", "busy_cores": 0.6},
+                       {"name": "app", "role": "measured", "busy_cores": 1.0}]}  # fmt: skip
+    (hog,) = cpubench._cpu_hogs(Path("/bin"), background, record)
+    assert hog.program[:3] == ["/bin/cpuhog", "--load", "0.150"]
+    assert (hog.ranks, hog.nodes, hog.output) == (4, ["n1", "n2"], tmp_path / "b.csv")
+
+
+def test_the_probe_case_is_seed_004s_top_load_on_its_nodes(config, tmp_path):
+    case = _case("probe beside loadgen")
+    spec = cpubench._platform(config, case.layout).testbed.spec
+    measured, (loadgen,) = case.jobs(Path("/bin"), tmp_path, config, spec)
+    lv = config["latency_variation"]
+    assert measured.ranks == 2 and len(loadgen.nodes) == lv["nodes"]
+    load = float(loadgen.program[loadgen.program.index("--load") + 1])
+    assert load == max(lv["characterize"]["levels"]) / 100
+
+
+def test_an_unknown_core_setting_is_refused():
+    with pytest.raises(netnoise_config.ConfigError, match="--cores: half: expected"):
+        cpubench.main(["--cores", "half", "--policies", "", "--sleepers", ""])

@@ -193,7 +193,7 @@ class _Busy:
 
     calls = 0
 
-    def __init__(self, max_runnable=None, busy=2):
+    def __init__(self, max_runnable=None, busy=2, jobs=()):
         type(self).calls += 1
         self.saturated = type(self).calls <= busy
         self.mean_runnable = 3.0 if self.saturated else 1.0

@@ -17,7 +17,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from netnoise import lifeline
+from netnoise import cpusets, lifeline
 from netnoise.config import validate
 from netnoise.counters import deltas
 from netnoise.cpu import wait_for_quiet_cores
@@ -25,6 +25,7 @@ from netnoise.io import read_benchmark
 from netnoise.platform import PlatformUnavailable
 from netnoise.platform import testbed as testbed_platform
 from netnoise.platform.testbed import TestbedPlatform
+from netnoise.provenance import read_sidecar
 from netnoise.run import Job, corun, run_benchmark
 from netnoise.studies.variability import metrics
 from netnoise.testbed import counters as testbed_counters
@@ -387,6 +388,75 @@ def test_corun_with_counters_sees_the_background_load(make_platform, built_progr
     record = json.loads((tmp_path / "p.csv.prov.json").read_text())
     assert [job["name"] for job in record["corun"]] == ["load", "probe"]
     assert set(record["cpu"]) >= {"busy_fraction", "mean_runnable_tasks", "saturated"}
+
+
+def _job_cgroups() -> list[str]:
+    return [
+        entry
+        for controller in (*cpusets.V1_CONTROLLERS, cpusets.UNIFIED)
+        for entry in os.listdir(cpusets.CGROUP_ROOT / controller)
+        if entry.startswith(cpusets.NAME_PREFIX)
+    ]
+
+
+def test_per_job_cores_keep_the_measured_job_off_its_backgrounds_cores(
+    make_platform, built_programs, tmp_path
+):
+    platform = make_platform(nodes=2)
+    sets = platform.core_sets()
+    assert sets.disjoint
+    nodes = [f"{PREFIX}-n01", f"{PREFIX}-n02"]
+    pingpong, cpuhog = str(built_programs / "pingpong"), str(built_programs / "cpuhog")
+    probe = [pingpong, "--size", "1K", "--iterations", "1000000", "--duration", "2"]
+    corun(
+        platform,
+        Job("probe", probe, 2, tmp_path / "p.csv", nodes),
+        [
+            Job("load", [pingpong, "--size", "1M", "--iterations", "0"], 2, tmp_path / "l", nodes),
+            Job("hog", [cpuhog, "--load", "1", "--iterations", "0"], 2, tmp_path / "h.csv", nodes),
+        ],
+        log=tmp_path / "run.log",
+        timeout_s=120,
+    )
+    record = read_sidecar(tmp_path / "p.csv")
+    assert record["platform"]["cores"]["mode"] == "per_job"
+    jobs = {job["name"]: job for job in record["cpu"]["jobs"]}
+    assert [jobs[n]["role"] for n in ("load", "hog", "probe")] == ["background"] * 2 + ["measured"]
+    # Where each job ran by the kernel's own accounting (cpuacct, per core) over
+    # the timed region: the measured job's ranks never on a core of a background.
+    ran = {name: set(cpusets.parse_cpu_list(job["ran_on"])) for name, job in jobs.items()}
+    assert ran["probe"] and ran["probe"] <= set(sets.measured)
+    assert ran["hog"] and ran["load"] and (ran["hog"] | ran["load"]) <= set(sets.others)
+    assert not ran["probe"] & (ran["hog"] | ran["load"])
+    # And where the kernel let each job's ranks run.
+    measured, others = (cpusets.format_cpu_list(s) for s in (sets.measured, sets.others))
+    assert jobs["probe"]["cpus_allowed"]["pingpong"] == [measured]
+    assert jobs["hog"]["cpus_allowed"]["cpuhog"] == [others]
+    # Launcher and daemons included.
+    for name, cores in (("probe", measured), ("load", others), ("hog", others)):
+        assert {v for values in jobs[name]["cpus_allowed"].values() for v in values} == {cores}
+    assert _job_cgroups() == []
+
+
+@pytest.mark.parametrize("perturbation", ["cpu", "network"])
+def test_the_noise_benchmark_puts_its_perturbing_ranks_on_the_other_cores(
+    make_platform, built_programs, tmp_path, perturbation
+):
+    platform = make_platform(nodes=4)
+    sets = platform.core_sets()
+    out = tmp_path / "noise.csv"
+    argv = [str(built_programs / "noise"), "--ratio", "0.5", "--splits", "4", "--reps", "20"]
+    argv += ["--perturbation", perturbation, "--perturb-size", "64K"]
+    run_benchmark(platform, argv, 4, out, tmp_path / "run.log", 120, binds_by_role=True)
+    measured, others = (cpusets.format_cpu_list(s) for s in (sets.measured, sets.others))
+    meta = read_benchmark(out).meta
+    assert (meta["cpus_application"], meta["cpus_perturbing"]) == (measured, others)
+    (job,) = read_sidecar(out)["cpu"]["jobs"]
+    # Every rank is bound to one side at a time, the application ranks to the
+    # measured job's cores; over the splits the ranks took both roles.
+    assert job["cpus_allowed"]["noise"] == sorted([measured, others])
+    assert set(cpusets.parse_cpu_list(job["ran_on"])) <= set(sets.measured) | set(sets.others)
+    assert _job_cgroups() == []
 
 
 def test_killed_launcher_is_recovered_by_the_next_up(make_platform, built_programs):

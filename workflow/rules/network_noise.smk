@@ -157,6 +157,9 @@ rule measure_network_noise:
         ),
         platform=lambda wc: nb_platform(wc.perturbation),
         config={"network_noise": {"benchmark": NB}},
+        # The application processes on the measured job's cores, the perturbing
+        # ones (network or CPU-only) on the others, drawn anew every split.
+        binds_by_role=True,
     script:
         "../scripts/run_benchmark.py"
 

@@ -14,4 +14,5 @@ with logged(snakemake.log[0]):
         config=snakemake.params.config,
         inputs={"program": snakemake.input.program},
         nodes=snakemake.params.get("nodes"),
+        binds_by_role=snakemake.params.get("binds_by_role", False),
     )

@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from netnoise.cpusets import CoreSets
+
 
 class PlatformUnavailable(RuntimeError):
     """The configured platform cannot run here; the message says what to do."""
@@ -84,6 +86,11 @@ class Platform(ABC):
         ``env`` holds variables every rank gets and the launcher does not (the
         latency injector's ``LD_PRELOAD`` must not load into mpirun or srun).
         """
+
+    def core_sets(self) -> CoreSets | None:
+        """The cores of the measured job and of everything else, each job in cgroups
+        of its own; None: jobs are placed by the platform's launcher alone."""
+        return None
 
     @abstractmethod
     def describe(self) -> dict[str, Any]:

@@ -8,6 +8,7 @@ from typing import Any
 
 # Imported for its registration: a testbed's down() then stops its Slurm cluster.
 import netnoise.testbed.slurm  # noqa: F401
+from netnoise import cpusets
 from netnoise.cpu import wait_for_quiet_cores
 from netnoise.platform.base import (
     Launch,
@@ -38,16 +39,31 @@ class TestbedPlatform(Platform):
             self.testbed = Testbed(TestbedSpec.from_config(config["testbed"]))
         except TestbedError as err:
             raise PlatformUnavailable(str(err)) from err
+        self.cores = config["testbed"].get("cores", "per_job")
+        try:
+            self._core_sets = cpusets.core_sets(self.cores)
+        except cpusets.CpusetError as err:
+            raise PlatformUnavailable(str(err)) from err
         self._cores_settled = False
 
     def check(self) -> None:
-        """Bring the testbed up and claim it; the first time, also wait for quiet cores."""
+        """Bring the testbed up and claim it, check that each job can have cgroups of
+        its own (removing those of runs that died); the first time, also wait for
+        quiet cores."""
         super().check()
         try:
             Testbed.check_host()
             self.testbed.ensure_up()
         except TestbedError as err:
             raise PlatformUnavailable(str(err)) from err
+        why = cpusets.cgroups_available()
+        if why and self.cores == "per_job":
+            raise PlatformUnavailable(f"platform.testbed.cores is per_job: {why}")
+        if why:
+            # Shared cores need no cgroups; the runs then lack per-job CPU records.
+            self._core_sets = None
+        else:
+            cpusets.remove_stale()
         if not self._cores_settled:
             self._settle_cores()
 
@@ -76,6 +92,13 @@ class TestbedPlatform(Platform):
                 settling.waited_s,
             )
         self._cores_settled = True
+
+    def core_sets(self) -> cpusets.CoreSets | None:
+        """``per_job``: the measured job on the first half of the cores, everything
+        else on the rest, as two jobs on a cluster never share a core; ``shared``:
+        every job on every core (each still in cgroups of its own, for its CPU
+        record, where the host has them; None where it has not)."""
+        return self._core_sets
 
     def mpi_launch(
         self,
@@ -125,7 +148,8 @@ class TestbedPlatform(Platform):
             "--mca",
             "btl_tcp_links",
             str(spec.btl_tcp_links),
-            # Every namespace shares the host's cores: binding would stack ranks on core 0.
+            # Every namespace shares the host's cores: binding would stack ranks on the
+            # first core of the job's cpuset. The cpuset alone confines the job.
             # Waiting ranks sleep in netnoise's wait layer (csrc/common/nn_wait.h), so
             # Open MPI's yield_when_idle stays off: each sched_yield of a test burst
             # handed the core to another rank's burst (8 ranks moving 10 MB across
@@ -142,6 +166,7 @@ class TestbedPlatform(Platform):
 
     def describe(self) -> dict[str, Any]:
         status = self.testbed.status()
+        sets = self._core_sets
         # Where the run happened, not who else was around.
         for key in ("namespaces_present", "claimed_by", "processes_inside", "unknown"):
             status.pop(key, None)
@@ -149,5 +174,10 @@ class TestbedPlatform(Platform):
             "kind": self.kind,
             **status,
             "host_tcp_congestion": host_tcp_congestion(),
+            "cores": {
+                "mode": self.cores,
+                "measured": sets and cpusets.format_cpu_list(sets.measured),
+                "others": sets and cpusets.format_cpu_list(sets.others),
+            },
             "kernel": pyplatform.release(),
         }
