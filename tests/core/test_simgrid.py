@@ -200,3 +200,38 @@ def test_two_flows_share_an_uplink_fairly(tmp_path, smpi_programs):
     expected_us = 2 * (4 * 5 + size * 8 / 200e6 * 1e6)
     assert len(rtt) == 6
     assert rtt.to_numpy() == pytest.approx([expected_us] * 6, rel=2e-5)
+
+
+def test_the_packet_model_gets_a_graph_of_one_hop_routes(tmp_path):
+    """SimGrid's ns-3 binding ignores longer routes: switches become routers and
+    every cable a one-hop route, parallel cables one link of their summed rate."""
+    generated = simgrid_platform(
+        tmp_path, topology="xgft:12,12/1,6/1,2", network_model="packet", link_gbit=100
+    ).generated
+    zone = ET.fromstring(generated.xml.split("\n", 2)[2]).find("zone")
+    assert zone.get("routing") == "Floyd"
+    assert len(zone.findall("host")) == 144 and len(zone.findall("router")) == 18
+    routes = zone.findall("route")
+    assert all(len(route) == 1 for route in routes)
+    rates = sorted({link.get("bandwidth") for link in zone.iter("link")})
+    # 144 node cables at 100 Gbit/s, 72 leaf-to-top pairs of two cables.
+    assert rates == ["100000Mbps", "200000Mbps"] and len(routes) == 144 + 72
+
+
+@needs_simgrid
+def test_a_packet_model_round_trip_costs_at_least_the_routes_latency(tmp_path, smpi_programs):
+    """ns-3 carries each message in TCP packets through every switch: a round trip
+    takes more than the four links' latencies twice, and runs to the end."""
+    platform = simgrid_platform(tmp_path, latency_us=5, network_model="packet")
+    output = tmp_path / "pingpong.csv"
+    run_benchmark(
+        platform,
+        [str(smpi_programs / "pingpong"), "--size", "1", "--warmup", "1", "--iterations", "3"],
+        ranks=2,
+        output=output,
+        log=tmp_path / "run.log",
+        timeout_s=120,
+    )
+    rtt = read_benchmark(output).data["rtt_us"]
+    assert len(rtt) == 3 and rtt.min() > 2 * 4 * 5
+    assert read_sidecar(output)["platform"]["simgrid_network_model"] == "ns-3"

@@ -24,6 +24,8 @@ from pathlib import Path
 from typing import Any
 from xml.sax.saxutils import quoteattr
 
+import numpy as np
+
 from netnoise.atomic import atomic_open
 from netnoise.config import rack_interleaved_nodes
 from netnoise.platform.base import Launch, Platform, PlatformUnavailable
@@ -87,16 +89,54 @@ def _document(body: list[str]) -> str:
     )
 
 
-def racks_platform(testbed: dict[str, Any], latency_us: float) -> GeneratedPlatform:
+def graph_platform(
+    hosts: list[str], routers: list[str], cables: list[tuple[str, str, float]], latency_us: float
+) -> list[str]:
+    """The body of a platform given as a graph, as SimGrid's ns-3 binding needs it:
+    hosts and routers (switches) joined by ``cables`` (end, end, Mbit/s), each a
+    one-hop route; ns-3 routes over the graph, SimGrid's own model by shortest
+    paths (Floyd)."""
+    body = ['  <zone id="network" routing="Floyd">']
+    body += [f'    <host id="{name}" speed="1Gf"/>' for name in hosts]
+    body += [f'    <router id="{name}"/>' for name in routers]
+    # The DTD wants every link before the first route.
+    body += [
+        f'    <link id="cable-{i}" bandwidth="{mbit:g}Mbps" latency="{latency_us:g}us"/>'
+        for i, (_, _, mbit) in enumerate(cables)
+    ]
+    body += [
+        f'    <route src="{a}" dst="{b}"><link_ctn id="cable-{i}"/></route>'
+        for i, (a, b, _) in enumerate(cables)
+    ]
+    body.append("  </zone>")
+    return body
+
+
+def racks_platform(
+    testbed: dict[str, Any], latency_us: float, packets: bool = False
+) -> GeneratedPlatform:
     """The testbed's layout (``platform.testbed``: nodes, racks, nic_mbit,
     backbone_mbit): each node's link to its rack switch and, between racks,
-    each rack's uplink to the core, full duplex, every link ``latency_us`` long.
-    Ranks take the racks in turn, as the testbed's studies place allocations,
-    so an allocation's traffic crosses the backbone."""
+    each rack's uplink to the core, full duplex, every link ``latency_us`` long;
+    with ``packets`` as a graph for ns-3 (graph_platform). Ranks take the racks
+    in turn, as the testbed's studies place allocations, so an allocation's
+    traffic crosses the backbone."""
     nodes, racks = testbed["nodes"], testbed["racks"]
     per_rack = -(-nodes // racks)
     names = [f"{testbed['prefix']}-n{i + 1:02d}" for i in range(nodes)]
     nic, backbone = testbed["nic_mbit"], testbed["backbone_mbit"]
+    order = rack_interleaved_nodes(testbed, nodes)
+    description = f"{nodes} nodes in {racks} rack(s), {testbed['nic_mbit']:g} Mbit/s node links" + (
+        f", {testbed['backbone_mbit']:g} Mbit/s rack uplinks" if racks > 1 else ""
+    )
+    if packets:
+        switches = [f"switch-r{r + 1}" for r in range(racks)]
+        cables = [(name, switches[i // per_rack], nic) for i, name in enumerate(names)]
+        if racks > 1:
+            cables += [(switch, "core", backbone) for switch in switches]
+            switches.append("core")
+        body = graph_platform(names, switches, cables, latency_us)
+        return GeneratedPlatform(_document(body), order, description)
     body = ['  <zone id="racks" routing="Full">']
     body += [f'    <host id="{name}" speed="1Gf"/>' for name in names]
     body += [_link(f"nic-{name}", nic, latency_us) for name in names]
@@ -114,11 +154,34 @@ def racks_platform(testbed: dict[str, Any], latency_us: float) -> GeneratedPlatf
             ctn = "".join(f'<link_ctn id="{lid}" direction="{d}"/>' for lid, d in links)
             body.append(f'    <route src="{src}" dst="{dst}" symmetrical="NO">{ctn}</route>')
     body.append("  </zone>")
-    order = rack_interleaved_nodes(testbed, nodes)
-    description = f"{nodes} nodes in {racks} rack(s), {testbed['nic_mbit']:g} Mbit/s node links" + (
-        f", {testbed['backbone_mbit']:g} Mbit/s rack uplinks" if racks > 1 else ""
-    )
     return GeneratedPlatform(_document(body), order, description)
+
+
+def topology_graph(spec: str, link_gbit: float, latency_us: float) -> GeneratedPlatform:
+    """An XGFT or torus SPEC of netnoise.sim.topology as a graph for ns-3
+    (graph_platform): its endpoints as hosts, its switches as routers, each of its
+    cables a link, parallel cables of an XGFT as one link of their summed rate."""
+    topology = parse_spec(spec)
+    if not isinstance(topology, XGFT | Torus):
+        raise SpecError(f"{spec!r}: a SimGrid platform is generated for xgft: and torus: only")
+    ends = np.stack([topology.channel_src, topology.channel_dst])
+    pairs, channels = np.unique(np.sort(ends, axis=0), axis=1, return_counts=True)
+    # Each cable is two channels; a torus ring of 2 has one cable and four channels.
+    parallel = channels // 2 if isinstance(topology, XGFT) else np.ones_like(channels)
+    endpoints = topology.n_endpoints
+
+    def name(node: int) -> str:
+        return f"node-{node}" if node < endpoints else f"switch-{node - endpoints}"
+
+    cables = [
+        (name(int(a)), name(int(b)), float(link_gbit * 1000 * p))
+        for (a, b), p in zip(pairs.T, parallel, strict=True)
+    ]
+    hosts = [name(i) for i in range(endpoints)]
+    routers = [name(endpoints + i) for i in range(topology.n_switches)]
+    body = graph_platform(hosts, routers, cables, latency_us)
+    description = f"{spec}: {endpoints} hosts, {link_gbit:g} Gbit/s links, as a graph"
+    return GeneratedPlatform(_document(body), hosts, description)
 
 
 def cluster_platform(spec: str, link_gbit: float, latency_us: float) -> GeneratedPlatform:
@@ -154,10 +217,13 @@ def generate(platform_config: dict[str, Any]) -> GeneratedPlatform:
     """The platform file of the validated ``platform`` section (kind simgrid)."""
     simgrid = platform_config["simgrid"]
     topology = simgrid["topology"]
+    # SimGrid's ns-3 binding takes one-hop routes only: a graph of hosts and switches.
+    packets = simgrid["network_model"] == "packet"
     if topology == "testbed":
-        return racks_platform(platform_config["testbed"], simgrid["latency_us"])
+        return racks_platform(platform_config["testbed"], simgrid["latency_us"], packets)
+    generator = topology_graph if packets else cluster_platform
     try:
-        return cluster_platform(topology, simgrid["link_gbit"], simgrid["latency_us"])
+        return generator(topology, simgrid["link_gbit"], simgrid["latency_us"])
     except SpecError as err:
         raise PlatformUnavailable(f"platform.simgrid.topology: {err}") from None
 
