@@ -9,6 +9,8 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+import yaml
+from snakemake.utils import update_config
 
 from netnoise.config import ConfigError, validate
 from netnoise.io import read_benchmark
@@ -18,7 +20,7 @@ from netnoise.provenance import read_sidecar
 from netnoise.run import Job, RunFailed, corun, run_benchmark
 from netnoise.sim.topology import parse_spec
 
-from ..conftest import REPO
+from ..conftest import REPO, quick_study_with
 
 needs_simgrid = pytest.mark.skipif(
     shutil.which("smpicc") is None or shutil.which("smpirun") is None,
@@ -235,3 +237,16 @@ def test_a_packet_model_round_trip_costs_at_least_the_routes_latency(tmp_path, s
     rtt = read_benchmark(output).data["rtt_us"]
     assert len(rtt) == 3 and rtt.min() > 2 * 4 * 5
     assert read_sidecar(output)["platform"]["simgrid_network_model"] == "ns-3"
+
+
+def test_the_simgrid_overlays_make_a_valid_study_at_the_papers_scale():
+    config = quick_study_with("simgrid.yaml")
+    assert config["platform"]["kind"] == "simgrid"
+    bench = config["network_noise"]["benchmark"]
+    hosts = len(generate(config["platform"]).hosts)
+    assert bench["nodes"] >= 128 and max(bench["allocations"]) <= hosts
+    assert not bench["cpu_control"]
+    # The quick slice is merged over it (config/simgrid-quick.yaml).
+    slice_ = yaml.safe_load((REPO / "config" / "simgrid-quick.yaml").read_text())
+    update_config(config, slice_)
+    assert validate(config)["network_noise"]["benchmark"]["nodes"] <= bench["nodes"]
