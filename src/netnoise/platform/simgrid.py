@@ -44,8 +44,11 @@ NETWORK_MODELS = {"flow": "CM02", "packet": "ns-3"}
 #: (``smpi/send-is-detached-thresh:0``): with SMPI's default eager sends below
 #: 64 KiB the receiver of a ping-pong's answer saw it one route latency late
 #: (a 1-byte round trip over one 50 us link took 150.4 us, synchronous 100.3).
+#: The speed SMPI assumes of this host is the simulated hosts' (1 Gflop/s), so
+#: that a rank's busy wait (nn_spin_ns) computes on its host for as long.
 SMPI_SETTINGS = (
     "smpi/simulate-computation:no",
+    "smpi/host-speed:1Gf",
     "smpi/send-is-detached-thresh:0",
     "smpi/display-timing:yes",
     "network/crosstraffic:0",
