@@ -246,7 +246,10 @@ def test_the_simgrid_overlays_make_a_valid_study_at_the_papers_scale():
     hosts = len(generate(config["platform"]).hosts)
     assert bench["nodes"] >= 128 and max(bench["allocations"]) <= hosts
     assert not bench["cpu_control"]
-    # The quick slice is merged over it (config/simgrid-quick.yaml).
+    # The quick slice and the packet model's slice are merged over it.
     slice_ = yaml.safe_load((REPO / "config" / "simgrid-quick.yaml").read_text())
     update_config(config, slice_)
     assert validate(config)["network_noise"]["benchmark"]["nodes"] <= bench["nodes"]
+    packet = yaml.safe_load((REPO / "config" / "simgrid-packet.yaml").read_text())
+    update_config(config, packet)
+    assert validate(config)["platform"]["simgrid"]["network_model"] == "packet"
