@@ -249,6 +249,8 @@ def summary_table(sidecars: list[str | os.PathLike[str]], root: str | os.PathLik
             record = json.load(fh)
         cpu = record.get("cpu") or {}
         platform = record.get("platform") or {}
+        # A simulator's run: its simulated and wall time (netnoise.platform.simgrid).
+        simulation = record.get("platform_run") or {}
         software = record.get("software") or {}
         git = record.get("git") or {}
         start, end = record.get("start"), record.get("end")
@@ -281,6 +283,8 @@ def summary_table(sidecars: list[str | os.PathLike[str]], root: str | os.PathLik
                 "cpu_busy_share": cpu.get("busy_fraction"),
                 "cpu_saturated": cpu.get("saturated"),
                 "cpu_rejected_attempts": len(cpu.get("rejected") or []) if cpu else None,
+                "simulated_s": simulation.get("simulated_s"),
+                "simulated_per_wall": simulation.get("simulated_per_wall"),
                 "result_sha256": record["result"]["sha256"][:16],
             }
         )

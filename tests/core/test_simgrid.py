@@ -16,7 +16,7 @@ from netnoise.config import ConfigError, validate
 from netnoise.io import read_benchmark
 from netnoise.platform import PlatformUnavailable, from_config
 from netnoise.platform.simgrid import SimgridPlatform, generate, run_times
-from netnoise.provenance import read_sidecar
+from netnoise.provenance import read_sidecar, sidecar_path, summary_table
 from netnoise.run import Job, RunFailed, corun, run_benchmark
 from netnoise.sim.topology import parse_spec
 
@@ -174,6 +174,11 @@ def test_pingpong_round_trip_is_the_routes_latency_and_bandwidth(tmp_path, smpi_
     times = sidecar["platform_run"]
     assert times["simulated_s"] >= 5 * expected_us * 1e-6
     assert times["wall_s"] > 0
+    row = summary_table([sidecar_path(output)], tmp_path).iloc[0]
+    assert (row["simulated_s"], row["simulated_per_wall"]) == (
+        times["simulated_s"],
+        times["simulated_per_wall"],
+    )
 
 
 @needs_simgrid
