@@ -92,8 +92,9 @@ class Platform(ABC):
         """What a provenance record should say about where the run happened."""
 
     def run_record(self, output: str) -> dict[str, Any] | None:
-        """What a run's provenance should say beyond ``describe``, read from what its
-        launches printed (``output``); None: nothing (a simulator's times, for one)."""
+        """What a run's provenance adds to ``describe``, read from what its launches
+        printed (``output``): a simulator's simulated and wall time, for one; None:
+        nothing."""
         return None
 
     def check(self) -> None:
