@@ -8,8 +8,9 @@ without the wait layer (csrc/Makefile, ``FLAVOUR=smpi``): SMPI's clock is
 simulated, so a rank waiting costs no time and no core, and a run's times
 come from the platform's latencies, rates and network model, never from the
 host's CPU. A rank's own computation is not simulated
-(``smpi/simulate-computation:no``): the programs' sleeps take simulated time,
-their arithmetic none.
+(``smpi/simulate-computation:no``): the programs' sleeps and busy waits take
+simulated time, their arithmetic none. Each smpirun is a simulation of its
+own, so co-runs of separate launches are refused.
 """
 
 from __future__ import annotations
