@@ -3,6 +3,7 @@ simulated times are checked against the platform's latencies and rates."""
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 import xml.etree.ElementTree as ET
@@ -20,7 +21,7 @@ from netnoise.provenance import read_sidecar, sidecar_path, summary_table
 from netnoise.run import Job, RunFailed, corun, run_benchmark
 from netnoise.sim.topology import parse_spec
 
-from ..conftest import REPO, quick_study_with
+from ..conftest import REPO, quick_study_with, snakemake
 
 needs_simgrid = pytest.mark.skipif(
     shutil.which("smpicc") is None or shutil.which("smpirun") is None,
@@ -258,3 +259,14 @@ def test_the_simgrid_overlays_make_a_valid_study_at_the_papers_scale():
     packet = yaml.safe_load((REPO / "config" / "simgrid-packet.yaml").read_text())
     update_config(config, packet)
     assert validate(config)["platform"]["simgrid"]["network_model"] == "packet"
+
+
+def test_the_workflow_plans_seed_001_on_simgrid_with_the_smpi_build(tmp_path):
+    """The SimGrid overlay plans the SMPI build (no preloaded libraries) and seed
+    001's 128-node measurements, through the same rules as the testbed."""
+    configs = [str(REPO / "config" / name) for name in ("config.yaml", "simgrid.yaml")]
+    out = snakemake("-n", "--forceall", "--configfile", *configs, cwd=tmp_path)
+    assert out.returncode == 0, out.stderr[-3000:]
+    build = re.search(r"rule build_programs:\n(.*?)\n\n", out.stdout, flags=re.S).group(1)
+    assert "results/simgrid/bin/noise" in build and "libnnwait.so" not in build
+    assert re.search(r"wildcards: collective=allreduce, ratio=0.5, allocation=128", out.stdout)
