@@ -81,13 +81,24 @@ static inline long long nn_now_ns(void)
 }
 
 /* Busy-waits for ns nanoseconds on the monotonic clock: no system call, no
- * scheduler involvement, so microsecond delays stay precise. */
+ * scheduler involvement, so microsecond delays stay precise. Under SimGrid's
+ * SMPI the clock is simulated and stands still while a rank spins: there the
+ * rank's host computes for ns of simulated time instead. */
+#ifdef SMPI_HELPERS_H
+#include <smpi/smpi.h>
+static inline void nn_spin_ns(long long ns)
+{
+    if (ns > 0)
+        smpi_execute((double)ns * 1e-9);
+}
+#else
 static inline void nn_spin_ns(long long ns)
 {
     long long end = nn_now_ns() + ns;
     while (nn_now_ns() < end)
         ;
 }
+#endif
 
 /* Sleeps for ns nanoseconds, giving the core to other processes (several
  * emulated nodes share one machine's cores). */

@@ -228,12 +228,28 @@ static void create_file(const char *path, const char *what)
         fprintf(stderr, "cannot create %s file '%s'\n", what, path);
 }
 
+/* A pause of rank 0 between checks for a file the runner creates. Under
+ * SimGrid's SMPI a sleep is simulated: each check would move the simulated
+ * clock on by the pause while the runner, in real time, has yet to create the
+ * file. There the pause is real and the simulated clock stands still (every
+ * other rank waits in a barrier meanwhile). */
+static void pause_for_runner(void)
+{
+#ifdef SMPI_HELPERS_H
+#undef nanosleep
+    struct timespec ts = {0, 1000000};
+    nanosleep(&ts, NULL);
+#else
+    nn_sleep_ns(1000000);
+#endif
+}
+
 /* Rank 0 waits, sleeping, until the file exists or a stop is requested. */
 static void await_file(const nn_run_options *run, const char *path)
 {
     struct stat st;
     while (stat(path, &st) != 0 && !nn_local_stop(run))
-        nn_sleep_ns(1000000);
+        pause_for_runner();
 }
 
 void nn_timed_begin(const nn_run_options *run, MPI_Comm comm)

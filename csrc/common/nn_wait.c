@@ -107,9 +107,19 @@ void nn_probe_end(void)
 
 void nn_wait_describe(const nn_wait_policy *p, char *buf, size_t len)
 {
+#ifdef NN_PLAIN_MPI
+    (void)p;
+    snprintf(buf, len, "blocking (the MPI library's own waits)");
+#else
     snprintf(buf, len, "%s spin=%.0fus sleep=%.0f-%.0fus", mode_names[p->mode], p->spin_ns / 1e3,
              p->sleep_min_ns / 1e3, p->sleep_max_ns / 1e3);
+#endif
 }
+
+/* A build with NN_PLAIN_MPI keeps the MPI library's blocking calls: under
+ * SimGrid's SMPI every MPI_Test costs simulated time, and these definitions,
+ * global in the program, would replace the simulator's own. */
+#ifndef NN_PLAIN_MPI
 
 static long long now_ns(void)
 {
@@ -448,3 +458,5 @@ int MPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datat
     return finish(MPI_Iexscan(sendbuf, recvbuf, count, datatype, op, comm, &r), &r,
                   MPI_STATUS_IGNORE);
 }
+
+#endif /* NN_PLAIN_MPI */

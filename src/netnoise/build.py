@@ -25,10 +25,28 @@ def _tool_output(argv: list[str]) -> str | None:
     return (out.stdout or out.stderr).strip() if out.returncode == 0 else None
 
 
-def list_programs(csrc: str | os.PathLike[str]) -> list[str]:
-    """The programs ``csrc/Makefile`` builds."""
+#: csrc/Makefile's build flavour for each platform kind: SimGrid's SMPI runs
+#: programs built with smpicc and without the wait layer.
+FLAVOURS = {"simgrid": "smpi"}
+
+
+def flavour(platform_kind: str) -> str:
+    """The csrc/Makefile flavour (``FLAVOUR``) the platform's programs are built in."""
+    return FLAVOURS.get(platform_kind, "native")
+
+
+def list_programs(csrc: str | os.PathLike[str], flavour: str = "native") -> list[str]:
+    """The programs ``csrc/Makefile`` builds in ``flavour``."""
     out = subprocess.run(
-        ["make", "-s", "--no-print-directory", "-C", str(csrc), "list-programs"],
+        [
+            "make",
+            "-s",
+            "--no-print-directory",
+            "-C",
+            str(csrc),
+            f"FLAVOUR={flavour}",
+            "list-programs",
+        ],
         capture_output=True,
         text=True,
         check=True,
@@ -44,8 +62,9 @@ def build_programs(
     cflags: str,
     log: str | os.PathLike[str],
     build_dir: str | os.PathLike[str],
+    flavour: str = "native",
 ) -> dict[str, Any]:
-    """Build every program of ``csrc`` into ``bindir``; return the build record.
+    """Build every program of ``csrc`` in ``flavour`` into ``bindir``; return the build record.
 
     Objects go to ``build_dir`` so the source tree stays clean; programs are
     staged and renamed into ``bindir`` only after the whole build succeeded.
@@ -59,6 +78,7 @@ def build_programs(
             "make",
             "-C",
             str(csrc),
+            f"FLAVOUR={flavour}",
             f"MPICC={mpicc}",
             f"CFLAGS={cflags}",
             f"BUILD={build_dir}",
@@ -77,6 +97,7 @@ def build_programs(
             os.replace(Path(staging) / name, bindir / name)
     return {
         "programs": {name: provenance.sha256(bindir / name) for name in programs},
+        "flavour": flavour,
         "mpicc": mpicc,
         "cflags": cflags,
         "compiler": _tool_output([mpicc, "--version"]),

@@ -281,6 +281,8 @@ def summary_table(sidecars: list[str | os.PathLike[str]], root: str | os.PathLik
             record = json.load(fh)
         cpu = record.get("cpu") or {}
         platform = record.get("platform") or {}
+        # A simulator's run: its simulated and wall time (netnoise.platform.simgrid).
+        simulation = record.get("platform_run") or {}
         software = record.get("software") or {}
         git = record.get("git") or {}
         start, end = record.get("start"), record.get("end")
@@ -317,6 +319,8 @@ def summary_table(sidecars: list[str | os.PathLike[str]], root: str | os.PathLik
                 "cpu_job_cores": measured_job_cpu(cpu).get("cores"),
                 "cpu_job_runnable": measured_job_cpu(cpu).get("mean_runnable_tasks"),
                 "cores_apart": cores_apart(cpu),
+                "simulated_s": simulation.get("simulated_s"),
+                "simulated_per_wall": simulation.get("simulated_per_wall"),
                 "result_sha256": record["result"]["sha256"][:16],
             }
         )

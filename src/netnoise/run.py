@@ -251,9 +251,15 @@ def corun(
     if counters is not None and counters_output is None:
         raise ValueError("counters need counters_output")
     limits = cpu or CpuLimits.from_config(platform.config)
+    if background and not platform.launches_share_network:
+        raise RunFailed(
+            f"{measured.name}: platform {platform.kind!r} runs each launch on a network of "
+            "its own, so a co-run's background would not load the measured job's"
+        )
     platform.check()
     log_path = Path(log)
     log_path.parent.mkdir(parents=True, exist_ok=True)
+    log_offset = log_path.stat().st_size if log_path.exists() else 0
     start = provenance.now()
     rejected = []
     attempt, launches_lost = 1, 0
@@ -306,6 +312,9 @@ def corun(
         for j, argv in zip(jobs, outcome.argv, strict=True)
     ]
     cpu_record = {**outcome.cpu, "judged": limits.judged, "attempts": attempt, "rejected": rejected}
+    with open(log_path, "rb") as fh:
+        fh.seek(log_offset)
+        platform_record = platform.run_record(fh.read().decode(errors="replace"))
     for job, argv in zip(jobs, outcome.argv, strict=True):
         provenance.write_sidecar(
             job.output,
@@ -320,6 +329,7 @@ def corun(
                 "cpu": cpu_record,
                 "timed_region_s": round(outcome.timed_s, 6),
                 "corun": corun_record if background else None,
+                **({"platform_run": platform_record} if platform_record is not None else {}),
             },
         )
 

@@ -54,7 +54,8 @@ def test_testbed_overlays_merge_into_a_valid_study(overlay):
 BAD = [
     (
         {"platform": {"kind": "cloud"}},
-        "platform.kind: 'cloud' is not allowed; allowed values: 'testbed', 'localhost', 'slurm'",
+        "platform.kind: 'cloud' is not allowed; allowed values: 'testbed', 'localhost', "
+        "'slurm', 'simgrid'",
     ),
     (
         {"platform": {"mpirun": "mpirun; rm -rf /"}},
@@ -217,8 +218,8 @@ def test_workflow_stops_before_any_job_on_bad_config(tmp_path):
     assert out.returncode != 0
     text = out.stdout + out.stderr
     assert (
-        "platform.kind: 'cloud' is not allowed; allowed values: 'testbed', 'localhost', 'slurm'"
-        in text
+        "platform.kind: 'cloud' is not allowed; allowed values: 'testbed', 'localhost', "
+        "'slurm', 'simgrid'" in text
     )
     assert "baseline.ranks: 5 is not a multiple of 2" in text
     assert "rule " not in text  # no job was scheduled

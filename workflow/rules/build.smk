@@ -15,7 +15,8 @@ rule build_programs:
         "../../envs/build.yaml"
     params:
         build_dir=SHARED.build,
-        mpicc=config["build"]["mpicc"],
+        flavour=C_BUILD.flavour,
+        mpicc=C_BUILD.mpicc,
         cflags=config["build"]["cflags"],
     script:
         "../scripts/build_programs.py"

@@ -10,7 +10,7 @@ from netnoise import config as netnoise_config
 from netnoise import report as netnoise_report
 from netnoise import scheduler_timers
 from netnoise import studies as netnoise_studies
-from netnoise.build import list_programs
+from netnoise.build import flavour, list_programs
 from netnoise.jobs import expose_package
 
 # Snakemake's YAML reader keeps the last of a key given twice; netnoise's refuses it.
@@ -32,7 +32,8 @@ _BENCHMARKS = f"{_RESULTS}/benchmarks"
 # absolute path of the machine that ran them.
 _PROJECT = Path(os.path.relpath(Path(workflow.basedir).parent))
 _CSRC = _PROJECT / "csrc"
-_C_PROGRAMS = list_programs(_CSRC)
+_C_FLAVOUR = flavour(_PLATFORM)
+_C_PROGRAMS = list_programs(_CSRC, _C_FLAVOUR)
 _C_SOURCES = sorted(
     str(p) for p in _CSRC.rglob("*") if p.suffix in (".c", ".h") or p.name == "Makefile"
 )
@@ -81,9 +82,19 @@ def platform_paths():
 
 
 def c_sources():
-    """The C build: csrc's Makefile, every source it compiles and the programs it makes."""
+    """The C build: csrc's Makefile, every source it compiles, the flavour and
+    compiler of the platform's programs and the programs it makes."""
+    compiler = (
+        config["platform"]["simgrid"]["smpicc"]
+        if _C_FLAVOUR == "smpi"
+        else config["build"]["mpicc"]
+    )
     return SimpleNamespace(
-        makefile=str(_CSRC / "Makefile"), files=_C_SOURCES, programs=_C_PROGRAMS
+        makefile=str(_CSRC / "Makefile"),
+        files=_C_SOURCES,
+        flavour=_C_FLAVOUR,
+        mpicc=compiler,
+        programs=_C_PROGRAMS,
     )
 
 

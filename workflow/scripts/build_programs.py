@@ -11,5 +11,6 @@ with logged(snakemake.log[0]):
         cflags=snakemake.params.cflags,
         log=snakemake.log[0],
         build_dir=snakemake.params.build_dir,
+        flavour=snakemake.params.flavour,
     )
     write_build_info(snakemake.output.info, info)

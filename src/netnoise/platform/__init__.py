@@ -3,6 +3,7 @@
 - ``testbed``: an emulated cluster of network namespaces on this host (the default).
 - ``localhost``: every rank on this host, no network emulation.
 - ``slurm``: inside a Slurm allocation, through ``srun`` (or a configured launcher).
+- ``simgrid``: every rank in SimGrid's SMPI on a generated platform, in simulated time.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from typing import Any
 
 from netnoise.platform.base import Launch, Platform, PlatformUnavailable
 from netnoise.platform.localhost import Localhost
+from netnoise.platform.simgrid import SimgridPlatform
 from netnoise.platform.slurm import Slurm
 from netnoise.platform.testbed import TestbedPlatform
 
@@ -18,6 +20,7 @@ KINDS: dict[str, type[Platform]] = {
     "testbed": TestbedPlatform,
     "localhost": Localhost,
     "slurm": Slurm,
+    "simgrid": SimgridPlatform,
 }
 
 

@@ -69,6 +69,8 @@ class Platform(ABC):
     kind: str
     #: The program every launch starts with; it must be on PATH.
     launcher: str
+    #: Whether two launches meet on one network, as a co-run needs.
+    launches_share_network: bool = True
 
     def __init__(self, config: dict[str, Any]):
         self.config = config
@@ -95,6 +97,12 @@ class Platform(ABC):
     @abstractmethod
     def describe(self) -> dict[str, Any]:
         """What a provenance record should say about where the run happened."""
+
+    def run_record(self, output: str) -> dict[str, Any] | None:
+        """What a run's provenance adds to ``describe``, read from what its launches
+        printed (``output``): a simulator's simulated and wall time, for one; None:
+        nothing."""
+        return None
 
     def check(self) -> None:
         """Raise PlatformUnavailable when this platform cannot run here."""

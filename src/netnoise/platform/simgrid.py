@@ -1,0 +1,349 @@
+"""The simgrid platform: MPI programs in SimGrid's SMPI, in simulated time.
+
+Every rank runs inside one ``smpirun`` process on a platform file generated
+from the config (``platform.simgrid``): the testbed's racks and backbone, or a
+fat-tree or torus named as the congestion simulator names them
+(``netnoise.sim.topology``). The programs are built for it with ``smpicc``
+without the wait layer (csrc/Makefile, ``FLAVOUR=smpi``): SMPI's clock is
+simulated, so a rank waiting costs no time and no core, and a run's times
+come from the platform's latencies, rates and network model, never from the
+host's CPU. A rank's own computation is not simulated
+(``smpi/simulate-computation:no``): the programs' sleeps and busy waits take
+simulated time, their arithmetic none. Each smpirun is a simulation of its
+own, so co-runs of separate launches are refused.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import shutil
+import subprocess
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+from xml.sax.saxutils import quoteattr
+
+import numpy as np
+
+from netnoise.atomic import atomic_open
+from netnoise.config import rack_interleaved_nodes
+from netnoise.platform.base import Launch, Platform, PlatformUnavailable
+from netnoise.sim.topology import XGFT, SpecError, Torus, parse_spec
+
+#: Where generated platform and host files go, relative to the working
+#: directory (the workflow's results/<platform.kind>).
+PLATFORM_DIR = Path("results/simgrid/platform")
+
+#: SimGrid's network model for each ``platform.simgrid.network_model``.
+NETWORK_MODELS = {"flow": "CM02", "packet": "ns-3"}
+
+#: Settings every run gets. The flow model is CM02 without SimGrid's reverse
+#: traffic of TCP acknowledgements (``network/crosstraffic``), so a link moves
+#: data at the configured rate. Every send is synchronous
+#: (``smpi/send-is-detached-thresh:0``): with SMPI's default eager sends below
+#: 64 KiB the receiver of a ping-pong's answer saw it one route latency late
+#: (a 1-byte round trip over one 50 us link took 150.4 us, synchronous 100.3).
+#: The speed SMPI assumes of this host is the simulated hosts' (1 Gflop/s), so
+#: that a rank's busy wait (nn_spin_ns) computes on its host for as long.
+SMPI_SETTINGS = (
+    "smpi/simulate-computation:no",
+    "smpi/host-speed:1Gf",
+    "smpi/send-is-detached-thresh:0",
+    "smpi/display-timing:yes",
+    "network/crosstraffic:0",
+)
+
+_SIMULATED = re.compile(r"Simulated time: ([0-9.eE+-]+) seconds")
+_WALL = re.compile(r"The simulation took ([0-9.eE+-]+) seconds")
+
+
+@dataclass(frozen=True)
+class GeneratedPlatform:
+    """A platform file's text and the host names, in the order ranks take them."""
+
+    xml: str
+    hosts: list[str]
+    description: str
+
+    @property
+    def sha256(self) -> str:
+        return hashlib.sha256(self.xml.encode()).hexdigest()
+
+
+def _link(link_id: str, mbit: float, latency_us: float) -> str:
+    """A full-duplex link: ``mbit`` Mbit/s each way."""
+    return (
+        f'    <link id="{link_id}" bandwidth="{mbit:g}Mbps" latency="{latency_us:g}us" '
+        'sharing_policy="SPLITDUPLEX"/>'
+    )
+
+
+def _document(body: list[str]) -> str:
+    return "\n".join(
+        [
+            "<?xml version='1.0'?>",
+            '<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">',
+            '<platform version="4.1">',
+            *body,
+            "</platform>",
+            "",
+        ]
+    )
+
+
+def graph_platform(
+    hosts: list[str], routers: list[str], cables: list[tuple[str, str, float]], latency_us: float
+) -> list[str]:
+    """The body of a platform given as a graph, as SimGrid's ns-3 binding needs it:
+    hosts and routers (switches) joined by ``cables`` (end, end, Mbit/s), each a
+    one-hop route; ns-3 routes over the graph, SimGrid's own model by shortest
+    paths (Floyd)."""
+    body = ['  <zone id="network" routing="Floyd">']
+    body += [f'    <host id="{name}" speed="1Gf"/>' for name in hosts]
+    body += [f'    <router id="{name}"/>' for name in routers]
+    # The DTD wants every link before the first route.
+    body += [
+        f'    <link id="cable-{i}" bandwidth="{mbit:g}Mbps" latency="{latency_us:g}us"/>'
+        for i, (_, _, mbit) in enumerate(cables)
+    ]
+    body += [
+        f'    <route src="{a}" dst="{b}"><link_ctn id="cable-{i}"/></route>'
+        for i, (a, b, _) in enumerate(cables)
+    ]
+    body.append("  </zone>")
+    return body
+
+
+def racks_platform(
+    testbed: dict[str, Any], latency_us: float, packets: bool = False
+) -> GeneratedPlatform:
+    """The testbed's layout (``platform.testbed``: nodes, racks, nic_mbit,
+    backbone_mbit): each node's link to its rack switch and, between racks,
+    each rack's uplink to the core, full duplex, every link ``latency_us`` long;
+    with ``packets`` as a graph for ns-3 (graph_platform). Ranks take the racks
+    in turn, as the testbed's studies place allocations, so an allocation's
+    traffic crosses the backbone."""
+    nodes, racks = testbed["nodes"], testbed["racks"]
+    per_rack = -(-nodes // racks)
+    names = [f"{testbed['prefix']}-n{i + 1:02d}" for i in range(nodes)]
+    nic, backbone = testbed["nic_mbit"], testbed["backbone_mbit"]
+    order = rack_interleaved_nodes(testbed, nodes)
+    description = f"{nodes} nodes in {racks} rack(s), {testbed['nic_mbit']:g} Mbit/s node links" + (
+        f", {testbed['backbone_mbit']:g} Mbit/s rack uplinks" if racks > 1 else ""
+    )
+    if packets:
+        switches = [f"switch-r{r + 1}" for r in range(racks)]
+        cables = [(name, switches[i // per_rack], nic) for i, name in enumerate(names)]
+        if racks > 1:
+            cables += [(switch, "core", backbone) for switch in switches]
+            switches.append("core")
+        body = graph_platform(names, switches, cables, latency_us)
+        return GeneratedPlatform(_document(body), order, description)
+    body = ['  <zone id="racks" routing="Full">']
+    body += [f'    <host id="{name}" speed="1Gf"/>' for name in names]
+    body += [_link(f"nic-{name}", nic, latency_us) for name in names]
+    if racks > 1:
+        body += [_link(f"uplink-r{r + 1}", backbone, latency_us) for r in range(racks)]
+    for i, src in enumerate(names):
+        for j, dst in enumerate(names):
+            if i == j:
+                continue
+            links = [("nic-" + src, "UP")]
+            if racks > 1 and i // per_rack != j // per_rack:
+                links += [(f"uplink-r{i // per_rack + 1}", "UP")]
+                links += [(f"uplink-r{j // per_rack + 1}", "DOWN")]
+            links += [("nic-" + dst, "DOWN")]
+            ctn = "".join(f'<link_ctn id="{lid}" direction="{d}"/>' for lid, d in links)
+            body.append(f'    <route src="{src}" dst="{dst}" symmetrical="NO">{ctn}</route>')
+    body.append("  </zone>")
+    return GeneratedPlatform(_document(body), order, description)
+
+
+def topology_graph(spec: str, link_gbit: float, latency_us: float) -> GeneratedPlatform:
+    """An XGFT or torus SPEC of netnoise.sim.topology as a graph for ns-3
+    (graph_platform): its endpoints as hosts, its switches as routers, each of its
+    cables a link, parallel cables of an XGFT as one link of their summed rate."""
+    topology = parse_spec(spec)
+    if not isinstance(topology, XGFT | Torus):
+        raise SpecError(f"{spec!r}: a SimGrid platform is generated for xgft: and torus: only")
+    ends = np.stack([topology.channel_src, topology.channel_dst])
+    pairs, channels = np.unique(np.sort(ends, axis=0), axis=1, return_counts=True)
+    # Each cable is two channels; a torus ring of 2 has one cable and four channels.
+    parallel = channels // 2 if isinstance(topology, XGFT) else np.ones_like(channels)
+    endpoints = topology.n_endpoints
+
+    def name(node: int) -> str:
+        return f"node-{node}" if node < endpoints else f"switch-{node - endpoints}"
+
+    cables = [
+        (name(int(a)), name(int(b)), float(link_gbit * 1000 * p))
+        for (a, b), p in zip(pairs.T, parallel, strict=True)
+    ]
+    hosts = [name(i) for i in range(endpoints)]
+    routers = [name(endpoints + i) for i in range(topology.n_switches)]
+    body = graph_platform(hosts, routers, cables, latency_us)
+    description = f"{spec}: {endpoints} hosts, {link_gbit:g} Gbit/s links, as a graph"
+    return GeneratedPlatform(_document(body), hosts, description)
+
+
+def cluster_platform(spec: str, link_gbit: float, latency_us: float) -> GeneratedPlatform:
+    """An XGFT or torus SPEC of netnoise.sim.topology as a SimGrid cluster: SimGrid's
+    FAT_TREE is the same PGFT(h; m; w; p) and routes up and down it; its TORUS puts
+    a host on every vertex and routes dimension by dimension. Every cable has
+    ``link_gbit`` each way and ``latency_us``."""
+    topology = parse_spec(spec)
+    if isinstance(topology, XGFT):
+        kind = "FAT_TREE"
+        params = ";".join(
+            [
+                str(topology.h),
+                *(",".join(map(str, v)) for v in (topology.m, topology.w, topology.p)),
+            ]
+        )
+    elif isinstance(topology, Torus):
+        kind, params = "TORUS", ",".join(map(str, topology.dims))
+    else:
+        raise SpecError(f"{spec!r}: a SimGrid platform is generated for xgft: and torus: only")
+    count = topology.n_endpoints
+    body = [
+        f'  <cluster id="{topology.kind}" prefix="node-" radical="0-{count - 1}" suffix="" '
+        f'speed="1Gf" bw="{link_gbit:g}Gbps" lat="{latency_us:g}us" '
+        f'topology="{kind}" topo_parameters={quoteattr(params)} sharing_policy="SPLITDUPLEX"/>'
+    ]
+    hosts = [f"node-{i}" for i in range(count)]
+    description = f"{spec}: {count} hosts, {link_gbit:g} Gbit/s links"
+    return GeneratedPlatform(_document(body), hosts, description)
+
+
+def generate(platform_config: dict[str, Any]) -> GeneratedPlatform:
+    """The platform file of the validated ``platform`` section (kind simgrid)."""
+    simgrid = platform_config["simgrid"]
+    topology = simgrid["topology"]
+    # SimGrid's ns-3 binding takes one-hop routes only: a graph of hosts and switches.
+    packets = simgrid["network_model"] == "packet"
+    if topology == "testbed":
+        return racks_platform(platform_config["testbed"], simgrid["latency_us"], packets)
+    generator = topology_graph if packets else cluster_platform
+    try:
+        return generator(topology, simgrid["link_gbit"], simgrid["latency_us"])
+    except SpecError as err:
+        raise PlatformUnavailable(f"platform.simgrid.topology: {err}") from None
+
+
+def run_times(output: str) -> dict[str, float] | None:
+    """The simulated and the wall time (seconds) smpirun printed last in ``output``,
+    or None when it printed none (the run failed first)."""
+    simulated, wall = _SIMULATED.findall(output), _WALL.findall(output)
+    if not simulated or not wall:
+        return None
+    sim_s, wall_s = float(simulated[-1]), float(wall[-1])
+    return {
+        "simulated_s": sim_s,
+        "wall_s": wall_s,
+        "simulated_per_wall": round(sim_s / wall_s, 6) if wall_s > 0 else None,
+    }
+
+
+class SimgridPlatform(Platform):
+    """Every rank in one smpirun on a generated platform, in simulated time."""
+
+    kind = "simgrid"
+    # Each smpirun is a simulation of its own.
+    launches_share_network = False
+
+    def __init__(self, config: dict[str, Any], directory: str | Path = PLATFORM_DIR):
+        super().__init__(config)
+        self.simgrid = config["simgrid"]
+        self.launcher = self.simgrid["smpirun"]
+        self.directory = Path(directory)
+
+    @cached_property
+    def generated(self) -> GeneratedPlatform:
+        return generate(self.config)
+
+    def files(self) -> tuple[Path, Path]:
+        """The platform and host files, written once under a name of their content."""
+        generated = self.generated
+        stem = f"platform-{generated.sha256[:16]}"
+        platform_file = self.directory / f"{stem}.xml"
+        hostfile = self.directory / f"{stem}.hosts"
+        for path, text in ((platform_file, generated.xml), (hostfile, "\n".join(generated.hosts))):
+            if not path.exists():
+                with atomic_open(path) as fh:
+                    fh.write(text + ("" if text.endswith("\n") else "\n"))
+        return platform_file, hostfile
+
+    def mpi_launch(
+        self,
+        program: list[str],
+        ranks: int,
+        nodes: list[str] | None = None,
+        env: dict[str, str] | None = None,
+    ) -> Launch:
+        if nodes:
+            raise PlatformUnavailable(
+                "placing ranks on named nodes needs platform.kind testbed or slurm; on "
+                "simgrid rank i runs on the generated platform's host i"
+            )
+        hosts = len(self.generated.hosts)
+        if ranks > hosts:
+            raise PlatformUnavailable(
+                f"platform.simgrid.topology {self.simgrid['topology']!r} has {hosts} hosts; "
+                f"a run of {ranks} ranks needs at least as many"
+            )
+        platform_file, hostfile = self.files()
+        model = NETWORK_MODELS[self.simgrid["network_model"]]
+        settings = [*SMPI_SETTINGS, f"network/model:{model}"]
+        argv = [
+            self.launcher,
+            "-np",
+            str(ranks),
+            "-platform",
+            str(platform_file),
+            "-hostfile",
+            str(hostfile),
+            *(f"--cfg={setting}" for setting in settings),
+            "--log=xbt_cfg.thres:warning",
+            *program,
+        ]
+        # smpirun runs every rank in its own process: the ranks' variables are its own.
+        return Launch(argv, dict(env or {}))
+
+    def check(self) -> None:
+        if shutil.which(self.launcher) is None:
+            raise PlatformUnavailable(
+                f"platform 'simgrid': {self.launcher!r} is not on PATH; install SimGrid "
+                "(make setup installs Debian's simgrid, or the conda env envs/simgrid.yaml)"
+            )
+
+    def version(self) -> str | None:
+        try:
+            out = subprocess.run(
+                [self.launcher, "--version"], capture_output=True, text=True, timeout=60
+            )
+        except (OSError, subprocess.TimeoutExpired):
+            return None
+        lines = (out.stdout or out.stderr).strip().splitlines()
+        return lines[0] if lines else None
+
+    def describe(self) -> dict[str, Any]:
+        generated = self.generated
+        return {
+            "kind": self.kind,
+            "simgrid": self.version(),
+            "network_model": self.simgrid["network_model"],
+            "simgrid_network_model": NETWORK_MODELS[self.simgrid["network_model"]],
+            "topology": self.simgrid["topology"],
+            "network": generated.description,
+            "latency_us": self.simgrid["latency_us"],
+            "platform_sha256": generated.sha256,
+            "settings": [*SMPI_SETTINGS],
+            "computation": (
+                "not simulated: a rank's sleeps take simulated time, its arithmetic none"
+            ),
+        }
+
+    def run_record(self, output: str) -> dict[str, Any] | None:
+        return run_times(output)

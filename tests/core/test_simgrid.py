@@ -1,0 +1,272 @@
+"""The simgrid platform: generated platform files, and real smpirun runs whose
+simulated times are checked against the platform's latencies and rates."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+import yaml
+from snakemake.utils import update_config
+
+from netnoise.config import ConfigError, validate
+from netnoise.io import read_benchmark
+from netnoise.platform import PlatformUnavailable, from_config
+from netnoise.platform.simgrid import SimgridPlatform, generate, run_times
+from netnoise.provenance import read_sidecar, sidecar_path, summary_table
+from netnoise.run import Job, RunFailed, corun, run_benchmark
+from netnoise.sim.topology import parse_spec
+
+from ..conftest import REPO, quick_study_with, snakemake
+
+needs_simgrid = pytest.mark.skipif(
+    shutil.which("smpicc") is None or shutil.which("smpirun") is None,
+    reason="SimGrid not installed (make setup installs libsimgrid-dev)",
+)
+
+
+def simgrid_platform(tmp_path: Path, **simgrid) -> SimgridPlatform:
+    """The simgrid platform of the config's defaults with ``simgrid`` and a
+    testbed of two racks of two nodes (1000 Mbit/s node links, 400 Mbit/s
+    uplinks) over them, its files in ``tmp_path``."""
+    config = {
+        "platform": {
+            "kind": "simgrid",
+            "testbed": {"nodes": 4, "racks": 2, "nic_mbit": 1000, "backbone_mbit": 400},
+            "simgrid": simgrid,
+        }
+    }
+    for study in ("impact_compression", "latency_variation", "variability", "asymmetric"):
+        config[study] = {"enabled": False}
+    validate(config, source="test")
+    return SimgridPlatform(config["platform"], directory=tmp_path / "platform")
+
+
+@pytest.fixture(scope="module")
+def smpi_programs(tmp_path_factory) -> Path:
+    """pingpong and noise built for SMPI (csrc/Makefile FLAVOUR=smpi)."""
+    if shutil.which("smpicc") is None:
+        pytest.skip("SimGrid not installed (make setup installs libsimgrid-dev)")
+    build = tmp_path_factory.mktemp("smpi-build")
+    targets = [str(build / "bin" / name) for name in ("pingpong", "noise")]
+    subprocess.run(
+        ["make", "-s", "-C", str(REPO / "csrc"), "FLAVOUR=smpi", f"BUILD={build}", *targets],
+        check=True,
+        capture_output=True,
+    )
+    return build / "bin"
+
+
+def test_racks_platform_routes_cross_rack_pairs_over_both_uplinks(tmp_path):
+    generated = simgrid_platform(tmp_path, latency_us=5).generated
+    root = ET.fromstring(generated.xml.split("\n", 2)[2])
+    routes = {
+        (r.get("src"), r.get("dst")): [(c.get("id"), c.get("direction")) for c in r]
+        for r in root.iter("route")
+    }
+    assert len(routes) == 4 * 3
+    assert routes[("nn-n01", "nn-n03")] == [
+        ("nic-nn-n01", "UP"),
+        ("uplink-r1", "UP"),
+        ("uplink-r2", "DOWN"),
+        ("nic-nn-n03", "DOWN"),
+    ]
+    assert routes[("nn-n02", "nn-n01")] == [("nic-nn-n02", "UP"), ("nic-nn-n01", "DOWN")]
+    # Ranks take the racks in turn: rank 0 and rank 1 talk across the backbone.
+    assert generated.hosts == ["nn-n01", "nn-n03", "nn-n02", "nn-n04"]
+    rates = {link.get("id"): link.get("bandwidth") for link in root.iter("link")}
+    assert rates["nic-nn-n01"] == "1000Mbps" and rates["uplink-r2"] == "400Mbps"
+
+
+@pytest.mark.parametrize(
+    ("spec", "kind", "params"),
+    [
+        ("xgft:16,8/1,8", "FAT_TREE", "2;16,8;1,8;1,1"),
+        ("xgft:12,12/1,6/1,2", "FAT_TREE", "2;12,12;1,6;1,2"),
+        ("torus:4x4x8", "TORUS", "4,4,8"),
+    ],
+)
+def test_fat_trees_and_tori_keep_the_simulators_names_and_sizes(tmp_path, spec, kind, params):
+    generated = simgrid_platform(tmp_path, topology=spec).generated
+    cluster = ET.fromstring(generated.xml.split("\n", 2)[2]).find("cluster")
+    assert (cluster.get("topology"), cluster.get("topo_parameters")) == (kind, params)
+    assert len(generated.hosts) == parse_spec(spec).n_endpoints
+
+
+def test_bad_topology_and_model_are_named_when_the_config_is_read(tmp_path):
+    with pytest.raises(ConfigError, match=r"platform\.simgrid\.topology"):
+        simgrid_platform(tmp_path, topology="dragonfly:4")
+    with pytest.raises(ConfigError, match=r"platform\.simgrid\.network_model"):
+        simgrid_platform(tmp_path, network_model="fluid")
+
+
+def test_a_run_larger_than_the_platform_is_refused_before_it_starts(tmp_path):
+    platform = simgrid_platform(tmp_path, topology="torus:2x2")
+    with pytest.raises(PlatformUnavailable, match="has 4 hosts; a run of 5 ranks"):
+        platform.mpi_launch(["./pingpong"], 5)
+    with pytest.raises(PlatformUnavailable, match="named nodes"):
+        platform.mpi_launch(["./pingpong"], 2, nodes=["nn-n01", "nn-n02"])
+
+
+def test_a_corun_is_refused_where_each_launch_is_a_network_of_its_own(tmp_path):
+    platform = simgrid_platform(tmp_path)
+    measured = Job("pingpong", ["./pingpong"], 2, tmp_path / "m.csv")
+    background = Job("loadgen", ["./loadgen"], 2, tmp_path / "b.csv")
+    with pytest.raises(RunFailed, match="network of its own"):
+        corun(platform, measured, [background], log=tmp_path / "log", timeout_s=10)
+    assert not (tmp_path / "m.csv").exists()
+
+
+def test_simulated_and_wall_time_are_read_from_smpiruns_output():
+    output = (
+        "[0.5] [smpi_utils/INFO] Simulated time: 0.5 seconds. \n\n"
+        "The simulation took 0.25 seconds (after parsing and platform setup)\n"
+    )
+    assert run_times(output) == {"simulated_s": 0.5, "wall_s": 0.25, "simulated_per_wall": 2.0}
+    assert run_times("smpirun: error") is None
+
+
+def test_platform_file_is_deterministic_and_from_config_knows_the_kind(tmp_path):
+    a = simgrid_platform(tmp_path / "a")
+    b = simgrid_platform(tmp_path / "b")
+    assert a.generated.sha256 == b.generated.sha256
+    assert isinstance(from_config(a.config), SimgridPlatform)
+    assert generate(a.config).xml == a.generated.xml
+
+
+@needs_simgrid
+@pytest.mark.parametrize("size", [1, 1 << 20])
+def test_pingpong_round_trip_is_the_routes_latency_and_bandwidth(tmp_path, smpi_programs, size):
+    """Rank 0 (rack 1) and rank 1 (rack 2): a message crosses node link, uplink,
+    uplink, node link, 5 us each, at the 400 Mbit/s of the uplinks. In the flow
+    model a round trip is twice (4 x 5 us + size x 8 / 400 Mbit/s), and SMPI's
+    own calls add under a microsecond (0.65 us: 40.69 us for 1 byte, 41.9839 ms
+    for 1 MiB)."""
+    platform = simgrid_platform(tmp_path, latency_us=5)
+    output = tmp_path / "pingpong.csv"
+    run_benchmark(
+        platform,
+        [
+            str(smpi_programs / "pingpong"),
+            "--size",
+            str(size),
+            *("--warmup", "2", "--iterations", "5"),
+        ],
+        ranks=2,
+        output=output,
+        log=tmp_path / "run.log",
+        timeout_s=120,
+    )
+    result = read_benchmark(output)
+    expected_us = 2 * (4 * 5 + size * 8 / 400e6 * 1e6)
+    rtt = result.data["rtt_us"]
+    assert len(rtt) == 5
+    assert expected_us <= rtt.min() <= rtt.max() < expected_us + 1.0
+    assert result.meta["hosts"] == "nn-n01,nn-n03"
+    sidecar = read_sidecar(output)
+    described = sidecar["platform"]
+    assert described["platform_sha256"] == platform.generated.sha256
+    assert described["simgrid"].startswith("SimGrid version")
+    assert described["simgrid_network_model"] == "CM02"
+    times = sidecar["platform_run"]
+    assert times["simulated_s"] >= 5 * expected_us * 1e-6
+    assert times["wall_s"] > 0
+    row = summary_table([sidecar_path(output)], tmp_path).iloc[0]
+    assert (row["simulated_s"], row["simulated_per_wall"]) == (
+        times["simulated_s"],
+        times["simulated_per_wall"],
+    )
+
+
+@needs_simgrid
+def test_two_flows_share_an_uplink_fairly(tmp_path, smpi_programs):
+    """Two pairs across the backbone at once (ranks 0-1 and 2-3, each pair one
+    node per rack): their 1 MiB transfers share each 400 Mbit/s uplink, so a
+    round trip takes twice the transfer time of one alone (within 2e-5: the
+    pairs' calls are not quite simultaneous; 83927.37 us for 83926.08)."""
+    platform = simgrid_platform(tmp_path, latency_us=5)
+    output = tmp_path / "pingpong.csv"
+    size = 1 << 20
+    run_benchmark(
+        platform,
+        [
+            str(smpi_programs / "pingpong"),
+            "--size",
+            str(size),
+            *("--warmup", "1", "--iterations", "3"),
+        ],
+        ranks=4,
+        output=output,
+        log=tmp_path / "run.log",
+        timeout_s=120,
+    )
+    rtt = read_benchmark(output).data["rtt_us"]
+    expected_us = 2 * (4 * 5 + size * 8 / 200e6 * 1e6)
+    assert len(rtt) == 6
+    assert rtt.to_numpy() == pytest.approx([expected_us] * 6, rel=2e-5)
+
+
+def test_the_packet_model_gets_a_graph_of_one_hop_routes(tmp_path):
+    """SimGrid's ns-3 binding ignores longer routes: switches become routers and
+    every cable a one-hop route, parallel cables one link of their summed rate."""
+    generated = simgrid_platform(
+        tmp_path, topology="xgft:12,12/1,6/1,2", network_model="packet", link_gbit=100
+    ).generated
+    zone = ET.fromstring(generated.xml.split("\n", 2)[2]).find("zone")
+    assert zone.get("routing") == "Floyd"
+    assert len(zone.findall("host")) == 144 and len(zone.findall("router")) == 18
+    routes = zone.findall("route")
+    assert all(len(route) == 1 for route in routes)
+    rates = sorted({link.get("bandwidth") for link in zone.iter("link")})
+    # 144 node cables at 100 Gbit/s, 72 leaf-to-top pairs of two cables.
+    assert rates == ["100000Mbps", "200000Mbps"] and len(routes) == 144 + 72
+
+
+@needs_simgrid
+def test_a_packet_model_round_trip_costs_at_least_the_routes_latency(tmp_path, smpi_programs):
+    """ns-3 carries each message in TCP packets through every switch: a round trip
+    takes more than the four links' latencies twice, and runs to the end."""
+    platform = simgrid_platform(tmp_path, latency_us=5, network_model="packet")
+    output = tmp_path / "pingpong.csv"
+    run_benchmark(
+        platform,
+        [str(smpi_programs / "pingpong"), "--size", "1", "--warmup", "1", "--iterations", "3"],
+        ranks=2,
+        output=output,
+        log=tmp_path / "run.log",
+        timeout_s=120,
+    )
+    rtt = read_benchmark(output).data["rtt_us"]
+    assert len(rtt) == 3 and rtt.min() > 2 * 4 * 5
+    assert read_sidecar(output)["platform"]["simgrid_network_model"] == "ns-3"
+
+
+def test_the_simgrid_overlays_make_a_valid_study_at_the_papers_scale():
+    config = quick_study_with("simgrid.yaml")
+    assert config["platform"]["kind"] == "simgrid"
+    bench = config["network_noise"]["benchmark"]
+    hosts = len(generate(config["platform"]).hosts)
+    assert bench["nodes"] >= 128 and max(bench["allocations"]) <= hosts
+    assert not bench["cpu_control"]
+    # The quick slice and the packet model's slice are merged over it.
+    slice_ = yaml.safe_load((REPO / "config" / "simgrid-quick.yaml").read_text())
+    update_config(config, slice_)
+    assert validate(config)["network_noise"]["benchmark"]["nodes"] <= bench["nodes"]
+    packet = yaml.safe_load((REPO / "config" / "simgrid-packet.yaml").read_text())
+    update_config(config, packet)
+    assert validate(config)["platform"]["simgrid"]["network_model"] == "packet"
+
+
+def test_the_workflow_plans_seed_001_on_simgrid_with_the_smpi_build(tmp_path):
+    """The SimGrid overlay plans the SMPI build (no preloaded libraries) and seed
+    001's 128-node measurements, through the same rules as the testbed."""
+    configs = [str(REPO / "config" / name) for name in ("config.yaml", "simgrid.yaml")]
+    out = snakemake("-n", "--forceall", "--configfile", *configs, cwd=tmp_path)
+    assert out.returncode == 0, out.stderr[-3000:]
+    build = re.search(r"rule build_programs:\n(.*?)\n\n", out.stdout, flags=re.S).group(1)
+    assert "results/simgrid/bin/noise" in build and "libnnwait.so" not in build
+    assert re.search(r"wildcards: collective=allreduce, ratio=0.5, allocation=128", out.stdout)
