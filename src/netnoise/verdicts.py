@@ -34,6 +34,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from netnoise import project
 from netnoise.claims import RELATIONS
 
 REPRODUCED = "reproduced"
@@ -287,6 +288,21 @@ class Claim:
     def unmeasured(self, why: str) -> dict:
         """The claim where this run measured nothing for it (``why``)."""
         return self.row(NOTHING, Judgement(NOT_MEASURABLE, why))
+
+
+#: The columns of a study's claims in words (resources/reference/<key>/headline_claims.csv).
+CLAIM_WORDS = ("claim_id", "claim", "paper_value", "paper_where", "unit", "target")
+
+
+def read_claims(study: str) -> dict[str, Claim]:
+    """Study ``study``'s headline claims in words, by id: what each says, the
+    paper's value and where, our unit and the target (reference data, beside the
+    paper's other published values)."""
+    path = project.path("resources", "reference", study, "headline_claims.csv")
+    words = pd.read_csv(path, dtype=str, keep_default_na=False)
+    if tuple(words.columns) != CLAIM_WORDS:
+        raise ValueError(f"{path}: its columns must be {', '.join(CLAIM_WORDS)}")
+    return {row["claim_id"]: Claim(study, **row) for row in words.to_dict("records")}
 
 
 def table(rows: Iterable[dict]) -> pd.DataFrame:

@@ -72,3 +72,10 @@ def test_a_spread_asymmetry_is_inconclusive_with_the_samples_it_needs():
     claims = headline_claims(_properties([0.2, 0.9, 0.6]), _within10(85), _errors(5))
     assert claims["verdict"].iloc[0] == v.INCONCLUSIVE
     assert "link groups for 80 % power" in claims["reason"].iloc[0]
+
+
+def test_the_claims_words_name_the_targets_the_code_judges_by():
+    from netnoise.studies.asymmetric import headline
+
+    assert f"≥ {headline.ASYMMETRY_TARGET}" in headline.PROPERTY.target
+    assert f"≥ {headline.PAPER_WITHIN10_PCT:g} %" in headline.WITHIN_10.target

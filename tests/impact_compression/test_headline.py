@@ -6,6 +6,9 @@ import pandas as pd
 
 from netnoise import verdicts as v
 from netnoise.studies.impact_compression.headline import headline_claims
+from tests.conftest import REPO
+
+REFERENCE = REPO / "resources" / "reference" / "impact_compression"
 
 PAPER = pd.DataFrame({"application": ["A", "B"], "partner": ["A", "B"], "slowdown_pct": [45, 5]})
 
@@ -66,3 +69,11 @@ def test_small_slowdowns_that_predicting_zero_also_meets_are_not_reproduced():
     assert verdict["queue_within_10"] == v.NOT_REPRODUCED
     assert "predicting no slowdown also puts 100 %" in claims["reason"].iloc[1]
     assert verdict["queue_beats_lookup_tables"] == v.INCONCLUSIVE
+
+
+def test_the_claims_words_name_the_targets_the_code_judges_by():
+    from netnoise.studies.impact_compression import headline
+
+    paper = pd.read_csv(REFERENCE / "table1.csv")["slowdown_pct"].max()
+    assert f"≥ {paper / 2:.3g} %" in headline.MAGNITUDE.target
+    assert "> 75 %" in headline.WITHIN_10.target and "< 10 points" in headline.MEAN_ERROR.target

@@ -53,3 +53,9 @@ def test_a_weak_difference_is_inconclusive():
     claims = headline_claims(_table4(0.6, 0.65, -0.5), _fixed_mean(2.25))
     assert _verdicts(claims)["variation_beats_mean"] == v.INCONCLUSIVE
     assert "runs for 80 % power" in claims["reason"].iloc[0]
+
+
+def test_the_claims_words_name_the_targets_the_code_judges_by():
+    from netnoise.studies.latency_variation import headline
+
+    assert f"≥ {headline.HALF_FACTOR:.3g}×" in headline.SLOWDOWN.target

@@ -77,3 +77,9 @@ def test_without_the_benchmark_its_claims_are_not_measurable():
     verdict = _verdicts(headline_claims(None, SIMULATION))
     assert verdict["collective_factor_2"] == v.NOT_MEASURABLE
     assert verdict["simulated_growth_with_size"] == v.REPRODUCED
+
+
+def test_the_claims_words_name_the_targets_the_code_judges_by():
+    from netnoise.studies.network_noise import headline
+
+    assert f"≥ {headline.HALF_FACTOR_PCT:.3g} %" in headline.FACTOR_2.target

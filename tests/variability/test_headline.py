@@ -40,3 +40,10 @@ def test_a_weak_model_is_not_reproduced_and_a_borderline_bound_is_inconclusive()
     assert _verdicts(headline_claims(_evaluation(0.9, 0.01, 0.5)))["bound_contains_runtime"] == (
         v.NOT_REPRODUCED
     )
+
+
+def test_the_claims_words_name_the_targets_the_code_judges_by():
+    from netnoise.studies.variability import headline
+
+    assert f"≥ {headline.PAPER_R2 - headline.R2_TOLERANCE:.2f}" in headline.PREDICTS.target
+    assert f"≥ {headline.CONTAINMENT_TARGET_PCT:g} %" in headline.CONTAINS.target

@@ -323,7 +323,7 @@ def claims_summary_table():
 def headline_inputs(key):
     """What study ``key``'s headline claims are judged from: its tables, an
     optional one only where this config makes it."""
-    optional = netnoise_studies.get(key).module("headline").OPTIONAL
+    optional = netnoise_studies.optional_headline_inputs(key)
     paths = netnoise_studies.headline_inputs(key, Path(_RESULTS), _PROJECT)
     made = set(all_targets()) if optional else set()
     return {

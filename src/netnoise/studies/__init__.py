@@ -286,6 +286,12 @@ def headline_inputs(key: str, results: Path | Sequence[Path], root: Path = REPO)
     }
 
 
+def optional_headline_inputs(key: str) -> frozenset[str]:
+    """The arguments of study ``key``'s headline claims whose tables a run may
+    lack (a part of the study its config disabled)."""
+    return getattr(get(key).module("headline"), "OPTIONAL", frozenset())
+
+
 def judge_headline_claims(key: str, paths: Mapping[str, Path]) -> pd.DataFrame:
     """Study ``key``'s headline claims from the tables at ``paths`` (one per
     argument); an optional table that is absent is passed as None."""
@@ -294,7 +300,7 @@ def judge_headline_claims(key: str, paths: Mapping[str, Path]) -> pd.DataFrame:
     for argument, path in paths.items():
         if Path(path).is_file():
             tables[argument] = pd.read_csv(path)
-        elif argument in module.OPTIONAL:
+        elif argument in optional_headline_inputs(key):
             tables[argument] = None
         else:
             raise FileNotFoundError(f"{path}: the {key} study's headline claims need it")
@@ -308,7 +314,7 @@ def collect_headline_claims(results: Path | Sequence[Path], root: Path = REPO) -
     roots = [results] if isinstance(results, Path) else list(results)
     frames = []
     for key in KEYS:
-        optional = get(key).module("headline").OPTIONAL
+        optional = optional_headline_inputs(key)
         paths = headline_inputs(key, roots, root)
         required = [p for argument, p in paths.items() if argument not in optional]
         if any(p.is_file() for p in paths.values()) and all(p.is_file() for p in required):
