@@ -315,7 +315,11 @@ def summary_table(sidecars: list[str | os.PathLike[str]], root: str | os.PathLik
                 "cpu_busy_share": cpu.get("busy_fraction"),
                 "cpu_saturated": cpu.get("saturated"),
                 "cpu_rejected_attempts": len(cpu.get("rejected") or []) if cpu else None,
-                "cores": (platform.get("cores") or {}).get("mode"),
+                # The testbed records how its jobs share the cores; other
+                # platforms record how many cores the host has.
+                "cores": cores.get("mode")
+                if isinstance(cores := platform.get("cores"), dict)
+                else None,
                 "cpu_job_cores": measured_job_cpu(cpu).get("cores"),
                 "cpu_job_runnable": measured_job_cpu(cpu).get("mean_runnable_tasks"),
                 "cores_apart": cores_apart(cpu),

@@ -118,3 +118,22 @@ def test_cpu_summary_gives_the_busy_share_of_saturated_results_apart():
     assert a["saturated_busy_median"] == pytest.approx(0.6)
     assert (b["saturated"], b["failures"], b["busy_median"]) == (0, 1, pytest.approx(0.1))
     assert pd.isna(b["saturated_busy_median"])
+
+
+def test_summary_table_names_the_testbeds_core_mode_and_no_mode_elsewhere(tmp_path):
+    for name, platform in (
+        ("testbed.csv", {"kind": "testbed", "cores": {"mode": "per_job", "measured": "0"}}),
+        ("localhost.csv", {"kind": "localhost", "cores": 2}),
+    ):
+        result = tmp_path / name
+        result.write_text("x_us\n1\n")
+        provenance.write_sidecar(
+            result,
+            platform=platform,
+            start="2026-01-01T00:00:00+00:00",
+            end="2026-01-01T00:00:01+00:00",
+            exit_status=0,
+        )
+    table = provenance.summary_table(sorted(tmp_path.glob("*.prov.json")), root=tmp_path)
+    cores = table.set_index("result")["cores"]
+    assert cores["testbed.csv"] == "per_job" and pd.isna(cores["localhost.csv"])
