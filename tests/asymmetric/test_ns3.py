@@ -129,6 +129,7 @@ def test_results_read_as_p2p_concurrent_results(simulated):
     assert links["rate_mbit"].max() < TREE["nic_mbit"]
     meta = read_benchmark(outputs[2]).meta
     assert meta["tool"] == ns3.PROGRAM and meta["links"] == "4"
+    assert meta["stalled_iterations"] == "0"
     sidecar = read_sidecar(outputs[2])
     assert sidecar["platform"]["kind"] == "ns3" and "--seed=3" in sidecar["command"]
 
