@@ -470,10 +470,10 @@ main(int argc, char** argv)
     Config::SetDefault("ns3::TcpSocket::RcvBufSize", UintegerValue(RECEIVE_BUFFER_BYTES));
     // Linux's initial window (ns-3's own is 1 segment); its RTO floor is --min-rto-ms.
     Config::SetDefault("ns3::TcpSocket::InitialCwnd", UintegerValue(10));
-    // ns-3's SACK recovery can leave a connection stalled for good after a burst of
-    // drops from a deep drop-tail queue (seen with 1,000-packet queues): recovery is
-    // NewReno's, one hole per round trip.
-    Config::SetDefault("ns3::TcpSocketBase::Sack", BooleanValue(false));
+    // Every segment acknowledged: with ns-3's delayed ACKs (every second segment) a
+    // connection now and then stops for good mid-transfer, with or without SACK, under
+    // every congestion control; acknowledging each segment, none has.
+    Config::SetDefault("ns3::TcpSocket::DelAckCount", UintegerValue(1));
     Options o;
     CommandLine cmd;
     cmd.Usage("Seed 003's concurrent transfers of a pattern (CSV src,dst,bytes; hosts numbered "
