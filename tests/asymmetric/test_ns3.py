@@ -21,7 +21,8 @@ from tests.asymmetric.support import resolved
 from tests.conftest import REPO
 
 MB = 1_000_000
-# A small tree: 100 Mbit/s NICs, a 300 Mbit/s backbone that four NICs overfill.
+# A small tree: 100 Mbit/s NICs, a 300 Mbit/s backbone that four NICs overfill, and
+# queues deeper than a transfer (690 segments), so no loss stretches the times.
 TREE = {
     "nodes": 8,
     "racks": 2,
@@ -29,7 +30,7 @@ TREE = {
     "backbone_mbit": 300,
     "delay_us": 5,
     "queue_disc": "fifo",
-    "queue": "100p",
+    "queue": "1000p",
     "segment_bytes": 1448,
     "min_rto_ms": 200,
     "jitter_us": 20,
@@ -200,5 +201,5 @@ def test_ns3_config_problems_name_the_key():
 
 
 def test_queue_depth_in_bytes_of_the_tree():
-    assert ns3.queue_link(TREE) == {"nic_mbit": 100, "queue_bytes": 100 * 1502}
+    assert ns3.queue_link(TREE) == {"nic_mbit": 100, "queue_bytes": 1000 * 1502}
     assert ns3.queue_link({**TREE, "queue": "30000B"})["queue_bytes"] == 30000
