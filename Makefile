@@ -17,12 +17,13 @@ PLATFORM_KIND = $(shell $(BIN)/python -c "import sys; from netnoise.bundle impor
 BUNDLE ?= resources/cache/quick-testbed.tar.gz
 
 # chromium: the test that opens the report in a real browser (tests/core/test_report_browser.py);
+# libns3-dev: seed 003's packet-level reference (csrc/ns3, asymmetric.network: ns3);
 # bpftrace: the testbed's queue-time counters (netnoise.testbed.queue_time), with util-linux's
 # unshare and mount where the host has not mounted tracefs; libsimgrid-dev: SimGrid with
 # smpicc and smpirun, for platform.kind simgrid (Debian has no package named simgrid).
 APT_PACKAGES := build-essential git make openmpi-bin libopenmpi-dev hwloc libhwloc-dev \
 	iproute2 iperf3 bpftrace util-linux mount python3 python3-venv python3-dev chromium \
-	libsimgrid-dev
+	libsimgrid-dev libns3-dev
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 
 .PHONY: setup system-packages reproduce review test lint clean cluster-profile

@@ -35,8 +35,11 @@ def flavour(platform_kind: str) -> str:
     return FLAVOURS.get(platform_kind, "native")
 
 
-def list_programs(csrc: str | os.PathLike[str], flavour: str = "native") -> list[str]:
-    """The programs ``csrc/Makefile`` builds in ``flavour``."""
+def list_programs(
+    csrc: str | os.PathLike[str], flavour: str = "native", listing: str = "list-programs"
+) -> list[str]:
+    """The programs ``csrc/Makefile`` builds in ``flavour`` (``listing``: the make target
+    naming them, ``list-ns3-programs`` for the ns-3 ones)."""
     out = subprocess.run(
         [
             "make",
@@ -45,7 +48,7 @@ def list_programs(csrc: str | os.PathLike[str], flavour: str = "native") -> list
             "-C",
             str(csrc),
             f"FLAVOUR={flavour}",
-            "list-programs",
+            listing,
         ],
         capture_output=True,
         text=True,
@@ -63,8 +66,11 @@ def build_programs(
     log: str | os.PathLike[str],
     build_dir: str | os.PathLike[str],
     flavour: str = "native",
+    target: str = "install",
 ) -> dict[str, Any]:
-    """Build every program of ``csrc`` in ``flavour`` into ``bindir``; return the build record.
+    """Build every program of ``csrc`` in ``flavour`` that make's ``target`` installs
+    (``install``: the C benchmarks, ``install-ns3``: the ns-3 programs) into ``bindir``;
+    return the build record.
 
     Objects go to ``build_dir`` so the source tree stays clean; programs are
     staged and renamed into ``bindir`` only after the whole build succeeded.
@@ -83,7 +89,7 @@ def build_programs(
             f"CFLAGS={cflags}",
             f"BUILD={build_dir}",
             f"PREFIX={staging}",
-            "install",
+            target,
         ]
         with open(log, "a") as log_fh:
             log_fh.write(f"$ {shlex.join(argv)}\n")
@@ -98,6 +104,7 @@ def build_programs(
     return {
         "programs": {name: provenance.sha256(bindir / name) for name in programs},
         "flavour": flavour,
+        "target": target,
         "mpicc": mpicc,
         "cflags": cflags,
         "compiler": _tool_output([mpicc, "--version"]),

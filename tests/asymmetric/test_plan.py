@@ -86,13 +86,14 @@ def test_targets_only_on_the_testbed(small):
         "T/testbed_validation.csv",
     ]
     assert len(targets) == 2 * 5 + 5
-    assert plan.skipped("testbed") is None and plan.skipped("slurm") is None
+    assert plan.skipped("testbed", small) is None and plan.skipped("slurm", small) is None
     # On a cluster: no check of emulated links.
     assert plan.targets("T", "F", small, "slurm") == targets[:-1]
     assert plan.targets("T", "F", small, "localhost") == []
-    assert plan.skipped("localhost") == (
+    assert plan.skipped("localhost", small) == (
         "asymmetric (seed 003) skipped: it needs two racks, its own testbed's or a "
-        "Slurm cluster's, so platform.kind testbed or slurm, not localhost"
+        "Slurm cluster's, so platform.kind testbed or slurm, not localhost (or "
+        "asymmetric.network: ns3, simulated)"
     )
 
 

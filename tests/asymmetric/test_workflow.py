@@ -28,3 +28,19 @@ def test_workflow_plans_the_study_on_the_testbed_not_localhost(tmp_path):
     assert out.returncode == 0, out.stderr[-3000:]
     assert "measure_asymmetric" not in out.stdout
     assert "asymmetric (seed 003) skipped" in out.stderr + out.stdout
+
+
+def test_workflow_simulates_the_study_in_ns3_with_its_overlay():
+    out = snakemake("-n", "--forceall", "--configfile", "config/asymmetric-ns3.yaml")
+    assert out.returncode == 0, out.stderr[-3000:]
+    for rule in (
+        "build_ns3_programs",
+        "simulate_asymmetric_properties",
+        "simulate_asymmetric_random",
+        "simulate_asymmetric_alltoallv",
+        "fit_asymmetric_platform",
+        "tabulate_asymmetric",
+    ):
+        assert rule in out.stdout
+    for rule in ("validate_asymmetric_testbed", "measure_asymmetric", "asymmetric (seed 003) skip"):
+        assert rule not in out.stdout + out.stderr

@@ -1,11 +1,13 @@
 # Seed 003: link sharing on the NICs and the backbone of two racks (Sec. 5, Fig. 4),
 # random patterns (Sec. 7.1-7.2, Table II, Fig. 6) and an Alltoallv (Sec. 7.3, Fig. 8)
-# on the study's own two-rack testbed or two racks of a Slurm cluster, against the
-# asymmetric and the fairness model. Planning: netnoise.studies.asymmetric.plan; the
-# testbed: ...asymmetric.testbed; a cluster's racks and rates: ...asymmetric.cluster.
+# on the study's own two-rack testbed, two racks of a Slurm cluster or a simulated
+# tree in ns-3 (asymmetric.network), against the asymmetric and the fairness model.
+# Planning: netnoise.studies.asymmetric.plan; the testbed: ...asymmetric.testbed; a
+# cluster's racks and rates: ...asymmetric.cluster; ns-3: ...asymmetric.ns3.
 from snakemake.logging import logger
 
 from netnoise.studies.asymmetric import cluster as asymmetric_cluster
+from netnoise.studies.asymmetric import ns3 as asymmetric_ns3
 from netnoise.studies.asymmetric import patterns as asymmetric_patterns
 from netnoise.studies.asymmetric import plan as asymmetric_plan
 from netnoise.studies.asymmetric import testbed as asymmetric_testbed
@@ -20,9 +22,10 @@ AS_TABLE_NAMES = asymmetric_plan.TABLE_NAMES
 AS_FIGURE_NAMES = asymmetric_plan.figure_names(AS)
 AS_RUNS = asymmetric_plan.runs(AS_PATHS.raw, AS)
 AS_KIND = config["platform"]["kind"]
-AS_SKIPPED = asymmetric_plan.skipped(AS_KIND)
+AS_SKIPPED = asymmetric_plan.skipped(AS_KIND, AS)
 # The TCP level (iperf3) and the link checks run on the study's testbed only.
-AS_TESTBED = AS_KIND == "testbed"
+AS_TESTBED = asymmetric_plan.on_testbed(AS, AS_KIND)
+AS_NS3 = AS["network"] == "ns3"
 AS_VALIDATION = [f"{AS_PATHS.tables}/testbed_validation.csv"] if AS_TESTBED else []
 
 if AS["enabled"] and AS_SKIPPED:
@@ -104,71 +107,131 @@ rule validate_asymmetric_testbed:
         "../scripts/platform/validate_testbed.py"
 
 
-# MPI level: every trial of a family is one p2p_concurrent run, one process per
-# link end; the trials of a family and congestion control run in one job.
-rule measure_asymmetric_properties:
-    input:
-        program=program("p2p_concurrent"),
-        shim=program("libnntcpcc.so"),
-        patterns=f"{AS_PATHS.raw}/patterns/properties.csv",
-        validation=AS_VALIDATION,
-    output:
-        results=asymmetric_plan.results(AS_PATHS.raw, AS, "properties"),
-        provenance=asymmetric_plan.results(AS_PATHS.raw, AS, "properties", ".prov.json"),
-    log:
-        f"{AS_PATHS.logs}/mpi_properties_{{congestion}}.log",
-    benchmark:
-        f"{AS_PATHS.benchmarks}/mpi_properties_{{congestion}}.tsv"
-    conda:
-        "../../envs/build.yaml"
-    threads: MEASUREMENT_THREADS
-    resources:
-        # On a cluster: whole nodes, those of the family's patterns.
-        **measurement_resources(
-            lambda wc, input: len(asymmetric_plan.pattern_nodes(input.patterns)),
-            nodes=lambda wc, input: len(asymmetric_plan.pattern_nodes(input.patterns)),
-            slurm_extra=lambda wc, input: asymmetric_plan.slurm_placement(
-                input.patterns
+if AS_NS3:
+
+    # ns-3: every trial of a family simulated on the tree of asymmetric.ns3 by
+    # asymmetric_ns3, which writes p2p_concurrent's results; a family and
+    # congestion control per job, on the submitting host's cores.
+    rule simulate_asymmetric_properties:
+        input:
+            program=program(asymmetric_ns3.PROGRAM),
+            patterns=f"{AS_PATHS.raw}/patterns/properties.csv",
+        output:
+            results=asymmetric_plan.results(AS_PATHS.raw, AS, "properties"),
+            provenance=asymmetric_plan.results(
+                AS_PATHS.raw, AS, "properties", ".prov.json"
             ),
-        ),
-    params:
-        platform=lambda wc: asymmetric_testbed.study_platform(
-            config["platform"], AS, wc.congestion
-        ),
-        iterations=AS["iterations"],
-        config=lambda wc: asymmetric_plan.run_config(AS, wc.congestion),
-    script:
-        "../scripts/asymmetric/measure_links.py"
+        log:
+            f"{AS_PATHS.logs}/ns3_properties_{{congestion}}.log",
+        benchmark:
+            f"{AS_PATHS.benchmarks}/ns3_properties_{{congestion}}.tsv"
+        conda:
+            "../../envs/build.yaml"
+        params:
+            ns3=AS["ns3"],
+            iterations=AS["iterations"],
+            timeout_s=config["platform"]["timeout_s"],
+            config=lambda wc: asymmetric_plan.run_config(AS, wc.congestion),
+        script:
+            "../scripts/asymmetric/simulate_links.py"
 
+    use rule simulate_asymmetric_properties as simulate_asymmetric_random with:
+        input:
+            program=program(asymmetric_ns3.PROGRAM),
+            patterns=f"{AS_PATHS.raw}/patterns/random.csv",
+        output:
+            results=asymmetric_plan.results(AS_PATHS.raw, AS, "random"),
+            provenance=asymmetric_plan.results(AS_PATHS.raw, AS, "random", ".prov.json"),
+        log:
+            f"{AS_PATHS.logs}/ns3_random_{{congestion}}.log",
+        benchmark:
+            f"{AS_PATHS.benchmarks}/ns3_random_{{congestion}}.tsv"
 
-use rule measure_asymmetric_properties as measure_asymmetric_random with:
-    input:
-        program=program("p2p_concurrent"),
-        shim=program("libnntcpcc.so"),
-        patterns=f"{AS_PATHS.raw}/patterns/random.csv",
-        validation=AS_VALIDATION,
-    output:
-        results=asymmetric_plan.results(AS_PATHS.raw, AS, "random"),
-        provenance=asymmetric_plan.results(AS_PATHS.raw, AS, "random", ".prov.json"),
-    log:
-        f"{AS_PATHS.logs}/mpi_random_{{congestion}}.log",
-    benchmark:
-        f"{AS_PATHS.benchmarks}/mpi_random_{{congestion}}.tsv"
+    use rule simulate_asymmetric_properties as simulate_asymmetric_alltoallv with:
+        input:
+            program=program(asymmetric_ns3.PROGRAM),
+            patterns=f"{AS_PATHS.raw}/patterns/alltoallv.csv",
+        output:
+            results=asymmetric_plan.results(AS_PATHS.raw, AS, "alltoallv"),
+            provenance=asymmetric_plan.results(
+                AS_PATHS.raw, AS, "alltoallv", ".prov.json"
+            ),
+        log:
+            f"{AS_PATHS.logs}/ns3_alltoallv_{{congestion}}.log",
+        benchmark:
+            f"{AS_PATHS.benchmarks}/ns3_alltoallv_{{congestion}}.tsv"
 
+else:
 
-use rule measure_asymmetric_properties as measure_asymmetric_alltoallv with:
-    input:
-        program=program("p2p_concurrent"),
-        shim=program("libnntcpcc.so"),
-        patterns=f"{AS_PATHS.raw}/patterns/alltoallv.csv",
-        validation=AS_VALIDATION,
-    output:
-        results=asymmetric_plan.results(AS_PATHS.raw, AS, "alltoallv"),
-        provenance=asymmetric_plan.results(AS_PATHS.raw, AS, "alltoallv", ".prov.json"),
-    log:
-        f"{AS_PATHS.logs}/mpi_alltoallv_{{congestion}}.log",
-    benchmark:
-        f"{AS_PATHS.benchmarks}/mpi_alltoallv_{{congestion}}.tsv"
+    # MPI level: every trial of a family is one p2p_concurrent run, one process per
+    # link end; the trials of a family and congestion control run in one job.
+    rule measure_asymmetric_properties:
+        input:
+            program=program("p2p_concurrent"),
+            shim=program("libnntcpcc.so"),
+            patterns=f"{AS_PATHS.raw}/patterns/properties.csv",
+            validation=AS_VALIDATION,
+        output:
+            results=asymmetric_plan.results(AS_PATHS.raw, AS, "properties"),
+            provenance=asymmetric_plan.results(
+                AS_PATHS.raw, AS, "properties", ".prov.json"
+            ),
+        log:
+            f"{AS_PATHS.logs}/mpi_properties_{{congestion}}.log",
+        benchmark:
+            f"{AS_PATHS.benchmarks}/mpi_properties_{{congestion}}.tsv"
+        conda:
+            "../../envs/build.yaml"
+        threads: MEASUREMENT_THREADS
+        resources:
+            # On a cluster: whole nodes, those of the family's patterns.
+            **measurement_resources(
+                lambda wc, input: len(asymmetric_plan.pattern_nodes(input.patterns)),
+                nodes=lambda wc, input: len(
+                    asymmetric_plan.pattern_nodes(input.patterns)
+                ),
+                slurm_extra=lambda wc, input: asymmetric_plan.slurm_placement(
+                    input.patterns
+                ),
+            ),
+        params:
+            platform=lambda wc: asymmetric_testbed.study_platform(
+                config["platform"], AS, wc.congestion
+            ),
+            iterations=AS["iterations"],
+            config=lambda wc: asymmetric_plan.run_config(AS, wc.congestion),
+        script:
+            "../scripts/asymmetric/measure_links.py"
+
+    use rule measure_asymmetric_properties as measure_asymmetric_random with:
+        input:
+            program=program("p2p_concurrent"),
+            shim=program("libnntcpcc.so"),
+            patterns=f"{AS_PATHS.raw}/patterns/random.csv",
+            validation=AS_VALIDATION,
+        output:
+            results=asymmetric_plan.results(AS_PATHS.raw, AS, "random"),
+            provenance=asymmetric_plan.results(AS_PATHS.raw, AS, "random", ".prov.json"),
+        log:
+            f"{AS_PATHS.logs}/mpi_random_{{congestion}}.log",
+        benchmark:
+            f"{AS_PATHS.benchmarks}/mpi_random_{{congestion}}.tsv"
+
+    use rule measure_asymmetric_properties as measure_asymmetric_alltoallv with:
+        input:
+            program=program("p2p_concurrent"),
+            shim=program("libnntcpcc.so"),
+            patterns=f"{AS_PATHS.raw}/patterns/alltoallv.csv",
+            validation=AS_VALIDATION,
+        output:
+            results=asymmetric_plan.results(AS_PATHS.raw, AS, "alltoallv"),
+            provenance=asymmetric_plan.results(
+                AS_PATHS.raw, AS, "alltoallv", ".prov.json"
+            ),
+        log:
+            f"{AS_PATHS.logs}/mpi_alltoallv_{{congestion}}.log",
+        benchmark:
+            f"{AS_PATHS.benchmarks}/mpi_alltoallv_{{congestion}}.tsv"
 
 
 # TCP level: the property experiments as concurrent iperf3 transfers.
@@ -237,6 +300,7 @@ rule fit_asymmetric_platform:
         "../../envs/analysis.yaml"
     params:
         testbed=AS_STUDY["testbed"],
+        network=AS["network"],
     script:
         "../scripts/asymmetric/fit_platform.py"
 
@@ -282,7 +346,10 @@ rule tabulate_asymmetric:
     params:
         congestion_controls=AS["congestion_controls"],
         iterations=AS["iterations"],
-        testbed=AS_PLATFORM["testbed"],
+        testbed=(
+            asymmetric_ns3.queue_link(AS["ns3"]) if AS_NS3 else AS_PLATFORM["testbed"]
+        ),
+        network=AS["network"],
     script:
         "../scripts/asymmetric/tabulate.py"
 

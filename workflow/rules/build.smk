@@ -18,6 +18,31 @@ rule build_programs:
         flavour=C_BUILD.flavour,
         mpicc=C_BUILD.mpicc,
         cflags=config["build"]["cflags"],
+        target="install",
+    script:
+        "../scripts/build_programs.py"
+
+
+# The ns-3 programs (csrc/ns3), only where a study simulates: against the
+# system's ns-3 (Debian libns3-dev; conda-forge has none for every platform).
+rule build_ns3_programs:
+    input:
+        makefile=C_BUILD.makefile,
+        sources=C_BUILD.ns3_files,
+    output:
+        programs=expand("{bin}/{program}", bin=SHARED.bin, program=C_BUILD.ns3_programs),
+        info=f"{SHARED.bin}/build-info-ns3.json",
+    log:
+        f"{SHARED.logs}/build_ns3_programs.log",
+    conda:
+        "../../envs/build.yaml"
+    params:
+        build_dir=SHARED.build,
+        # Not an MPI program: built alike on every platform.
+        flavour="native",
+        mpicc=config["build"]["mpicc"],
+        cflags=config["build"]["cflags"],
+        target="install-ns3",
     script:
         "../scripts/build_programs.py"
 

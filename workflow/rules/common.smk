@@ -37,6 +37,8 @@ _C_PROGRAMS = list_programs(_CSRC, _C_FLAVOUR)
 _C_SOURCES = sorted(
     str(p) for p in _CSRC.rglob("*") if p.suffix in (".c", ".h") or p.name == "Makefile"
 )
+_NS3_PROGRAMS = list_programs(_CSRC, listing="list-ns3-programs")
+_NS3_SOURCES = sorted(str(p) for p in (_CSRC / "ns3").glob("*.cc"))
 # The package's figure style (netnoise.figures.STYLE), where the package is: in
 # a checkout or installed.
 _STYLE = os.path.relpath(Path(netnoise.__file__).parent / "netnoise.mplstyle")
@@ -83,7 +85,8 @@ def platform_paths():
 
 def c_sources():
     """The C build: csrc's Makefile, every source it compiles, the flavour and
-    compiler of the platform's programs and the programs it makes."""
+    compiler of the platform's programs and the programs it makes; apart, the
+    ns-3 programs (make ns3) and their sources."""
     compiler = (
         config["platform"]["simgrid"]["smpicc"]
         if _C_FLAVOUR == "smpi"
@@ -95,6 +98,8 @@ def c_sources():
         flavour=_C_FLAVOUR,
         mpicc=compiler,
         programs=_C_PROGRAMS,
+        ns3_files=_NS3_SOURCES,
+        ns3_programs=_NS3_PROGRAMS,
     )
 
 

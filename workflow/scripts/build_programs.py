@@ -12,5 +12,6 @@ with logged(snakemake.log[0]):
         log=snakemake.log[0],
         build_dir=snakemake.params.build_dir,
         flavour=snakemake.params.flavour,
+        target=snakemake.params.target,
     )
     write_build_info(snakemake.output.info, info)

@@ -27,5 +27,7 @@ with logged(snakemake.log[0]) as log:
         ),
     }
     for name, table in tables.items():
+        # Which network's trials (and fitted models) every row comes from.
+        table.insert(0, "network", params.network)
         log.info("%s:\n%s", name, table.to_string(index=False))
         write_csv(snakemake.output[name], table)

@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from netnoise.platform.slurm import leaf_switches
+from netnoise.studies.asymmetric import ns3
 from netnoise.studies.asymmetric.patterns import PAPER_LINK_MBIT
 from netnoise.studies.asymmetric.testbed import racks as racks_of_testbed
 from netnoise.studies.asymmetric.testbed import study_platform
@@ -58,16 +59,25 @@ def cluster_racks(study: Mapping[str, Any]) -> dict[str, list[str]]:
 
 
 def rack_map(platform: Mapping[str, Any], study: Mapping[str, Any]) -> dict[str, list[str]]:
-    """The racks the study's patterns are drawn on: its own testbed's, or a cluster's."""
+    """The racks the study's patterns are drawn on: the ns-3 tree's, its own testbed's,
+    or a cluster's."""
+    if study["network"] == "ns3":
+        return ns3.racks(study["ns3"])
     if platform["kind"] == "slurm":
         return cluster_racks(study)
     return racks_of_testbed(study_platform(platform, study)["testbed"])
 
 
 def link_rates(platform: Mapping[str, Any], study: Mapping[str, Any]) -> dict[str, Any]:
-    """The link rates (Mbit/s) the study's sizes and models use: the emulated ones
-    on the testbed; on a cluster the configured ones, the paper's NIC (sizes as in
-    the paper) and None (fitted) for the backbone when not configured."""
+    """The link rates (Mbit/s) the study's sizes and models use: the simulated ones in
+    ns-3, the emulated ones on the testbed; on a cluster the configured ones, the
+    paper's NIC (sizes as in the paper) and None (fitted) for the backbone when not
+    configured."""
+    if study["network"] == "ns3":
+        return {
+            "nic_mbit": study["ns3"]["nic_mbit"],
+            "backbone_mbit": study["ns3"]["backbone_mbit"],
+        }
     if platform["kind"] == "slurm":
         cluster = study["slurm"]
         return {

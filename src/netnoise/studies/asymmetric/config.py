@@ -13,6 +13,8 @@ def problems(config: dict[str, Any]) -> list[str]:
     if "testbed" not in study:
         return []
     platform = config.get("platform", {})
+    if study["network"] == "ns3":
+        return _ns3_problems(study)
     if platform.get("kind") == "slurm":
         return _cluster_problems(study, platform.get("slurm", {}))
     return _testbed_problems(study, platform.get("testbed", {}).get("prefix"))
@@ -45,6 +47,28 @@ def _cluster_problems(study: dict[str, Any], slurm: dict[str, Any]) -> list[str]
             "platform.slurm.fabric: tcp if the cluster's MPI runs over TCP"
         )
     return problems + _pattern_problems(study, min(map(len, racks)) if racks else None, 2)
+
+
+def _ns3_problems(study: dict[str, Any]) -> list[str]:
+    """Seed 003 in ns-3: a tree its patterns fit, congestion controls ns-3 has."""
+    problems = []
+    ns3 = study["ns3"]
+    nodes, racks = ns3["nodes"], ns3["racks"]
+    if nodes % racks:
+        problems.append(
+            f"asymmetric.ns3.nodes: {nodes} nodes do not split evenly over "
+            f"asymmetric.ns3.racks ({racks})"
+        )
+    if nodes // racks < 4:
+        problems.append(
+            f"asymmetric.ns3.nodes: {nodes // racks} nodes per rack; the Alltoallv needs 4"
+        )
+    if "default" in study["congestion_controls"]:
+        problems.append(
+            "asymmetric.congestion_controls: default (the nodes' own TCP) has no meaning in "
+            "ns-3 (asymmetric.network: ns3); choose among cubic, bbr and reno"
+        )
+    return problems + _pattern_problems(study, nodes // racks, racks)
 
 
 def _testbed_problems(study: dict[str, Any], main_prefix: str | None) -> list[str]:

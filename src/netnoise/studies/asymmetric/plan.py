@@ -91,22 +91,30 @@ def run_config(study: Mapping[str, Any], congestion: str) -> dict[str, Any]:
     return {"asymmetric": study, "congestion": congestion}
 
 
-def skipped(kind: str) -> str | None:
-    """Why the study does not run on platform ``kind`` (None: it runs)."""
-    if kind != "localhost":
+def skipped(kind: str, study: Mapping[str, Any]) -> str | None:
+    """Why the study does not run on platform ``kind`` (None: it runs); in ns-3 it
+    runs on every platform."""
+    if kind != "localhost" or study["network"] == "ns3":
         return None
     return (
         "asymmetric (seed 003) skipped: it needs two racks, its own testbed's or a "
-        "Slurm cluster's, so platform.kind testbed or slurm, not localhost"
+        "Slurm cluster's, so platform.kind testbed or slurm, not localhost (or "
+        "asymmetric.network: ns3, simulated)"
     )
+
+
+def on_testbed(study: Mapping[str, Any], kind: str) -> bool:
+    """Whether the study's trials run on its own emulated testbed (which also checks its
+    links and measures the TCP level with iperf3)."""
+    return kind == "testbed" and study["network"] == "testbed"
 
 
 def targets(tables: str, figures: str, study: Mapping[str, Any], kind: str) -> list[str]:
     """The study's final files (its figures, tables and, on the testbed, the check of
     its links) under the folders ``tables`` and ``figures``; none where it is skipped."""
-    if skipped(kind):
+    if skipped(kind, study):
         return []
-    validation = [f"{tables}/testbed_validation.csv"] if kind == "testbed" else []
+    validation = [f"{tables}/testbed_validation.csv"] if on_testbed(study, kind) else []
     return [
         *(f"{figures}/{name}.{ext}" for name in figure_names(study) for ext in ("svg", "png")),
         *(f"{tables}/{name}.csv" for name in TABLE_NAMES),

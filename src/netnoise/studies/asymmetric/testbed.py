@@ -59,6 +59,7 @@ def release(platform: Mapping[str, Any], study: Mapping[str, Any]) -> None:
     """Tear the study's testbed down when the workflow ends (if the study is enabled).
 
     The workflow calls this only on the testbed platform and unless
-    ``platform.testbed.keep_up`` asks to keep the testbeds."""
-    if study["enabled"]:
+    ``platform.testbed.keep_up`` asks to keep the testbeds; in ns-3 the study brings
+    none up."""
+    if study["enabled"] and study["network"] == "testbed":
         TestbedPlatform(study_platform(platform, study)).testbed.down()

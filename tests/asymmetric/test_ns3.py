@@ -1,0 +1,205 @@
+"""Seed 003 in ns-3: a small real simulated trial against bottleneck rates computed
+by hand, and the config and plan of asymmetric.network: ns3."""
+
+from __future__ import annotations
+
+import math
+import shutil
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from netnoise.config import ConfigError
+from netnoise.io import read_benchmark
+from netnoise.provenance import read_sidecar
+from netnoise.studies.asymmetric import ns3, plan
+from netnoise.studies.asymmetric.cluster import link_rates, rack_map
+from netnoise.studies.asymmetric.config import problems
+from netnoise.studies.asymmetric.tidy import tidy_mpi
+from tests.asymmetric.support import resolved
+from tests.conftest import REPO
+
+MB = 1_000_000
+# A small tree: 100 Mbit/s NICs, a 300 Mbit/s backbone that four NICs overfill, and
+# queues deeper than a transfer (690 segments), so no loss stretches the times.
+TREE = {
+    "nodes": 8,
+    "racks": 2,
+    "nic_mbit": 100,
+    "backbone_mbit": 300,
+    "delay_us": 5,
+    "queue_disc": "fifo",
+    "queue": "1000p",
+    "segment_bytes": 1448,
+    "min_rto_ms": 200,
+    "jitter_us": 20,
+    "seed": 1,
+}
+
+
+def wire_seconds(payload: int, mbit: float) -> float:
+    """Seconds ``payload`` bytes of TCP take on a link of ``mbit``: every 1448-byte
+    segment carries 20 bytes of IPv4, 32 of TCP with timestamps, 2 of PPP."""
+    segments = math.ceil(payload / 1448)
+    return 8 * (payload + 54 * segments) / (mbit * 1e6)
+
+
+@pytest.fixture(scope="module")
+def ns3_program(tmp_path_factory) -> Path:
+    """asymmetric_ns3, built once (make install-ns3) into a temporary directory."""
+    if not Path("/usr/include/ns3/core-module.h").exists() or shutil.which("make") is None:
+        pytest.skip("ns-3 not installed (make setup installs libns3-dev)")
+    from netnoise.build import build_programs
+
+    root = tmp_path_factory.mktemp("ns3-build")
+    build_programs(
+        REPO / "csrc",
+        root / "bin",
+        mpicc="mpicc",
+        cflags="-O2",
+        log=root / "build.log",
+        build_dir=root / "objects",
+        target="install-ns3",
+    )
+    return root / "bin" / ns3.PROGRAM
+
+
+@pytest.fixture(scope="module")
+def simulated(ns3_program, tmp_path_factory):
+    """Three trials on the small tree: one link alone, two links out of one NIC, and
+    four links from four hosts of rack 1 to four of rack 2 (through the backbone)."""
+    names = ns3.racks(TREE)
+    first, second = names["1"], names["2"]
+    size = MB
+    rows = [(0, first[0], first[1])]
+    rows += [(1, first[0], first[1]), (1, first[0], first[2])]
+    rows += [(2, first[i], second[i]) for i in range(4)]
+    trials = pd.DataFrame(rows, columns=["trial", "src", "dst"])
+    trials["link"] = trials.groupby("trial").cumcount()
+    trials["bytes"] = size
+    trials["experiment"] = trials["trial"].map({0: "alone", 1: "nic", 2: "backbone"})
+    root = tmp_path_factory.mktemp("ns3-run")
+    outputs = [root / f"trial{t}.csv" for t in range(3)]
+    ns3.simulate(
+        ns3_program,
+        trials,
+        outputs,
+        ns3=TREE,
+        congestion="cubic",
+        iterations={"min": 3, "max": 6, "ci_width": 0.02},
+        log=root / "ns3.log",
+        timeout_s=120,
+        config={"test": True},
+        inputs={},
+    )
+    return trials, outputs
+
+
+@pytest.mark.slow
+def test_lone_link_takes_its_bytes_at_the_nic_rate(simulated):
+    _, outputs = simulated
+    times = read_benchmark(outputs[0]).data["time_s"]
+    # Slow start and the handshake add about a millisecond to 86 ms.
+    assert times.mean() == pytest.approx(wire_seconds(MB, TREE["nic_mbit"]), rel=0.03)
+
+
+@pytest.mark.slow
+def test_links_sharing_a_nic_take_its_rate_together(simulated):
+    _, outputs = simulated
+    data = read_benchmark(outputs[1]).data
+    makespan = data.groupby("iteration")["time_s"].max().mean()
+    assert makespan == pytest.approx(2 * wire_seconds(MB, TREE["nic_mbit"]), rel=0.05)
+
+
+@pytest.mark.slow
+def test_links_through_a_full_backbone_take_its_rate_together(simulated):
+    _, outputs = simulated
+    data = read_benchmark(outputs[2]).data
+    makespan = data.groupby("iteration")["time_s"].max().mean()
+    # Four links of 100 Mbit/s NICs through a 300 Mbit/s uplink: the uplink limits.
+    assert makespan == pytest.approx(4 * wire_seconds(MB, TREE["backbone_mbit"]), rel=0.05)
+    assert data["time_s"].min() > wire_seconds(MB, TREE["nic_mbit"])
+
+
+@pytest.mark.slow
+def test_results_read_as_p2p_concurrent_results(simulated):
+    trials, outputs = simulated
+    links, summary = tidy_mpi(outputs, trials, "properties", "cubic")
+    assert list(summary["iterations"] >= 3) == [True, True, True]
+    assert links["rate_mbit"].max() < TREE["nic_mbit"]
+    meta = read_benchmark(outputs[2]).meta
+    assert meta["tool"] == ns3.PROGRAM and meta["links"] == "4"
+    assert meta["stalled_iterations"] == "0"
+    sidecar = read_sidecar(outputs[2])
+    assert sidecar["platform"]["kind"] == "ns3" and "--seed=3" in sidecar["command"]
+
+
+def test_program_failure_leaves_no_result(ns3_program, tmp_path):
+    trials = pd.DataFrame(
+        {"trial": [0], "link": [0], "src": ["ns3-r1n01"], "dst": ["ns3-r1n02"], "bytes": [MB]}
+    )
+    with pytest.raises(RuntimeError, match="exited with status 2"):
+        ns3.simulate(
+            ns3_program,
+            trials,
+            [tmp_path / "trial0.csv"],
+            ns3={**TREE, "queue": "0p"},
+            congestion="cubic",
+            iterations={"min": 2, "max": 2, "ci_width": 0.02},
+            log=tmp_path / "ns3.log",
+            timeout_s=60,
+            config={},
+            inputs={},
+        )
+    assert not (tmp_path / "trial0.csv").exists()
+    assert "--queue must be" in (tmp_path / "ns3.log").read_text()
+
+
+def test_nodes_outside_the_tree_are_refused(tmp_path):
+    trials = pd.DataFrame(
+        {"trial": [0], "link": [0], "src": ["nar-n01"], "dst": ["ns3-r1n02"], "bytes": [MB]}
+    )
+    with pytest.raises(ValueError, match="nar-n01 are not hosts of the ns-3 tree"):
+        ns3.simulate(
+            "unused",
+            trials,
+            [tmp_path / "trial0.csv"],
+            ns3=TREE,
+            congestion="cubic",
+            iterations={"min": 2, "max": 2, "ci_width": 0.02},
+            log=tmp_path / "ns3.log",
+            timeout_s=60,
+            config={},
+            inputs={},
+        )
+
+
+def test_congestion_controls_ns3_lacks_are_refused():
+    with pytest.raises(ValueError, match="ns-3 runs cubic, bbr or reno, not 'default'"):
+        ns3.command("p", TREE, "default", {"min": 2, "max": 2, "ci_width": 0.02}, "x", "y", 1)
+
+
+def test_ns3_network_runs_on_localhost_with_the_trees_racks_and_rates():
+    config = resolved(network="ns3", ns3={"nodes": 32}, congestion_controls=["cubic", "bbr"])
+    study = config["asymmetric"]
+    assert problems(config) == []
+    assert plan.skipped("localhost", study) is None
+    assert plan.skipped("localhost", {**study, "network": "testbed"})
+    assert not plan.on_testbed(study, "testbed")
+    assert "T/testbed_validation.csv" not in plan.targets("T", "F", study, "testbed")
+    racks = rack_map({"kind": "localhost"}, study)
+    assert racks["1"][0] == "ns3-r1n01" and len(racks["1"]) == len(racks["2"]) == 16
+    assert link_rates({"kind": "localhost"}, study) == {"nic_mbit": 1000, "backbone_mbit": 10000}
+
+
+def test_ns3_config_problems_name_the_key():
+    with pytest.raises(ConfigError) as err:
+        resolved(network="ns3", ns3={"nodes": 32, "racks": 3}, congestion_controls=["default"])
+    assert "asymmetric.ns3.nodes: 32 nodes do not split evenly" in str(err.value)
+    assert "asymmetric.congestion_controls: default (the nodes' own TCP)" in str(err.value)
+
+
+def test_queue_depth_in_bytes_of_the_tree():
+    assert ns3.queue_link(TREE) == {"nic_mbit": 100, "queue_bytes": 1000 * 1502}
+    assert ns3.queue_link({**TREE, "queue": "30000B"})["queue_bytes"] == 30000
