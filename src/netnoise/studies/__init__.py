@@ -196,8 +196,9 @@ STUDIES = (
         ),
         "The paper measured a two-switch cluster of 1 GbE NICs and a 10 GbE backbone (and "
         "Grid'5000). Here the study brings up a two-rack testbed of its own, with deep "
-        "queues, MPI and iperf3 over TCP with CUBIC and BBR chosen per socket.",
-        ("csrc/bench/p2p_concurrent.c",),
+        "queues, MPI and iperf3 over TCP with CUBIC and BBR chosen per socket; or "
+        "(asymmetric.network ns3) runs the same trials in ns-3's packet-level TCP.",
+        ("csrc/bench/p2p_concurrent.c", "csrc/ns3/asymmetric_ns3.cc"),
     ),
     Study(
         "latency_variation",
