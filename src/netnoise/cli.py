@@ -204,13 +204,15 @@ def _cmd_bundle_describe(args: argparse.Namespace) -> int:
 def _cmd_review(args: argparse.Namespace) -> int:
     out = bundle.review(args.bundle, args.workdir, cores=args.cores, report=not args.no_report)
     verdicts = bundle.compare_tables(bundle.verify(args.bundle), out)
-    identical = sum(v == "identical" for v in verdicts.values())
-    close = sum(v == "equal to 1e-6" for v in verdicts.values())
+    identical = sum(v == bundle.IDENTICAL for v in verdicts.values())
+    close = sum(v == bundle.CLOSE for v in verdicts.values())
+    extended = sum(v == bundle.EXTENDED for v in verdicts.values())
     print(
         f"{identical} of {len(verdicts)} tables identical to the bundled run's"
         + (f", {close} equal to a relative 1e-6" if close else "")
+        + (f", {extended} so with columns this version adds" if extended else "")
     )
-    disagreeing = [p for p, v in verdicts.items() if v not in ("identical", "equal to 1e-6")]
+    disagreeing = [p for p, v in verdicts.items() if v not in bundle.AGREEING]
     for path in disagreeing:
         print(f"  {verdicts[path]}: {path}")
     print(f"figures: {out}/results/*/figures, tables: {out}/results/*/tables", end="")
