@@ -84,9 +84,13 @@ def built_programs(tmp_path_factory) -> Path:
     """The C programs, built once per session into a temporary directory."""
     if shutil.which("mpicc") is None:
         pytest.skip("mpicc not installed (make setup installs Open MPI)")
+    return build_csrc(tmp_path_factory.mktemp("build"))
+
+
+def build_csrc(root: Path, **options) -> Path:
+    """csrc built with ``options`` (a make target, say) into ``root``; its bin folder."""
     from netnoise.build import build_programs
 
-    root = tmp_path_factory.mktemp("build")
     build_programs(
         REPO / "csrc",
         root / "bin",
@@ -94,6 +98,7 @@ def built_programs(tmp_path_factory) -> Path:
         cflags="-O2",
         log=root / "build.log",
         build_dir=root / "objects",
+        **options,
     )
     return root / "bin"
 

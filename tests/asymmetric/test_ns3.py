@@ -18,7 +18,7 @@ from netnoise.studies.asymmetric.cluster import link_rates, rack_map
 from netnoise.studies.asymmetric.config import problems
 from netnoise.studies.asymmetric.tidy import tidy_mpi
 from tests.asymmetric.support import resolved
-from tests.conftest import REPO
+from tests.conftest import build_csrc
 
 MB = 1_000_000
 # A small tree: 100 Mbit/s NICs, a 300 Mbit/s backbone that four NICs overfill, and
@@ -50,19 +50,7 @@ def ns3_program(tmp_path_factory) -> Path:
     """asymmetric_ns3, built once (make install-ns3) into a temporary directory."""
     if not Path("/usr/include/ns3/core-module.h").exists() or shutil.which("make") is None:
         pytest.skip("ns-3 not installed (make setup installs libns3-dev)")
-    from netnoise.build import build_programs
-
-    root = tmp_path_factory.mktemp("ns3-build")
-    build_programs(
-        REPO / "csrc",
-        root / "bin",
-        mpicc="mpicc",
-        cflags="-O2",
-        log=root / "build.log",
-        build_dir=root / "objects",
-        target="install-ns3",
-    )
-    return root / "bin" / ns3.PROGRAM
+    return build_csrc(tmp_path_factory.mktemp("ns3-build"), target="install-ns3") / ns3.PROGRAM
 
 
 @pytest.fixture(scope="module")
