@@ -418,7 +418,13 @@ class RunIdentity:
             or "no revision recorded"
         )
         machines = ", ".join(f"{m} ({n})" for m, n in self.machines.items()) or "unknown"
-        return f"revision {revisions}; machine {machines}; measured {self.first} to {self.last}"
+        span = f"measured {self.first} to {self.last}"
+        if self.first and self.last:
+            seconds = (
+                dt.datetime.fromisoformat(self.last) - dt.datetime.fromisoformat(self.first)
+            ).total_seconds()
+            span += f" ({seconds / 60:.0f} min)"
+        return f"revision {revisions}; machine {machines}; {span}"
 
 
 def _disagreements(subset: Any, config: Any, path: str) -> dict[str, str]:

@@ -15,8 +15,6 @@ from netnoise.bundle import PlannedFile
 from netnoise.config import validate
 from tests.conftest import REPO, shipped_studies
 
-BUNDLE_STUDY = ("config.yaml", "testbed-bundle.yaml")
-
 SUMMARY = (
     "output_file\tdate\trule\tlog-file(s)\tinput-file(s)\tshellcmd\tstatus\tplan\n"
     "r/figures/a.svg\t-\tplot_a\tr/logs/a.log\t/src/style,r/tidy/a.csv\t-\tok\tno update\n"
@@ -111,13 +109,14 @@ def test_shipped_bundle_is_intact_and_from_a_testbed_run():
         assert "results/testbed/models/variability.npz" in manifest["files"]
 
 
-def test_shipped_bundle_was_measured_with_the_bundle_study():
-    # The bundle study (make reproduce CONFIG="config/config.yaml config/testbed-bundle.yaml").
+def test_shipped_bundle_config_is_the_merge_its_manifest_names():
+    # One make reproduce CONFIG="<the manifest's configfiles>": the bundled config
+    # is exactly what those files give, so a reviewer can run the same study.
+    manifest = bundle.verify(bundle.SHIPPED)
     with tarfile.open(bundle.SHIPPED, "r:gz") as tar:
         shipped = validate(yaml.safe_load(tar.extractfile(bundle.CONFIG)))
-    study = bundle.run_config([REPO / "config" / name for name in BUNDLE_STUDY])
-    assert shipped == study
-    assert shipped != bundle.run_config([REPO / "config" / "config.yaml"])
+    assert manifest["configfiles"][0] == "config/config.yaml"
+    assert shipped == bundle.run_config([REPO / name for name in manifest["configfiles"]])
 
 
 @pytest.mark.slow
@@ -218,6 +217,16 @@ def test_verify_refuses_a_bundle_whose_results_come_from_two_revisions(tmp_path)
     )
     with pytest.raises(bundle.BundleError, match="its manifest names revision 000000000000"):
         bundle.verify(other)
+
+
+def test_run_identity_names_revision_machine_and_span():
+    records = [json.loads(_sidecar("0" * 40, host)) for host in ("n1", "n2")]
+    records[1]["start"] = "2026-01-01T00:42:10+00:00"
+    line = provenance.run_identity(records, {}).describe()
+    assert line == (
+        f"revision {'0' * 12} (2 results); machine n1 (1), n2 (1); measured"
+        " 2026-01-01T00:00:00+00:00 to 2026-01-01T00:42:10+00:00 (42 min)"
+    )
 
 
 @pytest.mark.slow
