@@ -124,6 +124,15 @@ def platform_report(platform_run) -> Path:
 
 
 @pytest.fixture(scope="session")
+def shipped_review(tmp_path_factory) -> Path:
+    """``netnoise review`` of the shipped bundle: its working directory, with the
+    rebuilt tables, figures and report."""
+    from netnoise import bundle
+
+    return bundle.review(bundle.SHIPPED, tmp_path_factory.mktemp("shipped") / "review", cores=2)
+
+
+@pytest.fixture(scope="session")
 def simulator_run(tmp_path_factory) -> Path:
     """Seed 001's simulator part run whole (``.test/network_noise``: small
     topologies and the fixture fabric, its tables, figures, headline claims and

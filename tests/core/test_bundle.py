@@ -120,9 +120,9 @@ def test_shipped_bundle_config_is_the_merge_its_manifest_names():
 
 
 @pytest.mark.slow
-def test_reviewer_mode_rebuilds_every_table_of_the_shipped_bundle(tmp_path):
+def test_reviewer_mode_rebuilds_every_table_of_the_shipped_bundle(shipped_review):
     manifest = bundle.verify(bundle.SHIPPED)
-    review = bundle.review(bundle.SHIPPED, tmp_path / "review", cores=2)
+    review = shipped_review
     verdicts = bundle.compare_tables(manifest, review)
     assert len(verdicts) == len(manifest["derived_tables"]) > 20
     assert [p for p, v in verdicts.items() if v not in bundle.AGREEING] == []

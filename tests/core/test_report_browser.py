@@ -50,6 +50,18 @@ def _first_paragraph_on_screen(browser: Chromium) -> dict:
     )
 
 
+def _landing_lines(browser: Chromium) -> list[dict]:
+    """The landing page's list lines (claims, CPU records): text, and whether all
+    of each is in the window."""
+    return browser.evaluate(
+        """(() => [...document.querySelectorAll('.prose li')].map(li => {
+            const r = li.getBoundingClientRect();
+            return {text: li.innerText,
+                    visible: r.top >= 0 && r.bottom <= innerHeight && r.height > 0};
+        }))()"""
+    )
+
+
 def _show(browser: Chromium, category: str, title: str) -> None:
     """Click ``category`` in the menu, then the view button of result ``title``.
 
@@ -121,19 +133,10 @@ def test_the_landing_page_shows_every_headline_claim_first(simulator_run, screen
     )
     with Chromium(1400, 900) as browser:
         _open(browser, html)
-        summary = browser.evaluate(
-            """(() => {
-            const items = [...document.querySelectorAll('.prose li')]
-                .filter(li => li.innerText.includes(' · 001 · '));
-            return items.map(li => {
-                const r = li.getBoundingClientRect();
-                return {text: li.innerText,
-                        visible: r.top >= 0 && r.bottom <= innerHeight && r.height > 0};
-            });
-            })()"""
-        )
+        every_line = _landing_lines(browser)
+        assert all(item["visible"] for item in every_line), every_line
+        summary = [item for item in every_line if " · 001 · " in item["text"]]
         assert len(summary) == 4, summary
-        assert all(item["visible"] for item in summary), summary
         assert "not measurable here · 001 · Network noise slows a reduction" in summary[0]["text"]
         count = browser.evaluate("document.querySelector('.prose strong').innerText")
         assert count.endswith("headline claims reproduced on localhost.")
@@ -143,6 +146,22 @@ def test_the_landing_page_shows_every_headline_claim_first(simulator_run, screen
         page = browser.until_frame_shows("Ours (95 % interval)")
         assert "Paper\tOurs (95 % interval)\tVerdict" in page and "grows with the size" in page
         browser.screenshot(screenshots / "claims_page.png")
+    request.node.user_properties.append(("screenshots", str(screenshots)))
+
+
+def test_every_claim_of_the_shipped_bundle_is_on_the_reports_first_screen(
+    shipped_review, screenshots, request
+):
+    """All five studies' claims and CPU records, one line each, fit 1400x900."""
+    with Chromium(1400, 900) as browser:
+        _open(browser, shipped_review / "report.html")
+        lines = _landing_lines(browser)
+        claims = [line for line in lines if "CPU record" not in line["text"]]
+        assert len(claims) == 15 and len(lines) == 20, lines
+        assert all(line["visible"] for line in lines), [
+            line["text"][:60] for line in lines if not line["visible"]
+        ]
+        browser.screenshot(screenshots / "shipped_landing.png")
     request.node.user_properties.append(("screenshots", str(screenshots)))
 
 
