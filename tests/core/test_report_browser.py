@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from netnoise.studies import STUDIES
 from tests.chromium import Chromium, executable
 
 pytestmark = [
@@ -27,6 +28,7 @@ pytestmark = [
 ]
 
 FIRST_PARAGRAPH = "document.querySelector('.prose p')"
+CLAIMS_PAGE = "Headline claims · the paper's claims, judged on this run"
 
 
 def _open(browser: Chromium, report: Path) -> None:
@@ -142,7 +144,7 @@ def test_the_landing_page_shows_every_headline_claim_first(simulator_run, screen
         assert count.endswith("headline claims reproduced on localhost.")
         browser.screenshot(screenshots / "claims_landing.png")
 
-        _show(browser, "001 Network noise benchmark and congestion simulator", "Headline claims")
+        _show(browser, "001 Network noise benchmark and congestion simulator", CLAIMS_PAGE)
         page = browser.until_frame_shows("Ours (95 % interval)")
         assert "Paper\tOurs (95 % interval)\tVerdict" in page and "grows with the size" in page
         browser.screenshot(screenshots / "claims_page.png")
@@ -162,6 +164,12 @@ def test_every_claim_of_the_shipped_bundle_is_on_the_reports_first_screen(
             line["text"][:60] for line in lines if not line["visible"]
         ]
         browser.screenshot(screenshots / "shipped_landing.png")
+
+        # Every study's category opens with its claims page.
+        for study in STUDIES:
+            _show(browser, f"{study.number} {study.title}", CLAIMS_PAGE)
+            page = browser.until_frame_shows("Ours (95 % interval)")
+            assert "Paper\tOurs (95 % interval)\tVerdict" in page, study.key
     request.node.user_properties.append(("screenshots", str(screenshots)))
 
 
