@@ -103,6 +103,39 @@ def build_csrc(root: Path, **options) -> Path:
     return root / "bin"
 
 
+def run_pingpong(
+    platform, programs: Path, tmp_path: Path, *args: str, ranks=2, timeout_s=60.0, **options
+) -> Path:
+    """``programs/pingpong args`` run alone on ``platform`` by netnoise.run.run_benchmark
+    (``options`` passed on), its log ``tmp_path/pingpong.log``; its result file,
+    ``tmp_path/pingpong.csv``."""
+    from netnoise.run import run_benchmark
+
+    argv = [str(programs / "pingpong"), *args]
+    out, log = tmp_path / "pingpong.csv", tmp_path / "pingpong.log"
+    return run_benchmark(platform, argv, ranks, out, log, timeout_s, **options)
+
+
+def fake_ib_tree(root: Path, xmit_words: int, wait: int, rcv_words: int | None = None) -> None:
+    """An InfiniBand HCA's sysfs counters (mlx5_0, port 1) under ``root``, as a node
+    shows them: data in 4-byte words, a packet every 64 words, ``rcv_words``
+    defaulting to ``xmit_words``, and one counter that does not read as a number."""
+    rcv_words = xmit_words if rcv_words is None else rcv_words
+    counters = root / "mlx5_0" / "ports" / "1" / "counters"
+    counters.mkdir(parents=True, exist_ok=True)
+    values = {
+        "port_xmit_data": xmit_words,
+        "port_rcv_data": rcv_words,
+        "port_xmit_packets": xmit_words // 64,
+        "port_rcv_packets": rcv_words // 64,
+        "port_xmit_wait": wait,
+        "symbol_error": 0,
+    }
+    for name, value in values.items():
+        (counters / name).write_text(f"{value}\n")
+    (counters / "unreadable").write_text("n/a\n")
+
+
 @pytest.fixture(scope="session")
 def platform_run(tmp_path_factory) -> Path:
     """A small real run of ``.test/platform`` (build, the baseline ping-pong on

@@ -85,28 +85,24 @@ def simulated(ns3_program, tmp_path_factory):
 
 
 @pytest.mark.slow
-def test_lone_link_takes_its_bytes_at_the_nic_rate(simulated):
+@pytest.mark.parametrize(
+    ("trial", "links", "bottleneck", "rel"),
+    [
+        # Slow start and the handshake add about a millisecond to 86 ms.
+        pytest.param(0, 1, "nic_mbit", 0.03, id="alone"),
+        pytest.param(1, 2, "nic_mbit", 0.05, id="nic"),
+        # Four links of 100 Mbit/s NICs through a 300 Mbit/s uplink: the uplink limits.
+        pytest.param(2, 4, "backbone_mbit", 0.05, id="backbone"),
+    ],
+)
+def test_links_take_their_bytes_at_the_bottlenecks_rate_together(
+    simulated, trial, links, bottleneck, rel
+):
     _, outputs = simulated
-    times = read_benchmark(outputs[0]).data["time_s"]
-    # Slow start and the handshake add about a millisecond to 86 ms.
-    assert times.mean() == pytest.approx(wire_seconds(MB, TREE["nic_mbit"]), rel=0.03)
-
-
-@pytest.mark.slow
-def test_links_sharing_a_nic_take_its_rate_together(simulated):
-    _, outputs = simulated
-    data = read_benchmark(outputs[1]).data
+    data = read_benchmark(outputs[trial]).data
     makespan = data.groupby("iteration")["time_s"].max().mean()
-    assert makespan == pytest.approx(2 * wire_seconds(MB, TREE["nic_mbit"]), rel=0.05)
-
-
-@pytest.mark.slow
-def test_links_through_a_full_backbone_take_its_rate_together(simulated):
-    _, outputs = simulated
-    data = read_benchmark(outputs[2]).data
-    makespan = data.groupby("iteration")["time_s"].max().mean()
-    # Four links of 100 Mbit/s NICs through a 300 Mbit/s uplink: the uplink limits.
-    assert makespan == pytest.approx(4 * wire_seconds(MB, TREE["backbone_mbit"]), rel=0.05)
+    assert makespan == pytest.approx(links * wire_seconds(MB, TREE[bottleneck]), rel=rel)
+    # No link carries its bytes faster than its NIC's rate.
     assert data["time_s"].min() > wire_seconds(MB, TREE["nic_mbit"])
 
 
@@ -123,44 +119,36 @@ def test_results_read_as_p2p_concurrent_results(simulated):
     assert sidecar["platform"]["kind"] == "ns3" and "--seed=3" in sidecar["command"]
 
 
-def test_program_failure_leaves_no_result(ns3_program, tmp_path):
+def simulate_one_link(program, tmp_path: Path, src: str, tree: dict) -> None:
+    """Simulate one trial, a link from ``src`` to ns3-r1n02, for two iterations on
+    ``tree``; its result ``tmp_path/trial0.csv``, its log ``tmp_path/ns3.log``."""
     trials = pd.DataFrame(
-        {"trial": [0], "link": [0], "src": ["ns3-r1n01"], "dst": ["ns3-r1n02"], "bytes": [MB]}
+        {"trial": [0], "link": [0], "src": [src], "dst": ["ns3-r1n02"], "bytes": [MB]}
     )
+    ns3.simulate(
+        program,
+        trials,
+        [tmp_path / "trial0.csv"],
+        ns3=tree,
+        congestion="cubic",
+        iterations={"min": 2, "max": 2, "ci_width": 0.02},
+        log=tmp_path / "ns3.log",
+        timeout_s=60,
+        config={},
+        inputs={},
+    )
+
+
+def test_program_failure_leaves_no_result(ns3_program, tmp_path):
     with pytest.raises(RuntimeError, match="exited with status 2"):
-        ns3.simulate(
-            ns3_program,
-            trials,
-            [tmp_path / "trial0.csv"],
-            ns3={**TREE, "queue": "0p"},
-            congestion="cubic",
-            iterations={"min": 2, "max": 2, "ci_width": 0.02},
-            log=tmp_path / "ns3.log",
-            timeout_s=60,
-            config={},
-            inputs={},
-        )
+        simulate_one_link(ns3_program, tmp_path, "ns3-r1n01", {**TREE, "queue": "0p"})
     assert not (tmp_path / "trial0.csv").exists()
     assert "--queue must be" in (tmp_path / "ns3.log").read_text()
 
 
 def test_nodes_outside_the_tree_are_refused(tmp_path):
-    trials = pd.DataFrame(
-        {"trial": [0], "link": [0], "src": ["nar-n01"], "dst": ["ns3-r1n02"], "bytes": [MB]}
-    )
     with pytest.raises(ValueError, match="nar-n01 are not hosts of the ns-3 tree"):
-        ns3.simulate(
-            "unused",
-            trials,
-            [tmp_path / "trial0.csv"],
-            ns3=TREE,
-            congestion="cubic",
-            iterations={"min": 2, "max": 2, "ci_width": 0.02},
-            log=tmp_path / "ns3.log",
-            timeout_s=60,
-            config={},
-            inputs={},
-        )
+        simulate_one_link("unused", tmp_path, "nar-n01", TREE)
 
 
 def test_congestion_controls_ns3_lacks_are_refused():

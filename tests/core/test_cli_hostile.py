@@ -18,8 +18,12 @@ from tests.core.test_io import PREAMBLE
 HEADER = PREAMBLE + "pair,rtt_us\n"
 
 
-def _simulate(topology="torus:4x4", collective="allreduce", *more):
-    return ["simulate", "--topology", topology, "--collective", collective, "--ratio", "0.5", *more]
+def _simulate(*more, topology="torus:4x4", collective="allreduce", ratio="0.5"):
+    return ["simulate", "--topology", topology, "--collective", collective, "--ratio", ratio, *more]
+
+
+def _review(workdir, bundle="FILE"):
+    return ["review", "--bundle", bundle, "--workdir", workdir]
 
 
 def _text(text):
@@ -87,119 +91,106 @@ def _tar_without_manifest(path):
     return path
 
 
-# case -> (argv, where FILE stands for a path that make(path) prepares; make; the
-#          message, or a part of it, the error gives)
-CASES = {
-    # parse: benchmark result files
-    "parse binary file": (["parse", "FILE"], _bytes(b"\x00\xff\xfe" * 100), "not a text file"),
-    "parse directory": (["parse", "FILE"], _directory, "is a directory"),
-    "parse missing file": (["parse", "FILE"], None, "No such file"),
-    "parse empty file": (["parse", "FILE"], _text(""), "FILE"),
-    "parse nan sample": (["parse", "FILE"], _text(HEADER + "0,nan\n#@end=1\n"), "nan"),
-    "parse infinite sample": (["parse", "FILE"], _text(HEADER + "0,inf\n#@end=1\n"), "inf"),
-    "parse negative sample": (["parse", "FILE"], _text(HEADER + "0,-1.5\n#@end=1\n"), "-1.5"),
-    "parse duplicated column": (
-        ["parse", "FILE"],
-        _text(PREAMBLE + "pair,rtt_us,rtt_us\n0,1,2\n#@end=1\n"),
-        "rtt_us",
-    ),
-    "parse row cut mid-number": (["parse", "FILE"], _text(HEADER + "0,1.5\n0,188."), "#@end"),
-    "parse row cut after a comma": (["parse", "FILE"], _text(HEADER + "0,\n#@end=1\n"), "empty"),
-    "parse wrong row count": (["parse", "FILE"], _text(HEADER + "0,1.5\n#@end=2\n"), "2"),
-    "parse no end marker": (["parse", "FILE"], _text(HEADER + "0,1.5\n"), "#@end"),
-    # config check
-    "config malformed YAML": (["config", "check", "FILE"], _text("a: [b\n"), "malformed YAML"),
-    "config key twice": (
-        ["config", "check", "FILE"],
-        _text("platform: {}\nplatform: {}\n"),
-        "'platform' is given twice",
-    ),
-    "config nan timeout": (
-        ["config", "check", "FILE"],
-        _text("platform: {timeout_s: .nan}\n"),
-        "platform.timeout_s",
-    ),
-    "config float repetitions": (
-        ["config", "check", "FILE"],
-        _text("baseline: {repetitions: 3.0}\n"),
-        "baseline.repetitions",
-    ),
-    "config float node count": (
-        ["config", "check", "FILE"],
-        _text("platform: {testbed: {nodes: 8.0}}\n"),
-        "platform.testbed.nodes",
-    ),
-    "config prefix with newline": (
-        ["config", "check", "FILE"],
-        _text('platform: {testbed: {prefix: "zq\\n"}}\n'),
-        "platform.testbed.prefix",
-    ),
-    "config iterations beyond the programs": (
-        ["config", "check", "FILE"],
-        _text("baseline: {iterations: 1.0e+20}\n"),
-        "baseline.iterations",
-    ),
-    "config empty xgft": (
-        ["config", "check", "FILE"],
-        _text("network_noise: {fat_trees: ['xgft:0,0/1']}\n"),
-        "network_noise.fat_trees",
-    ),
-    "config huge torus": (
-        ["config", "check", "FILE"],
-        _text("network_noise: {torus_2d: 'torus:100000x100000'}\n"),
-        "torus",
-    ),
-    "config deeply nested": (["config", "check", "FILE"], _text("a: " + "[" * 5000), "FILE"),
-    "config a list": (["config", "check", "FILE"], _text("- 1\n- 2\n"), "FILE"),
-    "config missing file": (["config", "check", "FILE"], None, "No such file"),
-    "config binary file": (["config", "check", "FILE"], _bytes(b"\xff\xfe\x00\x01" * 50), "FILE"),
-    "config alias bomb in mpirun_args": (
-        ["config", "check", "FILE"],
-        _text(_alias_bomb(["platform", "mpirun_args"])),
-        "values once its aliases",
-    ),
-    "config alias bomb as the platform kind": (
-        ["config", "check", "FILE"],
-        _text(_alias_bomb(["platform", "kind"])),
-        "values once its aliases",
-    ),
-    "config alias bomb in an application's args": (
-        ["config", "check", "FILE"],
-        _text(_alias_bomb(["applications", "pingpong", "args"])),
-        "values once its aliases",
-    ),
-    "config long list": (
-        ["config", "check", "FILE"],
-        _text("platform: {mpirun_args: [" + ",".join(["1"] * 110_000) + "]}\n"),
+# Cases of one command, ``argv``, in which FILE stands for a path: name -> (what
+# FILE holds, or make(path) that prepares it, or None; the message, or a part of
+# it, the error gives).
+PARSE_CASES = {
+    "binary file": (_bytes(b"\x00\xff\xfe" * 100), "not a text file"),
+    "directory": (_directory, "is a directory"),
+    "missing file": (None, "No such file"),
+    "empty file": ("", "FILE"),
+    "nan sample": (HEADER + "0,nan\n#@end=1\n", "nan"),
+    "infinite sample": (HEADER + "0,inf\n#@end=1\n", "inf"),
+    "negative sample": (HEADER + "0,-1.5\n#@end=1\n", "-1.5"),
+    "duplicated column": (PREAMBLE + "pair,rtt_us,rtt_us\n0,1,2\n#@end=1\n", "rtt_us"),
+    "row cut mid-number": (HEADER + "0,1.5\n0,188.", "#@end"),
+    "row cut after a comma": (HEADER + "0,\n#@end=1\n", "empty"),
+    "wrong row count": (HEADER + "0,1.5\n#@end=2\n", "2"),
+    "no end marker": (HEADER + "0,1.5\n", "#@end"),
+    "FIFO": (_fifo, "not a regular file"),
+}
+CONFIG_CHECK_CASES = {
+    "malformed YAML": ("a: [b\n", "malformed YAML"),
+    "key twice": ("platform: {}\nplatform: {}\n", "'platform' is given twice"),
+    "nan timeout": ("platform: {timeout_s: .nan}\n", "platform.timeout_s"),
+    "float repetitions": ("baseline: {repetitions: 3.0}\n", "baseline.repetitions"),
+    "float node count": ("platform: {testbed: {nodes: 8.0}}\n", "platform.testbed.nodes"),
+    "prefix with newline": ('platform: {testbed: {prefix: "zq\\n"}}\n', "platform.testbed.prefix"),
+    "iterations beyond the programs": ("baseline: {iterations: 1.0e+20}\n", "baseline.iterations"),
+    "empty xgft": ("network_noise: {fat_trees: ['xgft:0,0/1']}\n", "network_noise.fat_trees"),
+    "huge torus": ("network_noise: {torus_2d: 'torus:100000x100000'}\n", "torus"),
+    "deeply nested": ("a: " + "[" * 5000, "FILE"),
+    "a list": ("- 1\n- 2\n", "FILE"),
+    "missing file": (None, "No such file"),
+    "binary file": (_bytes(b"\xff\xfe\x00\x01" * 50), "FILE"),
+    **{
+        f"alias bomb at {'.'.join(keys)}": (_alias_bomb(keys), "values once its aliases")
+        for keys in (
+            ["platform", "mpirun_args"],
+            ["platform", "kind"],
+            ["applications", "pingpong", "args"],
+        )
+    },
+    "long list": (
+        "platform: {mpirun_args: [" + ",".join(["1"] * 110_000) + "]}\n",
         "more than 20000 values",
     ),
-    "config 100 MB comment": (
-        ["config", "check", "FILE"],
+    "100 MB comment": (
         lambda path: path.write_bytes(b"#" * (100 << 20)) or path,
         "larger than a config file",
     ),
-    "config FIFO": (["config", "check", "FILE"], _fifo, "not a regular file"),
+    "FIFO": (_fifo, "not a regular file"),
+}
+BUNDLE_VERIFY_CASES = {
+    "alias bomb in the config": (
+        _bundle(config=_alias_bomb(["platform", "mpirun_args"])),
+        "values once its aliases",
+    ),
+    "truncated": (_truncated_bundle, "damaged"),
+    "manifest a list": (_bundle(manifest=[1], config={}), "JSON list"),
+    "files a list": (_bundle(listed=["config.yaml"], config={}), "'files' must map"),
+    "malformed config": (_bundle(config="platform: [x\n"), "malformed YAML"),
+    "nested config": (
+        _bundle(config="platform: " + "[" * 5000 + "]" * 5000 + "\n"),
+        "nested too deeply",
+    ),
+    "not gzipped": (_uncompressed_bundle, "damaged"),
+    "without manifest": (_tar_without_manifest, "not a netnoise bundle"),
+    "missing": (None, "no such bundle"),
+}
+
+
+def _cases_of(argv: list[str], cases: dict) -> dict:
+    """``cases`` of the command line ``argv`` as CASES holds them, each name
+    preceded by the command's."""
+    return {
+        f"{argv[0]} {name}": (argv, _text(made) if isinstance(made, str) else made, message)
+        for name, (made, message) in cases.items()
+    }
+
+
+# case -> (argv, where FILE stands for a path that make(path) prepares; make; the
+#          message, or a part of it, the error gives)
+CASES = {
+    **_cases_of(["parse", "FILE"], PARSE_CASES),
+    **_cases_of(["config", "check", "FILE"], CONFIG_CHECK_CASES),
+    **_cases_of(["bundle", "verify", "FILE"], BUNDLE_VERIFY_CASES),
     "config device": (["config", "check", "/dev/zero"], None, "not a regular file"),
-    "parse FIFO": (["parse", "FILE"], _fifo, "not a regular file"),
     "parse device": (["parse", "/dev/zero"], None, "not a regular file"),
     # commands that write: refused before anything is made
-    "review into an empty-text workdir": (
-        ["review", "--bundle", "FILE", "--workdir", ""],
-        _bundle(config={}),
-        "empty text",
-    ),
+    "review into an empty-text workdir": (_review(""), _bundle(config={}), "empty text"),
     "review into the bundle's directory": (
-        ["review", "--bundle", "FILE/b.tar.gz", "--workdir", "FILE"],
+        _review("FILE", bundle="FILE/b.tar.gz"),
         lambda path: _bundle(config={})(_directory(path) / "b.tar.gz"),
         "lies inside the working directory",
     ),
     "review under a missing directory": (
-        ["review", "--bundle", "FILE", "--workdir", "FILE.absent/wd"],
+        _review("FILE.absent/wd"),
         _bundle(config={}),
         "its parent directory does not exist",
     ),
     "review into a file": (
-        ["review", "--bundle", "FILE", "--workdir", "FILE"],
+        _review("FILE"),
         _bundle(config={}),
         "lies inside the working directory",
     ),
@@ -213,93 +204,19 @@ CASES = {
         None,
         "no such directory",
     ),
-    # bundles
-    "bundle alias bomb in the config": (
-        ["bundle", "verify", "FILE"],
-        _bundle(config=_alias_bomb(["platform", "mpirun_args"])),
-        "values once its aliases",
-    ),
-    "bundle truncated": (["bundle", "verify", "FILE"], _truncated_bundle, "damaged"),
-    "bundle manifest a list": (
-        ["bundle", "verify", "FILE"],
-        _bundle(manifest=[1], config={}),
-        "JSON list",
-    ),
-    "bundle files a list": (
-        ["bundle", "verify", "FILE"],
-        _bundle(listed=["config.yaml"], config={}),
-        "'files' must map",
-    ),
-    "bundle malformed config": (
-        ["bundle", "verify", "FILE"],
-        _bundle(config="platform: [x\n"),
-        "malformed YAML",
-    ),
-    "bundle nested config": (
-        ["bundle", "verify", "FILE"],
-        _bundle(config="platform: " + "[" * 5000 + "]" * 5000 + "\n"),
-        "nested too deeply",
-    ),
-    "bundle not gzipped": (["bundle", "verify", "FILE"], _uncompressed_bundle, "damaged"),
-    "bundle without manifest": (
-        ["bundle", "verify", "FILE"],
-        _tar_without_manifest,
-        "not a netnoise bundle",
-    ),
-    "bundle missing": (["bundle", "verify", "FILE"], None, "no such bundle"),
-    "review of a damaged bundle": (
-        ["review", "--bundle", "FILE", "--workdir", "FILE.review"],
-        _truncated_bundle,
-        "damaged",
-    ),
+    "review of a damaged bundle": (_review("FILE.review"), _truncated_bundle, "damaged"),
     # the congestion simulator
-    "simulate too many runs": (
-        _simulate("torus:4x4", "allreduce", "--runs", "1e12"),
-        None,
-        "--runs",
-    ),
-    "simulate runs beyond the bound": (
-        _simulate("torus:4x4", "allreduce", "--runs", "10000000"),
-        None,
-        "--runs",
-    ),
-    "simulate zero runs": (
-        _simulate("torus:4x4", "allreduce", "--runs", "0"),
-        None,
-        "--runs",
-    ),
-    "simulate negative seed": (
-        _simulate("torus:4x4", "allreduce", "--seed", "-1"),
-        None,
-        "--seed",
-    ),
-    "simulate empty torus": (
-        _simulate("torus:0x0", "allreduce", "--runs", "1"),
-        None,
-        "torus",
-    ),
-    "simulate huge torus": (
-        _simulate("torus:100000x100000", "allreduce"),
-        None,
-        "torus",
-    ),
-    "simulate unknown topology": (
-        _simulate("mesh:3", "allreduce"),
-        None,
-        "mesh:3",
-    ),
-    "simulate unknown collective": (
-        _simulate("torus:4x4", "gossip"),
-        None,
-        "--collective",
-    ),
-    "simulate ratio above one": (
-        ["simulate", "--topology", "torus:4x4", "--collective", "allreduce", "--ratio", "2"],
-        None,
-        "--ratio",
-    ),
+    "simulate too many runs": (_simulate("--runs", "1e12"), None, "--runs"),
+    "simulate runs beyond the bound": (_simulate("--runs", "10000000"), None, "--runs"),
+    "simulate zero runs": (_simulate("--runs", "0"), None, "--runs"),
+    "simulate negative seed": (_simulate("--seed", "-1"), None, "--seed"),
+    "simulate empty torus": (_simulate("--runs", "1", topology="torus:0x0"), None, "torus"),
+    "simulate huge torus": (_simulate(topology="torus:100000x100000"), None, "torus"),
+    "simulate unknown topology": (_simulate(topology="mesh:3"), None, "mesh:3"),
+    "simulate unknown collective": (_simulate(collective="gossip"), None, "--collective"),
+    "simulate ratio above one": (_simulate(ratio="2"), None, "--ratio"),
     "simulate output under a file": (
-        _simulate("torus:4x4", "allreduce", "--runs", "2", "--out", "FILE/runs.csv"),
+        _simulate("--runs", "2", "--out", "FILE/runs.csv"),
         _text("a file, not a directory\n"),
         "cannot write",
     ),

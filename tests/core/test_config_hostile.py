@@ -15,255 +15,221 @@ from netnoise.config import ConfigError
 from netnoise.sim import congestion, topology
 from tests.conftest import REPO
 
-# (config, what the message must say after the key)
+# (a config key, the value it is given, what the message must say after the key)
 BAD_VALUES = [
-    # The issue's probes.
-    ({"platform": {"timeout_s": math.nan}}, "platform.timeout_s: nan is not a finite number"),
-    ({"network_noise": {"ratios": [math.nan, 0.5]}}, "network_noise.ratios.0: nan is not a finite"),
+    # A first value of each kind of mistake.
+    ("platform.timeout_s", math.nan, ": nan is not a finite number"),
+    ("network_noise.ratios", [math.nan, 0.5], ".0: nan is not a finite"),
+    ("baseline.repetitions", 3.0, ": 3.0 is not an integer; expected integer (write 3)"),
+    ("platform.testbed.nodes", 8.0, ": 8.0 is not an integer"),
+    ("baseline.sizes", [8.0], ".0: 8.0 is not an integer"),
+    ("platform.testbed.prefix", "zq\n", ": 'zq\\n' does not match ^[a-z][a-z0-9]{0,5}$ as a whole"),
     (
-        {"baseline": {"repetitions": 3.0}},
-        "baseline.repetitions: 3.0 is not an integer; expected integer (write 3)",
-    ),
-    ({"platform": {"testbed": {"nodes": 8.0}}}, "platform.testbed.nodes: 8.0 is not an integer"),
-    ({"baseline": {"sizes": [8.0]}}, "baseline.sizes.0: 8.0 is not an integer"),
-    (
-        {"platform": {"testbed": {"prefix": "zq\n"}}},
-        "platform.testbed.prefix: 'zq\\n' does not match ^[a-z][a-z0-9]{0,5}$ as a whole",
-    ),
-    (
-        {"network_noise": {"fat_trees": ["xgft:0,0/1"]}},
-        "network_noise.fat_trees.0: bad topology "
-        "SPEC 'xgft:0,0/1': xgft needs as many W (and P) values as M values",
+        "network_noise.fat_trees",
+        ["xgft:0,0/1"],
+        ".0: bad topology SPEC 'xgft:0,0/1': xgft needs as many W (and P) values as M values",
     ),
     (
-        {"network_noise": {"torus_2d": "torus:0x0"}},
-        "network_noise.torus_2d: bad topology SPEC "
-        "'torus:0x0': every torus dimension must be >= 2; allowed forms: xgft:",
+        "network_noise.torus_2d",
+        "torus:0x0",
+        ": bad topology SPEC 'torus:0x0': every torus dimension must be >= 2; allowed forms: xgft:",
     ),
     (
-        {"network_noise": {"torus_2d": "torus:100000x100000"}},
-        "network_noise.torus_2d: topology "
-        "SPEC 'torus:100000x100000' has 10000000000 endpoints and 30000000000 links; the simulator "
-        "builds at most 1048576 endpoints and 4194304 links",
+        "network_noise.torus_2d",
+        "torus:100000x100000",
+        ": topology SPEC 'torus:100000x100000' has 10000000000 endpoints and 30000000000 links; "
+        "the simulator builds at most 1048576 endpoints and 4194304 links",
     ),
-    ({"baseline": {"iterations": 1e20}}, "baseline.iterations: 1e+20 is not an integer"),
+    ("baseline.iterations", 1e20, ": 1e+20 is not an integer"),
     (
-        {"baseline": {"iterations": 10**20}},
-        "baseline.iterations: 100000000000000000000 is out of range; must be <= 1000000000000",
+        "baseline.iterations",
+        10**20,
+        ": 100000000000000000000 is out of range; must be <= 1000000000000",
     ),
     # Not finite, anywhere a number goes.
-    ({"platform": {"timeout_s": math.inf}}, "platform.timeout_s: inf is not a finite number"),
-    ({"platform": {"timeout_s": -math.inf}}, "platform.timeout_s: -inf is not a finite number"),
+    ("platform.timeout_s", math.inf, ": inf is not a finite number"),
+    ("platform.timeout_s", -math.inf, ": -inf is not a finite number"),
     (
-        {"platform": {"cpu": {"max_runnable": math.inf}}},
-        "platform.cpu.max_runnable: inf is not a finite number; expected a finite number or null",
+        "platform.cpu.max_runnable",
+        math.inf,
+        ": inf is not a finite number; expected a finite number or null",
     ),
-    ({"platform": {"testbed": {"nic_mbit": math.nan}}}, "platform.testbed.nic_mbit: nan is not"),
+    ("platform.testbed.nic_mbit", math.nan, ": nan is not"),
     (
-        {"network_noise": {"benchmark": {"testbed": {"backbone_arbitration": "fair"}}}},
-        "network_noise.benchmark.testbed.backbone_arbitration: 'fair' is not allowed; "
-        "allowed values: 'fifo', 'round_robin', None",
+        "network_noise.benchmark.testbed.backbone_arbitration",
+        "fair",
+        ": 'fair' is not allowed; allowed values: 'fifo', 'round_robin', None",
     ),
-    (
-        {"network_noise": {"benchmark": {"testbed": {"nic_mbit": 0}}}},
-        "network_noise.benchmark.testbed.nic_mbit: 0 is out of range; must be >= 1",
-    ),
-    ({"variability": {"model": {"grid": {"C": [math.nan]}}}}, "variability.model.grid.C.0: nan "),
-    (
-        {"latency_variation": {"characterize": {"duration_s": math.inf}}},
-        "latency_variation.characterize.duration_s: inf is not a finite number",
-    ),
-    (
-        {"asymmetric": {"properties": {"message_mb": math.nan}}},
-        "asymmetric.properties.message_mb: nan is not a finite number",
-    ),
+    ("network_noise.benchmark.testbed.nic_mbit", 0, ": 0 is out of range; must be >= 1"),
+    ("variability.model.grid.C", [math.nan], ".0: nan "),
+    ("latency_variation.characterize.duration_s", math.inf, ": inf is not a finite number"),
+    ("asymmetric.properties.message_mb", math.nan, ": nan is not a finite number"),
     # Whole floats and booleans where an integer goes.
-    ({"baseline": {"ranks": 2.0}}, "baseline.ranks: 2.0 is not an integer"),
+    ("baseline.ranks", 2.0, ": 2.0 is not an integer"),
     (
-        {"platform": {"testbed": {"queue_bytes": 1e5}}},
-        "platform.testbed.queue_bytes: 100000.0 is not an integer; expected integer (write 100000)",
+        "platform.testbed.queue_bytes",
+        1e5,
+        ": 100000.0 is not an integer; expected integer (write 100000)",
     ),
-    (
-        {"platform": {"testbed": {"nodes": True}}},
-        "platform.testbed.nodes: True has the wrong type; expected integer",
-    ),
-    ({"variability": {"runs": 16.0}}, "variability.runs: 16.0 is not an integer"),
+    ("platform.testbed.nodes", True, ": True has the wrong type; expected integer"),
+    ("variability.runs", 16.0, ": 16.0 is not an integer"),
     # Trailing line breaks and spaces: a pattern matches the whole value.
-    ({"platform": {"testbed": {"prefix": "nn "}}}, "platform.testbed.prefix: 'nn ' does not match"),
+    ("platform.testbed.prefix", "nn ", ": 'nn ' does not match"),
+    ("platform.mpirun", "mpirun\n", ": 'mpirun\\n' does not match ^[A-Za-z0-9_./+-]+$ as a whole"),
+    ("asymmetric.testbed.prefix", "ab\n", ": 'ab\\n' does not match"),
+    ("applications", {"cg\n": {"program": "cg_solver"}}, ": 'cg\\n' does not match"),
     (
-        {"platform": {"mpirun": "mpirun\n"}},
-        "platform.mpirun: 'mpirun\\n' does not match ^[A-Za-z0-9_./+-]+$ as a whole",
+        "network_noise.torus_2d",
+        "torus:3x3\n",
+        ": 'torus:3x3\\n' does not match ^torus:[0-9]+x[0-9]+$ as a whole",
     ),
     (
-        {"asymmetric": {"testbed": {"prefix": "ab\n"}}},
-        "asymmetric.testbed.prefix: 'ab\\n' does not match",
-    ),
-    ({"applications": {"cg\n": {"program": "cg_solver"}}}, "applications: 'cg\\n' does not match"),
-    (
-        {"network_noise": {"torus_2d": "torus:3x3\n"}},
-        "network_noise.torus_2d: 'torus:3x3\\n' does not match ^torus:[0-9]+x[0-9]+$ as a whole",
-    ),
-    (
-        {"impact_compression": {"applications": ["halo3d\n", "cg_solver"]}},
-        "impact_compression.applications.0: 'halo3d\\n' does not match",
+        "impact_compression.applications",
+        ["halo3d\n", "cg_solver"],
+        ".0: 'halo3d\\n' does not match",
     ),
     # Impossible or too large topologies, read by the simulator's parser.
     (
-        {"network_noise": {"torus_sizes_3d": [200]}},
-        "network_noise.torus_sizes_3d.0: topology SPEC 'torus:200x200x200' has 8000000 endpoints",
+        "network_noise.torus_sizes_3d",
+        [200],
+        ".0: topology SPEC 'torus:200x200x200' has 8000000 endpoints",
     ),
     (
-        {"network_noise": {"fat_trees": ["xgft:1000,1000,1000/1,1,1"]}},
-        "network_noise.fat_trees.0"
-        ": topology SPEC 'xgft:1000,1000,1000/1,1,1' has 1000000000 endpoints",
+        "network_noise.fat_trees",
+        ["xgft:1000,1000,1000/1,1,1"],
+        ".0: topology SPEC 'xgft:1000,1000,1000/1,1,1' has 1000000000 endpoints",
     ),
     (
-        {"network_noise": {"torus_3d": "torus:1x5x5"}},
-        "network_noise.torus_3d: bad topology SPEC "
-        "'torus:1x5x5': every torus dimension must be >= 2",
+        "network_noise.torus_3d",
+        "torus:1x5x5",
+        ": bad topology SPEC 'torus:1x5x5': every torus dimension must be >= 2",
     ),
     (
-        {"network_noise": {"fat_trees": ["xgft:4,4/1,2/1"]}},
-        "network_noise.fat_trees.0: bad "
-        "topology SPEC 'xgft:4,4/1,2/1': xgft needs as many W (and P) values as M values (h = 2)",
+        "network_noise.fat_trees",
+        ["xgft:4,4/1,2/1"],
+        ".0: bad topology SPEC 'xgft:4,4/1,2/1': xgft needs as many W (and P) values as M values "
+        "(h = 2)",
     ),
     # Beyond the limits of the C programs that receive them.
+    ("baseline.iterations", 10**13, ": 10000000000000 is out of range; must be <= 1000000000000"),
+    ("baseline.warmup", 2 * 10**9, ": 2000000000 is out of range; must be <= 1000000000"),
     (
-        {"baseline": {"iterations": 10**13}},
-        "baseline.iterations: 10000000000000 is out of range; must be <= 1000000000000",
+        "latency_variation.characterize.iterations",
+        2 * 10**9,
+        ": 2000000000 is out of range; must be <= 1000000000",
     ),
     (
-        {"baseline": {"warmup": 2 * 10**9}},
-        "baseline.warmup: 2000000000 is out of range; must be <= 1000000000",
+        "latency_variation.characterize.gap_us",
+        1e8,
+        ": 100000000.0 is out of range; must be <= 10000000",
+    ),
+    ("latency_variation.injection.probe_iterations", 10**10, ": 10000000000 is out of range"),
+    (
+        "latency_variation.injection.sleep_margin_us",
+        20000,
+        ": 20000 is out of range; must be <= 10000",
+    ),
+    ("latency_variation.seed", 2**31, ": 2147483648 is out of range; must be <= 2147483547"),
+    ("impact_compression.impact_size", 2**25, ": 33554432 is out of range; must be <= 16777216"),
+    (
+        "impact_compression.compression.partners",
+        [2000],
+        ".0: 2000 is out of range; must be <= 1024",
     ),
     (
-        {"latency_variation": {"characterize": {"iterations": 2 * 10**9}}},
-        "latency_variation."
-        "characterize.iterations: 2000000000 is out of range; must be <= 1000000000",
+        "impact_compression.compression.cycle_hz",
+        1e12,
+        ": 1000000000000.0 is out of range; must be <= 100000000000",
     ),
+    ("network_noise.benchmark.splits", 20_000, ": 20000 is out of range; must be <= 10000"),
+    ("network_noise.runs", 10**7, ": 10000000 is out of range; must be <= 1000000"),
+    ("asymmetric.iterations.ci_width", 1e-9, ": 1e-09 is out of range; must be >= 1e-06"),
+    ("asymmetric.properties.message_mb", 5000, ": 5000 is out of range; must be <= 1073"),
     (
-        {"latency_variation": {"characterize": {"gap_us": 1e8}}},
-        "latency_variation.characterize.gap_us: 100000000.0 is out of range; must be <= 10000000",
+        "variability.background.compression_messages",
+        [1, 4096],
+        ".1: 4096 is out of range; must be <= 1024",
     ),
-    (
-        {"latency_variation": {"injection": {"probe_iterations": 10**10}}},
-        "latency_variation.injection.probe_iterations: 10000000000 is out of range",
-    ),
-    (
-        {"latency_variation": {"injection": {"sleep_margin_us": 20000}}},
-        "latency_variation.injection.sleep_margin_us: 20000 is out of range; must be <= 10000",
-    ),
-    (
-        {"latency_variation": {"seed": 2**31}},
-        "latency_variation.seed: 2147483648 is out of range; must be <= 2147483547",
-    ),
-    (
-        {"impact_compression": {"impact_size": 2**25}},
-        "impact_compression.impact_size: 33554432 is out of range; must be <= 16777216",
-    ),
-    (
-        {"impact_compression": {"compression": {"partners": [2000]}}},
-        "impact_compression.compression.partners.0: 2000 is out of range; must be <= 1024",
-    ),
-    (
-        {"impact_compression": {"compression": {"cycle_hz": 1e12}}},
-        "impact_compression.compression"
-        ".cycle_hz: 1000000000000.0 is out of range; must be <= 100000000000",
-    ),
-    (
-        {"network_noise": {"benchmark": {"splits": 20_000}}},
-        "network_noise.benchmark.splits: 20000 is out of range; must be <= 10000",
-    ),
-    (
-        {"network_noise": {"runs": 10**7}},
-        "network_noise.runs: 10000000 is out of range; must be <= 1000000",
-    ),
-    (
-        {"asymmetric": {"iterations": {"ci_width": 1e-9}}},
-        "asymmetric.iterations.ci_width: 1e-09 is out of range; must be >= 1e-06",
-    ),
-    (
-        {"asymmetric": {"properties": {"message_mb": 5000}}},
-        "asymmetric.properties.message_mb: 5000 is out of range; must be <= 1073",
-    ),
-    (
-        {"variability": {"background": {"compression_messages": [1, 4096]}}},
-        "variability.background.compression_messages.1: 4096 is out of range; must be <= 1024",
-    ),
-    ({"variability": {"warmup": 10**10}}, "variability.warmup: 10000000000 is out of range"),
+    ("variability.warmup", 10**10, ": 10000000000 is out of range"),
     # Rates, timeouts and sizes no run can live with: a frame taking hours, a timeout
     # every run exceeds, a queue of gigabytes; the message says the range.
     (
-        {"platform": {"testbed": {"nic_mbit": 0.000001}}},
-        "platform.testbed.nic_mbit: 1e-06 is out of range; must be >= 1 (rate of every node "
-        "link, each direction (Mbit/s); 1 to 10000 Mbit/s)",
+        "platform.testbed.nic_mbit",
+        0.000001,
+        ": 1e-06 is out of range; must be >= 1 (rate of every node link, each direction (Mbit/s); "
+        "1 to 10000 Mbit/s)",
+    ),
+    ("platform.timeout_s", 1.0e-300, ": 1e-300 is out of range; must be >= 1"),
+    (
+        "platform.timeout_s",
+        1e9,
+        ": 1000000000.0 is out of range; must be <= 604800 (a benchmark run that takes longer is "
+        "killed and counts as failed (seconds); 1 s to a week (604800 s))",
     ),
     (
-        {"platform": {"timeout_s": 1.0e-300}},
-        "platform.timeout_s: 1e-300 is out of range; must be >= 1",
+        "platform.testbed.queue_bytes",
+        2**40,
+        ": 1099511627776 is out of range; must be <= 1073741824",
     ),
-    ({"platform": {"timeout_s": 1e9}}, "1 s to a week (604800 s)"),
+    ("latency_variation.characterize.link_mbit", 0.01, ": 0.01 is out of range; must be >= 1"),
     (
-        {"platform": {"testbed": {"queue_bytes": 2**40}}},
-        "platform.testbed.queue_bytes: 1099511627776 is out of range; must be <= 1073741824",
+        "impact_compression.compression.cycle_hz",
+        1e-3,
+        ": 0.001 is out of range; must be >= 1000000",
     ),
-    (
-        {"latency_variation": {"characterize": {"link_mbit": 0.01}}},
-        "latency_variation.characterize.link_mbit: 0.01 is out of range; must be >= 1",
-    ),
-    (
-        {"impact_compression": {"compression": {"cycle_hz": 1e-3}}},
-        "impact_compression.compression.cycle_hz: 0.001 is out of range; must be >= 1000000",
-    ),
-    (
-        {"variability": {"slurm": {"link_mbit": 1e-9}}},
-        "variability.slurm.link_mbit: 1e-09 is out of range; must be >= 1",
-    ),
+    ("variability.slurm.link_mbit", 1e-9, ": 1e-09 is out of range; must be >= 1"),
     # A message quotes a short prefix of what it was given, however much that is.
     (
-        {"platform": {f"key{i:04d}": 1 for i in range(1000)}},
-        "platform: unknown key(s) key0000, key0001, key0002, key0003, key0004, key0005, "
-        "key0006, key0007, key0008, key0009, key0010, key0011 and 988 more; allowed keys:",
+        "platform",
+        {f"key{i:04d}": 1 for i in range(1000)},
+        ": unknown key(s) key0000, key0001, key0002, key0003, key0004, key0005, key0006, key0007, "
+        "key0008, key0009, key0010, key0011 and 988 more; allowed keys:",
     ),
     (
-        {"platform": {"kind": "x" * 100_000}},
-        f"platform.kind: '{'x' * 27}...{'x' * 28}' is not allowed",
+        "platform.kind",
+        "x" * 100_000,
+        ": 'xxxxxxxxxxxxxxxxxxxxxxxxxxx...xxxxxxxxxxxxxxxxxxxxxxxxxxxx' is not allowed",
     ),
     # Paths, programs and applications that do not exist.
+    ("network_noise.fabrics", ["/dev/zero"], ".0: '/dev/zero' is not a regular file"),
     (
-        {"network_noise": {"fabrics": ["/dev/zero"]}},
-        "network_noise.fabrics.0: '/dev/zero' is not a regular file",
+        "network_noise.fabrics",
+        ["../../../nonexistent/fabric.txt"],
+        ".0: '../../../nonexistent/fabric.txt' is not a regular file",
     ),
     (
-        {"network_noise": {"fabrics": ["../../../nonexistent/fabric.txt"]}},
-        "network_noise.fabrics.0: '../../../nonexistent/fabric.txt' is not a regular file",
+        "applications.ghost",
+        {"program": "no_such_program", "args": []},
+        ".program: 'no_such_program' is not a program of csrc (programs: ",
     ),
     (
-        {"applications": {"ghost": {"program": "no_such_program", "args": []}}},
-        "applications.ghost.program: 'no_such_program' is not a program of csrc (programs: ",
-    ),
-    (
-        {"latency_variation": {"injection": {"application_args": {"nosuch": ["--steps", "2"]}}}},
-        "latency_variation.injection.application_args: 'nosuch' is not defined in applications",
+        "latency_variation.injection.application_args",
+        {"nosuch": ["--steps", "2"]},
+        ": 'nosuch' is not defined in applications",
     ),
     # Wrong shapes.
-    ({"platform": {"kind": 1}}, "platform.kind: 1 is not allowed; allowed values: 'testbed'"),
-    ({"platform": ["testbed"]}, "platform: ['testbed'] has the wrong type; expected object"),
-    ({"baseline": {"sizes": "8"}}, "baseline.sizes: '8' has the wrong type; expected array"),
+    ("platform.kind", 1, ": 1 is not allowed; allowed values: 'testbed'"),
+    ("platform", ["testbed"], ": ['testbed'] has the wrong type; expected object"),
+    ("baseline.sizes", "8", ": '8' has the wrong type; expected array"),
 ]
 
 
-@pytest.mark.parametrize(
-    ("values", "message"), BAD_VALUES, ids=[m.split(":")[0] for _, m in BAD_VALUES]
-)
-def test_bad_values_name_file_key_value_and_what_is_allowed(tmp_path, values, message):
+def nested(key: str, value) -> dict:
+    """The config that gives the dotted ``key`` its ``value``."""
+    for part in reversed(key.split(".")):
+        value = {part: value}
+    return value
+
+
+@pytest.mark.parametrize(("key", "value", "message"), BAD_VALUES, ids=[k for k, _, _ in BAD_VALUES])
+def test_bad_values_name_file_key_value_and_what_is_allowed(tmp_path, key, value, message):
     path = tmp_path / "bad.yaml"
-    path.write_text(yaml.safe_dump(values))
+    path.write_text(yaml.safe_dump(nested(key, value)))
     with pytest.raises(ConfigError) as err:
         config.load(path)
     text = str(err.value)
     assert text.startswith(f"invalid configuration ({path}): ")
-    assert message in text
+    assert f"{key}{message}" in text
     assert "\n" not in text.replace("\\n", ""), "one paragraph"
     assert len(text) < 2000
 

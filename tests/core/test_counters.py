@@ -14,24 +14,9 @@ from netnoise.counters import GAUGES, Sampler, csvimport, deltas, gauge_summary,
 from netnoise.cpu import CpuLoad, wait_for_quiet_cores
 from netnoise.testbed import counters as testbed_counters
 from netnoise.testbed.fabric import TestbedSpec
+from tests.conftest import fake_ib_tree
 
 SPEC = TestbedSpec("nv", 8, 2, 50.0, 100.0, 16000, 100000, "default", 2)
-
-
-def fake_ib_tree(root, xmit_words: int, rcv_words: int, wait: int):
-    counters = root / "mlx5_0" / "ports" / "1" / "counters"
-    counters.mkdir(parents=True, exist_ok=True)
-    values = {
-        "port_xmit_data": xmit_words,
-        "port_rcv_data": rcv_words,
-        "port_xmit_packets": xmit_words // 64,
-        "port_rcv_packets": rcv_words // 64,
-        "port_xmit_wait": wait,
-        "symbol_error": 0,
-    }
-    for name, value in values.items():
-        (counters / name).write_text(f"{value}\n")
-    (counters / "unreadable").write_text("n/a\n")
 
 
 def test_infiniband_reads_sysfs_and_converts_words_to_bytes(tmp_path):
@@ -47,10 +32,10 @@ def test_infiniband_reads_sysfs_and_converts_words_to_bytes(tmp_path):
 
 
 def test_infiniband_sampler_gives_per_run_deltas(tmp_path):
-    fake_ib_tree(tmp_path, 1000, 500, 7)
+    fake_ib_tree(tmp_path, xmit_words=1000, rcv_words=500, wait=7)
     sampler = Sampler(lambda: infiniband.snapshot_rows(tmp_path))
     with sampler:
-        fake_ib_tree(tmp_path, 3000, 900, 17)
+        fake_ib_tree(tmp_path, xmit_words=3000, rcv_words=900, wait=17)
     moved = deltas(sampler.result()).set_index("counter")["value"]
     assert moved["tx_bytes"] == 8000
     assert moved["rx_bytes"] == 1600

@@ -7,7 +7,8 @@ import pytest
 from netnoise.io import read_benchmark
 from netnoise.platform import PlatformUnavailable, from_config
 from netnoise.provenance import read_sidecar
-from netnoise.run import RunFailed, run_benchmark
+from netnoise.run import CpuLimits, RunFailed, run_benchmark
+from tests.conftest import run_pingpong
 
 
 def test_localhost_launch_command():
@@ -100,16 +101,10 @@ def test_unknown_kind():
 
 @pytest.mark.mpi
 def test_run_benchmark_writes_result_and_provenance(tmp_path, built_programs, localhost_platform):
-    out = tmp_path / "pp.csv"
-    run_benchmark(
-        localhost_platform,
-        [str(built_programs / "pingpong"), "--iterations", "20", "--size", "64"],
-        ranks=2,
-        output=out,
-        log=tmp_path / "pp.log",
-        timeout_s=60,
-        config={"baseline": {"iterations": 20}},
-        inputs={"program": built_programs / "pingpong"},
+    config, inputs = {"baseline": {"iterations": 20}}, {"program": built_programs / "pingpong"}
+    args = ("--iterations", "20", "--size", "64")
+    out = run_pingpong(
+        localhost_platform, built_programs, tmp_path, *args, config=config, inputs=inputs
     )
     result = read_benchmark(out)
     assert len(result.data) == 20
@@ -131,9 +126,7 @@ def test_the_platform_wait_policies_reach_every_rank(tmp_path, built_programs):
             "wait": {"mpi": "sleep:0:30", "probe": "spin"},
         }
     )
-    out = tmp_path / "pp.csv"
-    program = [str(built_programs / "pingpong"), "--iterations", "5", "--size", "8"]
-    run_benchmark(platform, program, 2, out, tmp_path / "pp.log", timeout_s=60, config={})
+    out = run_pingpong(platform, built_programs, tmp_path, "--iterations", "5", "--size", "8")
     meta = read_benchmark(out).meta
     # The fields a policy leaves out keep the programs' default (hybrid:50:20:1000).
     assert meta["mpi_wait"] == "sleep spin=0us sleep=30-1000us"
@@ -142,35 +135,20 @@ def test_the_platform_wait_policies_reach_every_rank(tmp_path, built_programs):
 
 @pytest.mark.mpi
 def test_failed_run_leaves_no_result(tmp_path, built_programs, localhost_platform):
-    out = tmp_path / "pp.csv"
     with pytest.raises(RunFailed, match="exited with status 2"):
-        run_benchmark(
-            localhost_platform,
-            [str(built_programs / "pingpong"), "--size", "3X"],
-            ranks=2,
-            output=out,
-            log=tmp_path / "pp.log",
-            timeout_s=60,
-        )
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["pp.log"]
-    assert "--size: invalid value '3X'" in (tmp_path / "pp.log").read_text()
+        run_pingpong(localhost_platform, built_programs, tmp_path, "--size", "3X")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["pingpong.log"]
+    assert "--size: invalid value '3X'" in (tmp_path / "pingpong.log").read_text()
 
 
 @pytest.mark.mpi
 def test_run_past_its_timeout_is_killed_and_leaves_no_result(
     tmp_path, built_programs, localhost_platform
 ):
-    out = tmp_path / "pp.csv"
+    forever = ("--iterations", "0", "--duration", "600")
     with pytest.raises(RunFailed, match="did not finish within 3 s"):
-        run_benchmark(
-            localhost_platform,
-            [str(built_programs / "pingpong"), "--iterations", "0", "--duration", "600"],
-            ranks=2,
-            output=out,
-            log=tmp_path / "pp.log",
-            timeout_s=3,
-        )
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["pp.log"]
+        run_pingpong(localhost_platform, built_programs, tmp_path, *forever, timeout_s=3)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["pingpong.log"]
     # Every process of the launch is gone: none holds the binary open.
     assert _processes_running(built_programs / "pingpong") == []
 
@@ -210,59 +188,58 @@ class _Busy:
                 "max_runnable": self.max_runnable}  # fmt: skip
 
 
-@pytest.mark.mpi
-def test_a_saturated_timed_region_is_run_again(monkeypatch, tmp_path, built_programs):
+@pytest.fixture
+def busy_cpu(monkeypatch) -> None:
+    """The runner's CPU sampler replaced by :class:`_Busy`, counting afresh: the
+    first two timed regions look saturated (3 runnable tasks), the later ones not (1)."""
     from netnoise import run
 
     _Busy.calls = 0
     monkeypatch.setattr(run, "CpuLoad", _Busy)
-    platform = from_config({"kind": "localhost", "mpirun": "mpirun", "mpirun_args": []})
-    out = tmp_path / "pp.csv"
-    limits = run.CpuLimits(attempts=3)
-    argv = [str(built_programs / "pingpong"), "--iterations", "20"]
-    run_benchmark(platform, argv, 2, out, tmp_path / "log", 60, cpu=limits)
-    record = read_sidecar(out)["cpu"]
-    assert record["attempts"] == 3 and len(record["rejected"]) == 2
-    assert record["saturated"] is False and record["judged"] is True
-    assert (tmp_path / "log").read_text().count("CPU-saturated timed region") == 2
 
 
 @pytest.mark.mpi
-def test_a_run_saturated_every_time_leaves_no_result(monkeypatch, tmp_path, built_programs):
-    from netnoise import run
-
-    _Busy.calls = 0
-    monkeypatch.setattr(run, "CpuLoad", _Busy)
-    platform = from_config({"kind": "localhost", "mpirun": "mpirun", "mpirun_args": []})
-    out = tmp_path / "pp.csv"
-    argv = [str(built_programs / "pingpong"), "--iterations", "20"]
-    with pytest.raises(RunFailed, match="every one of 2 attempts was CPU-saturated"):
-        run_benchmark(platform, argv, 2, out, tmp_path / "log", 60, cpu=run.CpuLimits(attempts=2))
-    assert not out.exists() and not list(tmp_path.glob("*.prov.json"))
-
-
-@pytest.mark.mpi
-def test_a_tolerated_last_attempt_is_kept_and_recorded_as_saturated(
-    monkeypatch, tmp_path, built_programs
+@pytest.mark.usefixtures("busy_cpu")
+@pytest.mark.parametrize(
+    ("limits", "attempts", "saturated"),
+    [
+        # Run again until a timed region is not saturated.
+        (CpuLimits(attempts=3), 3, False),
+        # The last attempt, within the tolerance, is kept and said to be saturated.
+        (CpuLimits(attempts=2, tolerated_runnable=3.5), 2, True),
+    ],
+)
+def test_a_saturated_timed_region_is_run_again_and_the_last_is_kept_if_tolerated(
+    tmp_path, built_programs, localhost_platform, limits, attempts, saturated
 ):
-    from netnoise import run
-
-    _Busy.calls = 0
-    monkeypatch.setattr(run, "CpuLoad", _Busy)
-    platform = from_config({"kind": "localhost", "mpirun": "mpirun", "mpirun_args": []})
-    out = tmp_path / "pp.csv"
-    argv = [str(built_programs / "pingpong"), "--iterations", "20"]
-    limits = run.CpuLimits(attempts=2, tolerated_runnable=3.5)
-    run_benchmark(platform, argv, 2, out, tmp_path / "log", 60, cpu=limits)
+    out = run_pingpong(
+        localhost_platform, built_programs, tmp_path, "--iterations", "20", cpu=limits
+    )
     record = read_sidecar(out)["cpu"]
-    assert record["attempts"] == 2 and len(record["rejected"]) == 1
-    assert record["saturated"] is True and record["mean_runnable_tasks"] == 3.0
-    # Above the tolerance even the last attempt is discarded.
-    _Busy.calls = 0
-    out.unlink()
-    strict = run.CpuLimits(attempts=2, tolerated_runnable=2.5)
+    rejected = attempts - 1
+    assert record["attempts"] == attempts and len(record["rejected"]) == rejected
+    assert record["saturated"] is saturated and record["judged"] is True
+    assert record["mean_runnable_tasks"] == (3.0 if saturated else 1.0)
+    log = (tmp_path / "pingpong.log").read_text()
+    assert log.count("CPU-saturated timed region") == rejected
+
+
+@pytest.mark.mpi
+@pytest.mark.usefixtures("busy_cpu")
+@pytest.mark.parametrize(
+    "limits",
+    [
+        CpuLimits(attempts=2),
+        # Above the tolerance even the last attempt is discarded.
+        CpuLimits(attempts=2, tolerated_runnable=2.5),
+    ],
+)
+def test_a_run_saturated_every_time_leaves_no_result(
+    tmp_path, built_programs, localhost_platform, limits
+):
     with pytest.raises(RunFailed, match="every one of 2 attempts was CPU-saturated"):
-        run_benchmark(platform, argv, 2, out, tmp_path / "log", 60, cpu=strict)
+        run_pingpong(localhost_platform, built_programs, tmp_path, "--iterations", "20", cpu=limits)
+    assert not (tmp_path / "pingpong.csv").exists() and not list(tmp_path.glob("*.prov.json"))
 
 
 @pytest.mark.mpi
@@ -290,8 +267,6 @@ def test_a_job_that_fails_to_start_is_tried_again(tmp_path, built_programs, loca
 
 
 def test_saturation_is_judged_on_the_testbed_only():
-    from netnoise.run import CpuLimits
-
     assert CpuLimits.from_config({"kind": "testbed", "cpu": {"attempts": 5}}) == CpuLimits(
         None, 5, True, None
     )
@@ -305,9 +280,8 @@ def test_saturation_is_judged_on_the_testbed_only():
 def test_the_handshake_brackets_the_timed_part(tmp_path, built_programs, localhost_platform):
     """The runner's windows open after the warm-up and close before the results
     are written: the timed region it measures is the program's own."""
-    out = tmp_path / "pp.csv"
-    argv = [str(built_programs / "pingpong"), "--warmup", "2000", "--iterations", "200"]
-    run_benchmark(localhost_platform, argv, 2, out, tmp_path / "log", 60)
+    args = ("--warmup", "2000", "--iterations", "200")
+    out = run_pingpong(localhost_platform, built_programs, tmp_path, *args)
     timed = read_sidecar(out)["timed_region_s"]
     rtt_s = read_benchmark(out).data["rtt_us"].sum() / 1e6
     # 200 timed round trips, not the 2,200 of the whole run.

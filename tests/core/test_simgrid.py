@@ -18,10 +18,10 @@ from netnoise.io import read_benchmark
 from netnoise.platform import PlatformUnavailable, from_config
 from netnoise.platform.simgrid import SimgridPlatform, generate, run_times
 from netnoise.provenance import read_sidecar, sidecar_path, summary_table
-from netnoise.run import Job, RunFailed, corun, run_benchmark
+from netnoise.run import Job, RunFailed, corun
 from netnoise.sim.topology import parse_spec
 
-from ..conftest import REPO, quick_study_with, snakemake
+from ..conftest import REPO, quick_study_with, run_pingpong, snakemake
 
 needs_simgrid = pytest.mark.skipif(
     shutil.which("smpicc") is None or shutil.which("smpirun") is None,
@@ -147,20 +147,8 @@ def test_pingpong_round_trip_is_the_routes_latency_and_bandwidth(tmp_path, smpi_
     own calls add under a microsecond (0.65 us: 40.69 us for 1 byte, 41.9839 ms
     for 1 MiB)."""
     platform = simgrid_platform(tmp_path, latency_us=5)
-    output = tmp_path / "pingpong.csv"
-    run_benchmark(
-        platform,
-        [
-            str(smpi_programs / "pingpong"),
-            "--size",
-            str(size),
-            *("--warmup", "2", "--iterations", "5"),
-        ],
-        ranks=2,
-        output=output,
-        log=tmp_path / "run.log",
-        timeout_s=120,
-    )
+    args = ("--size", str(size), "--warmup", "2", "--iterations", "5")
+    output = run_pingpong(platform, smpi_programs, tmp_path, *args, timeout_s=120)
     result = read_benchmark(output)
     expected_us = 2 * (4 * 5 + size * 8 / 400e6 * 1e6)
     rtt = result.data["rtt_us"]
@@ -189,21 +177,9 @@ def test_two_flows_share_an_uplink_fairly(tmp_path, smpi_programs):
     round trip takes twice the transfer time of one alone (within 2e-5: the
     pairs' calls are not quite simultaneous; 83927.37 us for 83926.08)."""
     platform = simgrid_platform(tmp_path, latency_us=5)
-    output = tmp_path / "pingpong.csv"
     size = 1 << 20
-    run_benchmark(
-        platform,
-        [
-            str(smpi_programs / "pingpong"),
-            "--size",
-            str(size),
-            *("--warmup", "1", "--iterations", "3"),
-        ],
-        ranks=4,
-        output=output,
-        log=tmp_path / "run.log",
-        timeout_s=120,
-    )
+    args = ("--size", str(size), "--warmup", "1", "--iterations", "3")
+    output = run_pingpong(platform, smpi_programs, tmp_path, *args, ranks=4, timeout_s=120)
     rtt = read_benchmark(output).data["rtt_us"]
     expected_us = 2 * (4 * 5 + size * 8 / 200e6 * 1e6)
     assert len(rtt) == 6
@@ -231,15 +207,8 @@ def test_a_packet_model_round_trip_costs_at_least_the_routes_latency(tmp_path, s
     """ns-3 carries each message in TCP packets through every switch: a round trip
     takes more than the four links' latencies twice, and runs to the end."""
     platform = simgrid_platform(tmp_path, latency_us=5, network_model="packet")
-    output = tmp_path / "pingpong.csv"
-    run_benchmark(
-        platform,
-        [str(smpi_programs / "pingpong"), "--size", "1", "--warmup", "1", "--iterations", "3"],
-        ranks=2,
-        output=output,
-        log=tmp_path / "run.log",
-        timeout_s=120,
-    )
+    args = ("--size", "1", "--warmup", "1", "--iterations", "3")
+    output = run_pingpong(platform, smpi_programs, tmp_path, *args, timeout_s=120)
     rtt = read_benchmark(output).data["rtt_us"]
     assert len(rtt) == 3 and rtt.min() > 2 * 4 * 5
     assert read_sidecar(output)["platform"]["simgrid_network_model"] == "ns-3"

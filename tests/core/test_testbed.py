@@ -32,7 +32,7 @@ from netnoise.testbed import counters as testbed_counters
 from netnoise.testbed.fabric import TestbedError, TestbedSpec
 from netnoise.testbed.queue_time import QueueTime
 from netnoise.testbed.validation import iperf3_links, iperf3_mbit, link_checks
-from tests.conftest import UNJUDGED_CPU
+from tests.conftest import UNJUDGED_CPU, run_pingpong
 
 pytestmark = [
     pytest.mark.root,
@@ -135,16 +135,8 @@ def test_iperf3_reaches_95_percent_of_the_link_rate(make_platform):
 
 def test_mpi_pingpong_crosses_namespaces(make_platform, built_programs, tmp_path):
     platform = make_platform()
-    out = tmp_path / "pp.csv"
     before = pd.DataFrame(testbed_counters.snapshot_rows(platform.testbed.spec))
-    run_benchmark(
-        platform,
-        [str(built_programs / "pingpong"), "--size", "1K", "--iterations", "200"],
-        ranks=2,
-        output=out,
-        log=tmp_path / "pp.log",
-        timeout_s=60,
-    )
+    out = run_pingpong(platform, built_programs, tmp_path, "--size", "1K", "--iterations", "200")
     after = pd.DataFrame(testbed_counters.snapshot_rows(platform.testbed.spec))
     result = read_benchmark(out)
     assert result.meta["hosts"] == f"{PREFIX}-n01,{PREFIX}-n02"

@@ -43,6 +43,12 @@ def impact_table(latencies: dict[str, list[float]]) -> pd.DataFrame:
     )
 
 
+def slowdown_table(measured: dict[tuple[str, str], float]) -> pd.DataFrame:
+    """Measured slowdowns, a row for each (application, partner) pairing in turn."""
+    rows = [(application, partner, value) for (application, partner), value in measured.items()]
+    return pd.DataFrame(rows, columns=["application", "partner", "measured"])
+
+
 def runtime_table(runs: list[tuple[str, str, str, float]]) -> pd.DataFrame:
     return pd.DataFrame(runs, columns=["application", "partner_kind", "partner", "runtime_s"])
 
@@ -173,13 +179,19 @@ def test_tidy_runtimes_tags_each_run_and_leaves_untimed_communication_empty(tmp_
         ic.tidy_runtimes([])
 
 
+def ratio_rows(table: pd.DataFrame, beside: str, ratio: str) -> pd.DataFrame:
+    """The rows of a table of mean runtimes beside a ``beside`` over those alone, by
+    application and ``beside``, once its columns are checked."""
+    assert table.columns.tolist() == [
+        "application", beside, "runs", "runtime_s", "runtime_alone_s", ratio,
+        f"{ratio}_ci_low", f"{ratio}_ci_high",
+    ]  # fmt: skip
+    return table.set_index(["application", beside])
+
+
 def test_degradation_is_the_mean_runtime_beside_a_configuration_over_alone():
     table = ic.degradation(RUNTIMES)
-    assert table.columns.tolist() == [
-        "application", "config", "runs", "runtime_s", "runtime_alone_s", "degradation",
-        "degradation_ci_low", "degradation_ci_high",
-    ]  # fmt: skip
-    rows = table.set_index(["application", "config"])
+    rows = ratio_rows(table, "config", "degradation")
     assert rows["runtime_alone_s"].to_dict() == {
         ("a", "c1"): 10.0,
         ("a", "c2"): 10.0,
@@ -194,12 +206,7 @@ def test_degradation_is_the_mean_runtime_beside_a_configuration_over_alone():
 
 
 def test_measured_slowdowns_of_every_pairing():
-    table = ic.measured_slowdowns(RUNTIMES)
-    assert table.columns.tolist() == [
-        "application", "partner", "runs", "runtime_s", "runtime_alone_s", "measured",
-        "measured_ci_low", "measured_ci_high",
-    ]  # fmt: skip
-    rows = table.set_index(["application", "partner"])
+    rows = ratio_rows(ic.measured_slowdowns(RUNTIMES), "partner", "measured")
     assert rows.loc[("a", "b"), "runtime_s"] == 12.5
     assert rows.loc[("a", "b"), "runs"] == 2
     # a beside b: runs of 12 and 13 s, alone 9 and 11 s. Resampled means are 12, 12.5
@@ -292,13 +299,7 @@ def test_predictions_of_every_method_beside_the_measurements():
 
 
 def test_baselines_predict_zero_and_the_leave_one_out_mean():
-    measured = pd.DataFrame(
-        {
-            "application": ["a", "a", "a", "b"],
-            "partner": ["a", "b", "c", "a"],
-            "measured": [0.1, 0.2, 0.6, 0.3],
-        }
-    )
+    measured = slowdown_table({("a", "a"): 0.1, ("a", "b"): 0.2, ("a", "c"): 0.6, ("b", "a"): 0.3})
     table = ic.baseline_predictions(measured)
     assert table[table["method"] == "zero"]["predicted"].tolist() == [0.0] * 4
     means = table[table["method"] == "partner_mean"].set_index(["application", "partner"])
@@ -487,12 +488,8 @@ def test_relativity_violations_pair_the_idle_switch_and_the_runs_alone():
 
 
 def test_slowdown_matrix_in_percent_rows_and_columns_sorted():
-    measured = pd.DataFrame(
-        {
-            "application": ["b", "a", "b", "a"],
-            "partner": ["b", "b", "a", "a"],
-            "measured": [0.25, 0.25, 0.05, 0.15],
-        }
+    measured = slowdown_table(
+        {("b", "b"): 0.25, ("a", "b"): 0.25, ("b", "a"): 0.05, ("a", "a"): 0.15}
     )
     matrix = ic.slowdown_matrix(measured)
     assert matrix.index.tolist() == ["a", "b"]
@@ -571,14 +568,10 @@ def test_saturated_share_counts_result_files_and_knows_when_nothing_recorded_it(
 
 def test_claims_state_each_target_and_the_papers_value():
     table1, scores = published()
-    slowdowns = pd.DataFrame(
-        {
-            "application": ["a", "a", "b", "b"],
-            "partner": ["a", "b", "a", "b"],
-            "measured": [0.05, 0.10, 0.20, 0.40],
-            "measured_ci_low": [0.04, 0.075, 0.10, 0.372],
-            "measured_ci_high": [0.06, 0.129, 0.21, 0.428],
-        }
+    slowdowns = slowdown_table(
+        {("a", "a"): 0.05, ("a", "b"): 0.10, ("b", "a"): 0.20, ("b", "b"): 0.40}
+    ).assign(
+        measured_ci_low=[0.04, 0.075, 0.10, 0.372], measured_ci_high=[0.06, 0.129, 0.21, 0.428]
     )
     summary = pd.DataFrame(
         {

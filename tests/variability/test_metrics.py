@@ -12,6 +12,7 @@ from netnoise.counters import COLUMNS, csvimport, infiniband
 from netnoise.studies.variability import metrics
 from netnoise.studies.variability.features import FEATURES, features
 from netnoise.testbed.fabric import TestbedSpec
+from tests.conftest import fake_ib_tree
 from tests.variability.conftest import counter_rows
 
 
@@ -165,19 +166,6 @@ def test_a_counter_reset_drops_that_interval():
     assert m["job_bytes_total"] == 1500
     assert math.isnan(m["network_bytes_mean"]) and math.isnan(m["net_to_nic_ratio"])
     assert features(m).isna().any(axis=None)
-
-
-def fake_ib_tree(root, xmit_words: int, wait: int) -> None:
-    counters = root / "mlx5_0" / "ports" / "1" / "counters"
-    counters.mkdir(parents=True, exist_ok=True)
-    values = {
-        "port_xmit_data": xmit_words,
-        "port_rcv_data": xmit_words,
-        "port_xmit_packets": xmit_words // 64,
-        "port_xmit_wait": wait,
-    }
-    for name, value in values.items():
-        (counters / name).write_text(f"{value}\n")
 
 
 def test_infiniband_and_site_csv_counters_feed_the_same_metrics(tmp_path):
