@@ -252,28 +252,29 @@ static void await_file(const nn_run_options *run, const char *path)
         pause_for_runner();
 }
 
-void nn_timed_begin(const nn_run_options *run, MPI_Comm comm)
+/* Collective: once every rank is here, rank 0 creates `create` (when given),
+ * then waits for `await` (when given); a barrier then releases every rank. */
+static void handshake(const nn_run_options *run, MPI_Comm comm, const char *create,
+                      const char *what, const char *await)
 {
     int rank;
     MPI_CHECK(MPI_Barrier(comm));
     MPI_CHECK(MPI_Comm_rank(comm, &rank));
-    if (rank == 0 && run->ready_file != NULL)
-        create_file(run->ready_file, "ready");
-    if (rank == 0 && run->start_file != NULL)
-        await_file(run, run->start_file);
+    if (rank == 0 && create != NULL)
+        create_file(create, what);
+    if (rank == 0 && await != NULL)
+        await_file(run, await);
     MPI_CHECK(MPI_Barrier(comm));
+}
+
+void nn_timed_begin(const nn_run_options *run, MPI_Comm comm)
+{
+    handshake(run, comm, run->ready_file, "ready", run->start_file);
 }
 
 void nn_timed_end(const nn_run_options *run, MPI_Comm comm)
 {
-    int rank;
-    MPI_CHECK(MPI_Barrier(comm));
-    MPI_CHECK(MPI_Comm_rank(comm, &rank));
-    if (rank == 0 && run->end_file != NULL)
-        create_file(run->end_file, "end");
-    if (rank == 0 && run->release_file != NULL)
-        await_file(run, run->release_file);
-    MPI_CHECK(MPI_Barrier(comm));
+    handshake(run, comm, run->end_file, "end", run->release_file);
 }
 
 void nn_clock_offset(MPI_Comm comm, int rounds, double *offset, double *rtt)
