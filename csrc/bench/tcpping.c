@@ -149,24 +149,13 @@ static int connect_to(int peer)
     return fd;
 }
 
-static int send_all(int fd, const char *buf, size_t len)
-{
-    while (len > 0) {
-        ssize_t n = send(fd, buf, len, MSG_NOSIGNAL);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return -1;
-        buf += n;
-        len -= (size_t)n;
-    }
-    return 0;
-}
+enum direction { RECEIVE, SEND };
 
-static int recv_all(int fd, char *buf, size_t len)
+/* Sends or receives all len bytes, resuming after a signal. */
+static int transfer_all(int fd, char *buf, size_t len, enum direction direction)
 {
     while (len > 0) {
-        ssize_t n = recv(fd, buf, len, 0);
+        ssize_t n = direction == SEND ? send(fd, buf, len, MSG_NOSIGNAL) : recv(fd, buf, len, 0);
         if (n < 0 && errno == EINTR)
             continue;
         if (n <= 0)
@@ -179,7 +168,7 @@ static int recv_all(int fd, char *buf, size_t len)
 
 static int round_trip(int fd, char *buf, size_t size)
 {
-    return send_all(fd, buf, size) || recv_all(fd, buf, size) ? -1 : 0;
+    return transfer_all(fd, buf, size, SEND) || transfer_all(fd, buf, size, RECEIVE) ? -1 : 0;
 }
 
 /* The odd rank answers until its partner closes the connection. */
@@ -191,7 +180,8 @@ static int echo_until_closed(int fd, char *buf, size_t size)
             return 0;
         if (n < 0 && errno == EINTR)
             continue;
-        if (n < 0 || recv_all(fd, buf + 1, size - 1) || send_all(fd, buf, size))
+        if (n < 0 || transfer_all(fd, buf + 1, size - 1, RECEIVE) ||
+            transfer_all(fd, buf, size, SEND))
             return -1;
     }
 }
