@@ -245,18 +245,24 @@ static int finish(int rc, MPI_Request *request, MPI_Status *status)
 
 /* ---------------------------------------------------------------- point to point */
 
-int MPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
-{
-    MPI_Request r;
-    return finish(MPI_Isend(buf, count, datatype, dest, tag, comm, &r), &r, MPI_STATUS_IGNORE);
-}
+/* The definition of the blocking call `name`, of parameters `params`, as the
+ * nonblocking call `start` on the arguments that follow, completed by finish.
+ * Only a macro can define a family of functions that differ in their
+ * parameters alone. */
+#define AS_NONBLOCKING(name, params, start, ...)                                              \
+    int name params                                                                           \
+    {                                                                                         \
+        MPI_Request r;                                                                        \
+        return finish(start(__VA_ARGS__, &r), &r, MPI_STATUS_IGNORE);                         \
+    }
 
-int MPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
-              MPI_Comm comm)
-{
-    MPI_Request r;
-    return finish(MPI_Issend(buf, count, datatype, dest, tag, comm, &r), &r, MPI_STATUS_IGNORE);
-}
+/* Calls of the same parameters share their lists. */
+#define SEND_PARAMS                                                                          \
+    (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+#define SEND_ARGS buf, count, datatype, dest, tag, comm
+
+AS_NONBLOCKING(MPI_Send, SEND_PARAMS, MPI_Isend, SEND_ARGS)
+AS_NONBLOCKING(MPI_Ssend, SEND_PARAMS, MPI_Issend, SEND_ARGS)
 
 int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
              MPI_Status *status)
@@ -325,138 +331,74 @@ int MPI_Mrecv(void *buf, int count, MPI_Datatype type, MPI_Message *message, MPI
 
 /* ---------------------------------------------------------------- collectives */
 
-int MPI_Barrier(MPI_Comm comm)
-{
-    MPI_Request r;
-    return finish(MPI_Ibarrier(comm, &r), &r, MPI_STATUS_IGNORE);
-}
+#define SCAN_PARAMS                                                                          \
+    (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,         \
+     MPI_Comm comm)
+#define SCAN_ARGS sendbuf, recvbuf, count, datatype, op, comm
+#define ROOTED_PARAMS                                                                        \
+    (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, \
+     MPI_Datatype recvtype, int root, MPI_Comm comm)
+#define ROOTED_ARGS sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm
+#define ALL_PARAMS                                                                           \
+    (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, \
+     MPI_Datatype recvtype, MPI_Comm comm)
+#define ALL_ARGS sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm
 
-int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
-{
-    MPI_Request r;
-    return finish(MPI_Ibcast(buffer, count, datatype, root, comm, &r), &r, MPI_STATUS_IGNORE);
-}
+AS_NONBLOCKING(MPI_Allreduce, SCAN_PARAMS, MPI_Iallreduce, SCAN_ARGS)
+AS_NONBLOCKING(MPI_Scan, SCAN_PARAMS, MPI_Iscan, SCAN_ARGS)
+AS_NONBLOCKING(MPI_Exscan, SCAN_PARAMS, MPI_Iexscan, SCAN_ARGS)
+AS_NONBLOCKING(MPI_Gather, ROOTED_PARAMS, MPI_Igather, ROOTED_ARGS)
+AS_NONBLOCKING(MPI_Scatter, ROOTED_PARAMS, MPI_Iscatter, ROOTED_ARGS)
+AS_NONBLOCKING(MPI_Allgather, ALL_PARAMS, MPI_Iallgather, ALL_ARGS)
+AS_NONBLOCKING(MPI_Alltoall, ALL_PARAMS, MPI_Ialltoall, ALL_ARGS)
 
-int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-               int root, MPI_Comm comm)
-{
-    MPI_Request r;
-    int rc = MPI_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, &r);
-    return finish(rc, &r, MPI_STATUS_IGNORE);
-}
+AS_NONBLOCKING(MPI_Barrier, (MPI_Comm comm), MPI_Ibarrier, comm)
 
-int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
-                  MPI_Op op, MPI_Comm comm)
-{
-    MPI_Request r;
-    int rc = MPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, &r);
-    return finish(rc, &r, MPI_STATUS_IGNORE);
-}
+AS_NONBLOCKING(MPI_Bcast,
+               (void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm),
+               MPI_Ibcast, buffer, count, datatype, root, comm)
 
-int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-               int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
-{
-    MPI_Request r;
-    int rc = MPI_Igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
-                         &r);
-    return finish(rc, &r, MPI_STATUS_IGNORE);
-}
+AS_NONBLOCKING(MPI_Reduce,
+               (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                int root, MPI_Comm comm),
+               MPI_Ireduce, sendbuf, recvbuf, count, datatype, op, root, comm)
 
-int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+AS_NONBLOCKING(MPI_Gatherv,
+               (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                 const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
-                MPI_Comm comm)
-{
-    MPI_Request r;
-    int rc = MPI_Igatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
-                          root, comm, &r);
-    return finish(rc, &r, MPI_STATUS_IGNORE);
-}
+                MPI_Comm comm),
+               MPI_Igatherv, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+               recvtype, root, comm)
 
-int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
-{
-    MPI_Request r;
-    int rc = MPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &r);
-    return finish(rc, &r, MPI_STATUS_IGNORE);
-}
+AS_NONBLOCKING(MPI_Allgatherv,
+               (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                MPI_Comm comm),
+               MPI_Iallgatherv, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+               recvtype, comm)
 
-int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                   const int recvcounts[], const int displs[], MPI_Datatype recvtype,
-                   MPI_Comm comm)
-{
-    MPI_Request r;
-    int rc = MPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
-                             comm, &r);
-    return finish(rc, &r, MPI_STATUS_IGNORE);
-}
+AS_NONBLOCKING(MPI_Scatterv,
+               (const void *sendbuf, const int sendcounts[], const int displs[],
+                MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                int root, MPI_Comm comm),
+               MPI_Iscatterv, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount,
+               recvtype, root, comm)
 
-int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
-{
-    MPI_Request r;
-    int rc = MPI_Iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
-                          &r);
-    return finish(rc, &r, MPI_STATUS_IGNORE);
-}
+AS_NONBLOCKING(MPI_Alltoallv,
+               (const void *sendbuf, const int sendcounts[], const int sdispls[],
+                MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm),
+               MPI_Ialltoallv, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
+               rdispls, recvtype, comm)
 
-int MPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[],
-                 MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
-                 int root, MPI_Comm comm)
-{
-    MPI_Request r;
-    int rc = MPI_Iscatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype,
-                           root, comm, &r);
-    return finish(rc, &r, MPI_STATUS_IGNORE);
-}
+AS_NONBLOCKING(MPI_Reduce_scatter,
+               (const void *sendbuf, void *recvbuf, const int recvcounts[],
+                MPI_Datatype datatype, MPI_Op op, MPI_Comm comm),
+               MPI_Ireduce_scatter, sendbuf, recvbuf, recvcounts, datatype, op, comm)
 
-int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                 int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
-{
-    MPI_Request r;
-    int rc = MPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &r);
-    return finish(rc, &r, MPI_STATUS_IGNORE);
-}
-
-int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
-                  MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
-                  const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
-{
-    MPI_Request r;
-    int rc = MPI_Ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
-                            recvtype, comm, &r);
-    return finish(rc, &r, MPI_STATUS_IGNORE);
-}
-
-int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
-                       MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
-{
-    MPI_Request r;
-    int rc = MPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, &r);
-    return finish(rc, &r, MPI_STATUS_IGNORE);
-}
-
-int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
-                             MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
-{
-    MPI_Request r;
-    int rc = MPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, &r);
-    return finish(rc, &r, MPI_STATUS_IGNORE);
-}
-
-int MPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-             MPI_Comm comm)
-{
-    MPI_Request r;
-    return finish(MPI_Iscan(sendbuf, recvbuf, count, datatype, op, comm, &r), &r,
-                  MPI_STATUS_IGNORE);
-}
-
-int MPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-               MPI_Comm comm)
-{
-    MPI_Request r;
-    return finish(MPI_Iexscan(sendbuf, recvbuf, count, datatype, op, comm, &r), &r,
-                  MPI_STATUS_IGNORE);
-}
+AS_NONBLOCKING(MPI_Reduce_scatter_block,
+               (const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype,
+                MPI_Op op, MPI_Comm comm),
+               MPI_Ireduce_scatter_block, sendbuf, recvbuf, recvcount, datatype, op, comm)
 
 #endif /* NN_PLAIN_MPI */
