@@ -137,105 +137,59 @@ static void untrack(MPI_Request r)
     unlock();
 }
 
-/* ---------------------------------------------------------------- blocking */
+/* ---------------------------------------------------------------- wrappers
+ * The wrappers of a family differ in their name alone: only a macro can
+ * define them once. PARAMS and ARGS are parenthesised lists. */
 
-NNLAT_EXPORT int MPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
-                          MPI_Comm comm)
-{
-    if (delaying(dest))
-        nnlat_inject();
-    return PMPI_Send(buf, count, datatype, dest, tag, comm);
-}
-
-NNLAT_EXPORT int MPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
-                           MPI_Comm comm)
-{
-    if (delaying(dest))
-        nnlat_inject();
-    return PMPI_Bsend(buf, count, datatype, dest, tag, comm);
-}
-
-NNLAT_EXPORT int MPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
-                           MPI_Comm comm)
-{
-    if (delaying(dest))
-        nnlat_inject();
-    return PMPI_Ssend(buf, count, datatype, dest, tag, comm);
-}
-
-NNLAT_EXPORT int MPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
-                           MPI_Comm comm)
-{
-    if (delaying(dest))
-        nnlat_inject();
-    return PMPI_Rsend(buf, count, datatype, dest, tag, comm);
-}
-
-NNLAT_EXPORT int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
-                              int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype,
-                              int source, int recvtag, MPI_Comm comm, MPI_Status *status)
-{
-    if (delaying(dest))
-        nnlat_inject();
-    return PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount,
-                         recvtype, source, recvtag, comm, status);
-}
-
-NNLAT_EXPORT int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest,
-                                      int sendtag, int source, int recvtag, MPI_Comm comm,
-                                      MPI_Status *status)
-{
-    if (delaying(dest))
-        nnlat_inject();
-    return PMPI_Sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm,
-                                 status);
-}
-
-/* ---------------------------------------------------------------- nonblocking */
-
-NNLAT_EXPORT int MPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
-                           MPI_Comm comm, MPI_Request *request)
-{
-    if (delaying(dest))
-        nnlat_inject();
-    return PMPI_Isend(buf, count, datatype, dest, tag, comm, request);
-}
-
-NNLAT_EXPORT int MPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
-                            MPI_Comm comm, MPI_Request *request)
-{
-    if (delaying(dest))
-        nnlat_inject();
-    return PMPI_Ibsend(buf, count, datatype, dest, tag, comm, request);
-}
-
-NNLAT_EXPORT int MPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
-                            MPI_Comm comm, MPI_Request *request)
-{
-    if (delaying(dest))
-        nnlat_inject();
-    return PMPI_Issend(buf, count, datatype, dest, tag, comm, request);
-}
-
-NNLAT_EXPORT int MPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
-                            MPI_Comm comm, MPI_Request *request)
-{
-    if (delaying(dest))
-        nnlat_inject();
-    return PMPI_Irsend(buf, count, datatype, dest, tag, comm, request);
-}
-
-/* ---------------------------------------------------------------- persistent */
-
-#define PERSISTENT_INIT(NAME)                                                               \
-    NNLAT_EXPORT int MPI_##NAME(const void *buf, int count, MPI_Datatype datatype, int dest, \
-                                int tag, MPI_Comm comm, MPI_Request *request)               \
-    {                                                                                       \
-        int rc = PMPI_##NAME(buf, count, datatype, dest, tag, comm, request);               \
-        if (rc == MPI_SUCCESS && delaying(dest))                                            \
-            track(*request);                                                                \
-        return rc;                                                                          \
+/* A send delayed once, then passed on. */
+#define DELAYED(NAME, PARAMS, ARGS)                                                          \
+    NNLAT_EXPORT int MPI_##NAME PARAMS                                                       \
+    {                                                                                        \
+        if (delaying(dest))                                                                  \
+            nnlat_inject();                                                                  \
+        return PMPI_##NAME ARGS;                                                             \
     }
+
+/* A persistent send, remembered so that each start of it is delayed. */
+#define PERSISTENT_INIT(NAME)                                                                \
+    NNLAT_EXPORT int MPI_##NAME REQUEST_PARAMS                                               \
+    {                                                                                        \
+        int rc = PMPI_##NAME REQUEST_ARGS;                                                   \
+        if (rc == MPI_SUCCESS && delaying(dest))                                             \
+            track(*request);                                                                 \
+        return rc;                                                                           \
+    }
+
+#define SEND_PARAMS                                                                          \
+    (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+#define SEND_ARGS (buf, count, datatype, dest, tag, comm)
+/* The nonblocking and persistent sends: the same and a request. */
+#define REQUEST_PARAMS                                                                       \
+    (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,   \
+     MPI_Request *request)
+#define REQUEST_ARGS (buf, count, datatype, dest, tag, comm, request)
+
+DELAYED(Send, SEND_PARAMS, SEND_ARGS)
+DELAYED(Bsend, SEND_PARAMS, SEND_ARGS)
+DELAYED(Ssend, SEND_PARAMS, SEND_ARGS)
+DELAYED(Rsend, SEND_PARAMS, SEND_ARGS)
+
+DELAYED(Sendrecv,
+        (const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+         void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
+         MPI_Comm comm, MPI_Status *status),
+        (sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source,
+         recvtag, comm, status))
+
+DELAYED(Sendrecv_replace,
+        (void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source,
+         int recvtag, MPI_Comm comm, MPI_Status *status),
+        (buf, count, datatype, dest, sendtag, source, recvtag, comm, status))
+
+DELAYED(Isend, REQUEST_PARAMS, REQUEST_ARGS)
+DELAYED(Ibsend, REQUEST_PARAMS, REQUEST_ARGS)
+DELAYED(Issend, REQUEST_PARAMS, REQUEST_ARGS)
+DELAYED(Irsend, REQUEST_PARAMS, REQUEST_ARGS)
 
 PERSISTENT_INIT(Send_init)
 PERSISTENT_INIT(Bsend_init)
