@@ -278,22 +278,21 @@ static void test_configure(void)
     EXPECT(nnlat_configure(&nnlat) == -1 &&
                strstr(nnlat.reason, "NN_LATENCY_STRICT='yes': expected 0 or 1") != NULL,
            "strict=yes: '%s'", nnlat.reason);
-    configure("ok.tab", "seed42");
-    setenv("NN_LATENCY_LEVEL", "ib", 1);
-    EXPECT(nnlat_configure(&nnlat) == 0 && !nnlat.enabled &&
-               strstr(nnlat.reason, "NN_LATENCY_LEVEL='ib': expected mpi or tcp") != NULL,
-           "level=ib: '%s'", nnlat.reason);
-    configure("ok.tab", "seed42");
-    setenv("NN_LATENCY_UNIT", "ms", 1);
-    EXPECT(nnlat_configure(&nnlat) == 0 && !nnlat.enabled &&
-               strstr(nnlat.reason, "NN_LATENCY_UNIT='ms': expected ns or us") != NULL,
-           "unit=ms: '%s'", nnlat.reason);
-
-    configure("ok.tab", "seed42");
-    setenv("NN_LATENCY_WAIT", "yield", 1);
-    EXPECT(nnlat_configure(&nnlat) == 0 && !nnlat.enabled &&
-               strstr(nnlat.reason, "NN_LATENCY_WAIT='yield': expected spin or sleep") != NULL,
-           "wait=yield: '%s'", nnlat.reason);
+    /* A bad setting disables the injector and says why. */
+    static const struct {
+        const char *variable, *value, *reason;
+    } refused[] = {
+        {"NN_LATENCY_LEVEL", "ib", "NN_LATENCY_LEVEL='ib': expected mpi or tcp"},
+        {"NN_LATENCY_UNIT", "ms", "NN_LATENCY_UNIT='ms': expected ns or us"},
+        {"NN_LATENCY_WAIT", "yield", "NN_LATENCY_WAIT='yield': expected spin or sleep"},
+    };
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+        configure("ok.tab", "seed42");
+        setenv(refused[i].variable, refused[i].value, 1);
+        EXPECT(nnlat_configure(&nnlat) == 0 && !nnlat.enabled &&
+                   strstr(nnlat.reason, refused[i].reason) != NULL,
+               "%s=%s: '%s'", refused[i].variable, refused[i].value, nnlat.reason);
+    }
     configure("ok.tab", "seed42");
     EXPECT(nnlat_configure(&nnlat) == 0 && nnlat.enabled && nnlat.wait == NNLAT_SPIN &&
                nnlat.sleep_margin_ns == 100000,
@@ -387,6 +386,22 @@ static int cmp_u64(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+/* Times reps waits of ns each into got, sorted; returns how many ended early
+ * by the wait's own account or by the clock. */
+static int time_waits(uint64_t (*wait_until)(uint64_t start, uint64_t ns), uint64_t ns,
+                      uint64_t *got, int reps)
+{
+    int short_waits = 0;
+    for (int i = 0; i < reps; i++) {
+        uint64_t t0 = nnlat_now_ns();
+        uint64_t spent = wait_until(t0, ns);
+        got[i] = nnlat_now_ns() - t0;
+        short_waits += spent < ns || got[i] < ns;
+    }
+    qsort(got, (size_t)reps, sizeof got[0], cmp_u64);
+    return short_waits;
+}
+
 /* Busy-wait accuracy: never shorter than asked, median overshoot small. */
 static void test_spin(void)
 {
@@ -394,14 +409,7 @@ static void test_spin(void)
     enum { REPS = 200 };
     for (size_t d = 0; d < sizeof delays / sizeof delays[0]; d++) {
         uint64_t got[REPS];
-        int short_waits = 0;
-        for (int i = 0; i < REPS; i++) {
-            uint64_t t0 = nnlat_now_ns();
-            uint64_t spent = nnlat_spin_until(t0, delays[d]);
-            got[i] = nnlat_now_ns() - t0;
-            short_waits += spent < delays[d] || got[i] < delays[d];
-        }
-        qsort(got, REPS, sizeof got[0], cmp_u64);
+        int short_waits = time_waits(nnlat_spin_until, delays[d], got, REPS);
         uint64_t over = got[REPS / 2] - delays[d];
         printf("spin %6llu ns: median %llu ns (+%llu), p90 %llu ns\n",
                (unsigned long long)delays[d], (unsigned long long)got[REPS / 2],
@@ -432,6 +440,27 @@ static void test_spin(void)
     EXPECT(atomic_load(&nnlat.drawn_sq_ns2) == 0.0, "a constant table drew a spread");
 }
 
+/* The text of a file of the scratch directory; -1 (and "") when it cannot be read. */
+static int read_text(const char *name, char *text, size_t len)
+{
+    FILE *fp = fopen(path_of(name), "r");
+    text[0] = '\0';
+    if (fp == NULL)
+        return -1;
+    text[fread(text, 1, len - 1, fp)] = '\0';
+    fclose(fp);
+    return 0;
+}
+
+/* Configures from the environment, ends the process's injector as at exit and
+ * reads the shared report. */
+static void report_at_exit(char *text, size_t len)
+{
+    nnlat_configure(&nnlat);
+    nnlat_finish(&nnlat, 1);
+    read_text("shared-report", text, len);
+}
+
 static void test_report(void)
 {
     configure("ok.tab", "seed42");
@@ -458,14 +487,11 @@ static void test_report(void)
              sqrt(sumsq / 10 - (sum / 10) * (sum / 10)));
     nnlat_finish(&nnlat, 0);
     nnlat_finish(&nnlat, 0); /* second call: no-op */
-    FILE *fp = fopen(path_of("report.2"), "r");
-    EXPECT(fp != NULL, "report.%%r with rank 2 not written");
-    if (fp == NULL)
-        return;
     char text[4096];
-    size_t n = fread(text, 1, sizeof text - 1, fp);
-    text[n] = '\0';
-    fclose(fp);
+    if (read_text("report.2", text, sizeof text) != 0) {
+        EXPECT(0, "report.%%r with rank 2 not written");
+        return;
+    }
     static const char *const want[] = {"format=nnlatency-report-1\n", "\nlevel=mpi\n",
                                        "\nenabled=1\n", "\nrank=2\n", "\nseed=42\n",
                                        "\ndelays=10\n", "\ntable_mean_ns=2047.500\n",
@@ -484,25 +510,13 @@ static void test_report(void)
     nnlat_finish(&nnlat, 0);
     EXPECT(access(path_of("shared-report"), F_OK) != 0, "rank 1 wrote a report without %%r");
     setenv("PMI_RANK", "0", 1);
-    nnlat_configure(&nnlat);
-    nnlat_finish(&nnlat, 1);
-    fp = fopen(path_of("shared-report"), "r");
-    n = fp ? fread(text, 1, sizeof text - 1, fp) : 0;
-    text[n] = '\0';
-    if (fp)
-        fclose(fp);
+    report_at_exit(text, sizeof text);
     EXPECT(strstr(text, "\nenabled=0\ndisabled_reason=distribution table ") != NULL,
            "disabled report:\n%s", text);
 
     /* At exit, a process without delays (a wrapper script, say) keeps it. */
     setenv("NN_LATENCY_LEVEL", "tcp", 1);
-    nnlat_configure(&nnlat);
-    nnlat_finish(&nnlat, 1);
-    fp = fopen(path_of("shared-report"), "r");
-    n = fp ? fread(text, 1, sizeof text - 1, fp) : 0;
-    text[n] = '\0';
-    if (fp)
-        fclose(fp);
+    report_at_exit(text, sizeof text);
     EXPECT(strstr(text, "\nlevel=mpi\n") != NULL, "a process without delays replaced the report");
 }
 
@@ -513,6 +527,12 @@ static double cpu_seconds(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* A sleeping wait with the default 100 us margin. */
+static uint64_t sleep_until(uint64_t start, uint64_t ns)
+{
+    return nnlat_sleep_until(start, ns, 100000);
+}
+
 /* Sleeping waits: never shorter than asked, and the core is given away for
  * all but the last margin of each wait. */
 static void test_sleep(void)
@@ -521,16 +541,9 @@ static void test_sleep(void)
     enum { REPS = 40 };
     for (size_t d = 0; d < sizeof delays / sizeof delays[0]; d++) {
         uint64_t got[REPS];
-        int short_waits = 0;
         double wall0 = (double)nnlat_now_ns() * 1e-9, cpu0 = cpu_seconds();
-        for (int i = 0; i < REPS; i++) {
-            uint64_t t0 = nnlat_now_ns();
-            uint64_t spent = nnlat_sleep_until(t0, delays[d], 100000);
-            got[i] = nnlat_now_ns() - t0;
-            short_waits += spent < delays[d] || got[i] < delays[d];
-        }
+        int short_waits = time_waits(sleep_until, delays[d], got, REPS);
         double wall = (double)nnlat_now_ns() * 1e-9 - wall0, cpu = cpu_seconds() - cpu0;
-        qsort(got, REPS, sizeof got[0], cmp_u64);
         printf("sleep %7llu ns: median %llu ns, cpu %.0f%% of the wall time\n",
                (unsigned long long)delays[d], (unsigned long long)got[REPS / 2],
                100 * cpu / wall);
