@@ -153,28 +153,29 @@ static void constitutive(app_t *app)
     }
 }
 
+/* The pipelined 2-D transform of every field from `from` into `to`: row FFTs
+ * and the start of each field's transpose, then, field by field, the end of
+ * its transpose and the FFTs of the transposed rows. */
+static void transform(app_t *app, proxy *p, double complex *from[], double complex *to[],
+                      int inverse)
+{
+    for (int f = 0; f < app->fields; f++) {
+        fft_phase(app, p, from[f], inverse);
+        start_transpose(app, p, f, from[f]);
+    }
+    for (int f = 0; f < app->fields; f++) {
+        finish_transpose(app, p, f, to[f]);
+        fft_phase(app, p, to[f], inverse);
+    }
+}
+
 static void steps(void *v, proxy *p)
 {
     app_t *app = v;
-    const int nf = app->fields;
     for (long s = 0; s < p->steps; s++) {
-        for (int f = 0; f < nf; f++) {
-            fft_phase(app, p, app->a[f], 0);
-            start_transpose(app, p, f, app->a[f]);
-        }
-        for (int f = 0; f < nf; f++) {
-            finish_transpose(app, p, f, app->t[f]);
-            fft_phase(app, p, app->t[f], 0);
-        }
+        transform(app, p, app->a, app->t, 0);
         PROXY_COMPUTE(p, GREEN_SHARE, green(app, p));
-        for (int f = 0; f < nf; f++) {
-            fft_phase(app, p, app->t[f], 1);
-            start_transpose(app, p, f, app->t[f]);
-        }
-        for (int f = 0; f < nf; f++) {
-            finish_transpose(app, p, f, app->a[f]);
-            fft_phase(app, p, app->a[f], 1);
-        }
+        transform(app, p, app->t, app->a, 1);
         PROXY_COMPUTE(p, LAW_SHARE, constitutive(app));
     }
 }
