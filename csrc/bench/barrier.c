@@ -18,12 +18,11 @@ int main(int argc, char **argv)
     nn_run_options run = NN_RUN_DEFAULTS(100, 1000);
     const nn_option opts[] = {NN_RUN_OPTIONS(&run), NN_OPTIONS_END};
 
-    nn_bench b = {.info = &info, .opts = opts, .run = &run, .ranks = 2};
+    nn_bench b = {.info = &info, .opts = opts, .run = &run, .ranks = 2, .record = "warmup"};
     nn_bench_begin(&b, &argc, &argv);
 
     nn_writer out;
     nn_bench_writer(&b, &out, MPI_COMM_WORLD);
-    nn_meta(&out, "warmup", "%ld", run.warmup);
     nn_meta(&out, "clock", "CLOCK_MONOTONIC");
 
     nn_table samples; /* iteration, max_us, rank0_us */
@@ -44,11 +43,7 @@ int main(int argc, char **argv)
             nn_table_add(&samples, row);
         }
     }
-    nn_columns(&out, "iteration,time_us,rank0_us");
-    for (size_t i = 0; i < samples.rows; i++) {
-        const double *r = NN_ROW(&samples, i);
-        nn_row(&out, "%.0f,%.3f,%.3f", r[0], r[1], r[2]);
-    }
+    nn_table_write(&out, &samples, MPI_COMM_WORLD, "iteration,time_us,rank0_us", "%.0f,%.3f,%.3f");
     nn_table_free(&samples);
     return nn_bench_end(&out);
 }

@@ -69,7 +69,8 @@ int main(int argc, char **argv)
         NN_OPTIONS_END,
     };
 
-    nn_bench b = {.info = &info, .opts = opts, .run = &run, .ranks = NN_ANY_RANKS};
+    nn_bench b = {.info = &info, .opts = opts, .run = &run, .ranks = NN_ANY_RANKS,
+                  .record = "partners messages sleep-cycles sleep-mode ring size"};
     nn_bench_begin(&b, &argc, &argv);
     const int rank = b.rank;
 
@@ -111,14 +112,8 @@ int main(int argc, char **argv)
 
     nn_writer out;
     nn_bench_writer(&b, &out, MPI_COMM_WORLD);
-    nn_meta(&out, "partners", "%ld", partners);
-    nn_meta(&out, "messages", "%ld", messages);
-    nn_meta(&out, "sleep_cycles", "%.6g", sleep_cycles);
     nn_meta(&out, "cycle_hz", "%.6g", cycle_hz);
     nn_meta(&out, "sleep_ns", "%lld", sleep_ns);
-    nn_meta(&out, "sleep_mode", "%s", sleep_mode);
-    nn_meta(&out, "ring", "%s", ring_by);
-    nn_meta(&out, "size_bytes", "%zu", size);
 
     const int count = (int)size;
     nn_loop loop;
@@ -155,20 +150,12 @@ int main(int argc, char **argv)
     double elapsed = iterations > 0 ? nn_now() - t_start : 0.0;
 
     double bytes = (double)iterations * (double)nreq * (double)size;
-    double mine[7] = {rank, core_id, ring_rank, (double)iterations, bytes, elapsed,
-                      elapsed > 0 ? bytes * 8 / elapsed / 1e6 : 0.0};
-    nn_table local, all;
-    nn_table_init(&local, 7);
-    nn_table_add(&local, mine);
-    nn_table_gather(&local, MPI_COMM_WORLD, &all);
-    nn_columns(&out, "rank,ring,ring_rank,iterations,sent_bytes,received_bytes,elapsed_s,send_mbps");
-    for (size_t i = 0; i < all.rows; i++) {
-        const double *v = NN_ROW(&all, i);
-        nn_row(&out, "%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%.6f,%.3f", v[0], v[1], v[2], v[3], v[4],
-               v[4], v[5], v[6]);
-    }
-    nn_table_free(&local);
-    nn_table_free(&all);
+    /* A ring receives what it sends. */
+    const double mine[8] = {rank, core_id, ring_rank, (double)iterations, bytes, bytes, elapsed,
+                            elapsed > 0 ? bytes * 8 / elapsed / 1e6 : 0.0};
+    nn_write_rank_rows(&out, MPI_COMM_WORLD, mine, 8,
+                       "rank,ring,ring_rank,iterations,sent_bytes,received_bytes,elapsed_s,send_mbps",
+                       "%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%.6f,%.3f");
     free(sendbuf);
     free(recvbuf);
     free(req);

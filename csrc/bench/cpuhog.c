@@ -29,13 +29,11 @@ int main(int argc, char **argv)
         NN_OPTIONS_END,
     };
 
-    nn_bench b = {.info = &info, .opts = opts, .run = &run, .ranks = 1};
+    nn_bench b = {.info = &info, .opts = opts, .run = &run, .ranks = 1, .record = "load period-us"};
     nn_bench_begin(&b, &argc, &argv);
 
     nn_writer out;
     nn_bench_writer(&b, &out, MPI_COMM_WORLD);
-    nn_meta(&out, "load", "%g", load);
-    nn_meta(&out, "period_us", "%g", period_us);
 
     const long long period_ns = (long long)(period_us * 1e3);
     const long long busy_ns = (long long)(load * (double)period_ns);
@@ -57,17 +55,8 @@ int main(int argc, char **argv)
     }
     const double elapsed = t_start > 0 ? nn_now() - t_start : 0;
 
-    double mine[4] = {b.rank, busy_s, elapsed, elapsed > 0 ? busy_s / elapsed : 0};
-    nn_table local, all;
-    nn_table_init(&local, 4);
-    nn_table_add(&local, mine);
-    nn_table_gather(&local, MPI_COMM_WORLD, &all);
-    nn_columns(&out, "rank,busy_s,elapsed_s,busy_share");
-    for (size_t i = 0; i < all.rows; i++) {
-        const double *v = NN_ROW(&all, i);
-        nn_row(&out, "%.0f,%.6f,%.6f,%.4f", v[0], v[1], v[2], v[3]);
-    }
-    nn_table_free(&local);
-    nn_table_free(&all);
+    const double mine[4] = {b.rank, busy_s, elapsed, elapsed > 0 ? busy_s / elapsed : 0};
+    nn_write_rank_rows(&out, MPI_COMM_WORLD, mine, 4, "rank,busy_s,elapsed_s,busy_share",
+                       "%.0f,%.6f,%.6f,%.4f");
     return nn_bench_end(&out);
 }

@@ -36,13 +36,12 @@ int main(int argc, char **argv)
         NN_OPTIONS_END,
     };
 
-    nn_bench b = {.info = &info, .opts = opts, .run = &run, .ranks = 2};
+    nn_bench b = {.info = &info, .opts = opts, .run = &run, .ranks = 2, .record = "size warmup"};
     nn_bench_begin(&b, &argc, &argv);
-    const int rank = b.rank, nranks = b.nranks;
+    const int rank = b.rank, nranks = b.nranks, peer = b.peer;
 
     const int paired = rank < nranks - nranks % 2;
     const int initiator = paired && rank % 2 == 0;
-    const int peer = rank % 2 == 0 ? rank + 1 : rank - 1;
     const int count = (int)size;
     char *buf = calloc(size, 1);
     if (buf == NULL)
@@ -50,14 +49,12 @@ int main(int argc, char **argv)
 
     nn_writer out;
     nn_bench_writer(&b, &out, MPI_COMM_WORLD);
-    nn_meta(&out, "size_bytes", "%zu", size);
     nn_meta(&out, "sleep_us", "%.0f", sleep_us);
-    nn_meta(&out, "warmup", "%ld", run.warmup);
     nn_meta(&out, "pairs", "%d", nranks / 2);
     nn_meta(&out, "clock", "CLOCK_MONOTONIC");
 
-    nn_table samples; /* pair, iteration, time_s, rtt_us */
-    nn_table_init(&samples, 4);
+    nn_table samples; /* pair, iteration, time_s, size_bytes, rtt_us */
+    nn_table_init(&samples, 5);
     nn_loop loop;
     nn_loop_begin(&loop, &run, MPI_COMM_WORLD);
     MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
@@ -82,21 +79,15 @@ int main(int argc, char **argv)
         double t1 = nn_now();
         nn_probe_end();
         if (timing && initiator) {
-            double row[4] = {rank / 2, (double)(loop.timed_done - 1), t0 - t_first,
-                             (t1 - t0) * 1e6};
+            double row[5] = {rank / 2, (double)(loop.timed_done - 1), t0 - t_first,
+                             (double)size, (t1 - t0) * 1e6};
             nn_table_add(&samples, row);
         }
         nn_sleep_ns((long long)(sleep_us * 1e3));
     }
 
-    nn_table all;
-    nn_table_gather(&samples, MPI_COMM_WORLD, &all);
-    nn_columns(&out, "pair,iteration,time_s,size_bytes,rtt_us");
-    for (size_t i = 0; i < all.rows; i++) {
-        const double *r = NN_ROW(&all, i);
-        nn_row(&out, "%.0f,%.0f,%.6f,%zu,%.3f", r[0], r[1], r[2], size, r[3]);
-    }
-    nn_table_free(&all);
+    nn_table_write(&out, &samples, MPI_COMM_WORLD, "pair,iteration,time_s,size_bytes,rtt_us",
+                   "%.0f,%.0f,%.6f,%.0f,%.3f");
     nn_table_free(&samples);
     free(buf);
     return nn_bench_end(&out);

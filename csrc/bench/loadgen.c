@@ -85,11 +85,11 @@ int main(int argc, char **argv)
         NN_OPTIONS_END,
     };
 
-    nn_bench b = {.info = &info, .opts = opts, .run = &run, .ranks = NN_RANK_PAIRS};
+    nn_bench b = {.info = &info, .opts = opts, .run = &run, .ranks = NN_RANK_PAIRS,
+                  .record = "load link-mbit size direction window wait"};
     nn_bench_begin(&b, &argc, &argv);
-    const int rank = b.rank;
+    const int rank = b.rank, peer = b.peer;
 
-    const int peer = rank % 2 == 0 ? rank + 1 : rank - 1;
     const int sends = strcmp(direction, "both") == 0 || rank % 2 == 0;
     const int receives = strcmp(direction, "both") == 0 || rank % 2 == 1;
     const int spin = strcmp(wait_mode, "spin") == 0;
@@ -109,12 +109,6 @@ int main(int argc, char **argv)
 
     nn_writer out;
     nn_bench_writer(&b, &out, MPI_COMM_WORLD);
-    nn_meta(&out, "load", "%g", load);
-    nn_meta(&out, "link_mbit", "%g", link_mbit);
-    nn_meta(&out, "size_bytes", "%zu", size);
-    nn_meta(&out, "direction", "%s", direction);
-    nn_meta(&out, "window", "%ld", window);
-    nn_meta(&out, "wait", "%s", wait_mode);
     nn_meta(&out, "mean_gap_ns", "%.0f", mean_gap_ns);
     nn_meta(&out, "generator", "xoshiro256** exponential gaps");
 
@@ -208,21 +202,13 @@ int main(int argc, char **argv)
 
     nn_timed_end(&run, MPI_COMM_WORLD);
     const double bytes = (double)messages * (double)size;
-    double mine[8] = {rank, peer, (double)messages, bytes, (double)received * (double)size,
-                      elapsed, target_bps / 1e6 * sends, elapsed > 0 ? bytes * 8 / elapsed / 1e6 : 0};
-    nn_table local, all;
-    nn_table_init(&local, 8);
-    nn_table_add(&local, mine);
-    nn_table_gather(&local, MPI_COMM_WORLD, &all);
-    nn_columns(&out, "rank,peer,messages_count,sent_bytes,received_bytes,elapsed_s,target_mbps,"
-                     "achieved_mbps");
-    for (size_t i = 0; i < all.rows; i++) {
-        const double *v = NN_ROW(&all, i);
-        nn_row(&out, "%.0f,%.0f,%.0f,%.0f,%.0f,%.6f,%.3f,%.3f", v[0], v[1], v[2], v[3], v[4],
-               v[5], v[6], v[7]);
-    }
-    nn_table_free(&local);
-    nn_table_free(&all);
+    const double mine[8] = {rank, peer, (double)messages, bytes, (double)received * (double)size,
+                            elapsed, target_bps / 1e6 * sends,
+                            elapsed > 0 ? bytes * 8 / elapsed / 1e6 : 0};
+    nn_write_rank_rows(&out, MPI_COMM_WORLD, mine, 8,
+                       "rank,peer,messages_count,sent_bytes,received_bytes,elapsed_s,target_mbps,"
+                       "achieved_mbps",
+                       "%.0f,%.0f,%.0f,%.0f,%.0f,%.6f,%.3f,%.3f");
     free(sendbuf);
     free(recvbuf);
     free(sreq);

@@ -241,7 +241,8 @@ int main(int argc, char **argv)
         NN_OPTIONS_END,
     };
 
-    nn_bench b = {.info = &info, .opts = opts, .run = &run, .ranks = NN_ANY_RANKS};
+    nn_bench b = {.info = &info, .opts = opts, .run = &run, .ranks = NN_ANY_RANKS,
+                  .record = "ratio collective size perturb-size splits reps phase-warmup"};
     nn_bench_begin(&b, &argc, &argv);
     const int rank = b.rank, nranks = b.nranks;
     if (size % 8 != 0)
@@ -277,13 +278,6 @@ int main(int argc, char **argv)
 
     nn_writer out;
     nn_bench_writer(&b, &out, MPI_COMM_WORLD);
-    nn_meta(&out, "ratio", "%g", ratio);
-    nn_meta(&out, "collective", "%s", coll);
-    nn_meta(&out, "size_bytes", "%zu", size);
-    nn_meta(&out, "perturb_size_bytes", "%zu", perturb_size);
-    nn_meta(&out, "splits", "%ld", splits);
-    nn_meta(&out, "reps", "%ld", reps);
-    nn_meta(&out, "phase_warmup", "%ld", phase_warmup);
     nn_meta(&out, "application_ranks", "%d", n_app);
     nn_meta(&out, "perturbing_ranks", "%d", n_pert);
     nn_meta(&out, "idle_ranks", "%d", nranks - n_app - n_pert);
@@ -393,18 +387,11 @@ int main(int argc, char **argv)
     MPI_CHECK(MPI_Reduce(&perturb_rounds, &total_rounds, 1, MPI_LONG_LONG, MPI_SUM, 0,
                          MPI_COMM_WORLD));
     nn_meta(&out, "perturbation_messages", "%lld", total_rounds);
-    nn_table all;
-    nn_table_gather(&rows, MPI_COMM_WORLD, &all);
-    nn_columns(&out, "split,application_ranks,perturbing_ranks,perturbed,rep,time_us");
-    /* Rows arrive grouped by the app root's rank; order them by split. */
-    for (long split = 0; split < splits; split++)
-        for (size_t i = 0; i < all.rows; i++) {
-            const double *r = NN_ROW(&all, i);
-            if ((long)r[0] == split)
-                nn_row(&out, "%.0f,%.0f,%.0f,%.0f,%.0f,%.3f", r[0], r[1], r[2], r[3], r[4], r[5]);
-        }
+    /* Rows arrive grouped by the app root's rank and are written by split. */
+    nn_table_write(&out, &rows, MPI_COMM_WORLD,
+                   "split,application_ranks,perturbing_ranks,perturbed,rep,time_us",
+                   "%.0f,%.0f,%.0f,%.0f,%.0f,%.3f");
     nn_table_free(&rows);
-    nn_table_free(&all);
     free(buf);
     free(res);
     free(psend);

@@ -139,7 +139,8 @@ int main(int argc, char **argv)
         NN_OPTIONS_END,
     };
 
-    nn_bench b = {.info = &info, .opts = opts, .run = &run, .ranks = NN_ANY_RANKS};
+    nn_bench b = {.info = &info, .opts = opts, .run = &run, .ranks = NN_ANY_RANKS,
+                  .record = "pattern ci-width max-iterations start-margin-us"};
     nn_bench_begin(&b, &argc, &argv);
     const int rank = b.rank;
     if (pattern == NULL)
@@ -185,14 +186,10 @@ int main(int argc, char **argv)
 
     nn_writer out;
     nn_bench_writer(&b, &out, MPI_COMM_WORLD);
-    nn_meta(&out, "pattern", "%s", pattern);
     nn_meta(&out, "links", "%d", nlinks);
-    nn_meta(&out, "ci_width", "%g", ci_width);
-    nn_meta(&out, "max_iterations", "%ld", max_iter);
-    nn_meta(&out, "start_margin_us", "%g", start_margin_us);
 
-    nn_table rows; /* link, iteration, time_s */
-    nn_table_init(&rows, 3);
+    nn_table rows; /* link, src, dst, size_bytes, iteration, time_s */
+    nn_table_init(&rows, 6);
     long iter = 0, late_starts = 0;
     double offset = 0, rtt = 0, rtt_max = 0, spread_max = 0;
     /* Warm-up iterations are inside the loop, so inside the timed region too. */
@@ -252,7 +249,7 @@ int main(int argc, char **argv)
             const double t = done_at[l] - start_of[l];
             sum[l] += t;
             sumsq[l] += t * t;
-            double row[3] = {l, (double)it, t};
+            double row[6] = {l, links[l].src, links[l].dst, (double)links[l].bytes, (double)it, t};
             nn_table_add(&rows, row);
         }
         iter = it + 1;
@@ -305,16 +302,8 @@ int main(int argc, char **argv)
                     links[l].bytes, iter, mean, nn_t95(iter - 1) * sqrt(var / (double)iter));
         }
 
-    nn_table all;
-    nn_table_gather(&rows, MPI_COMM_WORLD, &all);
-    nn_columns(&out, "link,src,dst,size_bytes,iteration,time_s");
-    for (int l = 0; l < nlinks; l++)
-        for (size_t i = 0; i < all.rows; i++) {
-            const double *r = NN_ROW(&all, i);
-            if ((int)r[0] == l)
-                nn_row(&out, "%d,%d,%d,%zu,%.0f,%.9f", l, links[l].src, links[l].dst,
-                       links[l].bytes, r[1], r[2]);
-        }
+    nn_table_write(&out, &rows, MPI_COMM_WORLD, "link,src,dst,size_bytes,iteration,time_s",
+                   "%.0f,%.0f,%.0f,%.0f,%.0f,%.9f");
     for (int l = 0; l < nlinks; l++)
         free(buf[l]);
     free(buf);
@@ -329,6 +318,5 @@ int main(int argc, char **argv)
     free(allstats);
     free(links);
     nn_table_free(&rows);
-    nn_table_free(&all);
     return nn_bench_end(&out);
 }

@@ -43,54 +43,45 @@ int main(int argc, char **argv)
         NN_OPTIONS_END,
     };
 
-    nn_bench b = {.info = &info, .opts = opts, .run = &run, .ranks = NN_RANK_PAIRS};
+    nn_bench b = {.info = &info, .opts = opts, .run = &run, .ranks = NN_RANK_PAIRS,
+                  .record = "size warmup"};
     nn_bench_begin(&b, &argc, &argv);
-    const int rank = b.rank;
 
-    const int initiator = rank % 2 == 0;
-    const int peer = initiator ? rank + 1 : rank - 1;
+    const int initiator = b.rank % 2 == 0;
     char *buf = calloc(size > 0 ? size : 1, 1);
     if (buf == NULL)
         nn_fail_all(MPI_COMM_WORLD, "pingpong: out of memory");
 
     nn_writer out;
     nn_bench_writer(&b, &out, MPI_COMM_WORLD);
-    nn_meta(&out, "size_bytes", "%zu", size);
-    nn_meta(&out, "warmup", "%ld", run.warmup);
     nn_meta(&out, "pairs", "%d", b.nranks / 2);
     nn_meta(&out, "clock", "CLOCK_MONOTONIC");
 
     const int count = (int)size;
-    nn_table samples; /* pair, iteration, rtt_us */
-    nn_table_init(&samples, 3);
+    nn_table samples; /* pair, iteration, size_bytes, rtt_us */
+    nn_table_init(&samples, 4);
     nn_loop loop;
     nn_loop_begin(&loop, &run, MPI_COMM_WORLD);
     MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
     while (nn_loop_warming(&loop)) {
         nn_probe_begin();
-        exchange(buf, count, peer, initiator);
+        exchange(buf, count, b.peer, initiator);
         nn_probe_end();
     }
     while (nn_loop_next(&loop)) {
         nn_probe_begin();
         double t0 = nn_now();
-        exchange(buf, count, peer, initiator);
+        exchange(buf, count, b.peer, initiator);
         double rtt = (nn_now() - t0) * 1e6;
         nn_probe_end();
         if (initiator) {
-            double row[3] = {rank / 2, (double)(loop.timed_done - 1), rtt};
+            double row[4] = {b.rank / 2, (double)(loop.timed_done - 1), (double)size, rtt};
             nn_table_add(&samples, row);
         }
     }
 
-    nn_table all;
-    nn_table_gather(&samples, MPI_COMM_WORLD, &all);
-    nn_columns(&out, "pair,iteration,size_bytes,rtt_us");
-    for (size_t i = 0; i < all.rows; i++) {
-        const double *r = NN_ROW(&all, i);
-        nn_row(&out, "%.0f,%.0f,%zu,%.3f", r[0], r[1], size, r[2]);
-    }
-    nn_table_free(&all);
+    nn_table_write(&out, &samples, MPI_COMM_WORLD, "pair,iteration,size_bytes,rtt_us",
+                   "%.0f,%.0f,%.0f,%.3f");
     nn_table_free(&samples);
     free(buf);
     return nn_bench_end(&out);

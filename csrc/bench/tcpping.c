@@ -207,12 +207,12 @@ int main(int argc, char **argv)
         NN_OPTIONS_END,
     };
 
-    nn_bench b = {.info = &info, .opts = opts, .run = &run, .ranks = NN_RANK_PAIRS};
+    nn_bench b = {.info = &info, .opts = opts, .run = &run, .ranks = NN_RANK_PAIRS,
+                  .record = "size warmup interface gap-us"};
     nn_bench_begin(&b, &argc, &argv);
-    const int rank = b.rank;
+    const int rank = b.rank, peer = b.peer;
 
     const int initiator = rank % 2 == 0;
-    const int peer = initiator ? rank + 1 : rank - 1;
     int fd = initiator ? connect_to(peer) : listen_for(peer, interface);
     int ok = fd >= 0 && no_delay(fd) == 0, all_ok = 0;
     MPI_CHECK(MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD));
@@ -224,18 +224,14 @@ int main(int argc, char **argv)
 
     nn_writer out;
     nn_bench_writer(&b, &out, MPI_COMM_WORLD);
-    nn_meta(&out, "size_bytes", "%zu", size);
-    nn_meta(&out, "warmup", "%ld", run.warmup);
     nn_meta(&out, "pairs", "%d", b.nranks / 2);
-    nn_meta(&out, "interface", "%s", interface);
-    nn_meta(&out, "gap_us", "%g", gap_us);
     nn_meta(&out, "transport", "TCP socket, TCP_NODELAY, send/recv");
     nn_meta(&out, "clock", "CLOCK_MONOTONIC");
 
     char buf[MAX_SIZE];
     memset(buf, 0, size);
-    nn_table samples; /* pair, iteration, rtt_us */
-    nn_table_init(&samples, 3);
+    nn_table samples; /* pair, iteration, size_bytes, rtt_us */
+    nn_table_init(&samples, 4);
     int failed = 0;
     /* The echoing rank sits in recv() until the connection closes, so the timed
      * region (the runner's windows) includes the initiators' warm-up. */
@@ -255,7 +251,7 @@ int main(int argc, char **argv)
                 break;
             next = t0 + gap_us * 1e-6;
             failed = round_trip(fd, buf, size) != 0;
-            double row[3] = {rank / 2, (double)i, (nn_now() - t0) * 1e6};
+            double row[4] = {rank / 2, (double)i, (double)size, (nn_now() - t0) * 1e6};
             if (!failed)
                 nn_table_add(&samples, row);
         }
@@ -273,14 +269,8 @@ int main(int argc, char **argv)
         nn_fail_all(MPI_COMM_WORLD, "tcpping: a pair lost its TCP connection");
     }
 
-    nn_table all;
-    nn_table_gather(&samples, MPI_COMM_WORLD, &all);
-    nn_columns(&out, "pair,iteration,size_bytes,rtt_us");
-    for (size_t i = 0; i < all.rows; i++) {
-        const double *r = NN_ROW(&all, i);
-        nn_row(&out, "%.0f,%.0f,%zu,%.3f", r[0], r[1], size, r[2]);
-    }
-    nn_table_free(&all);
+    nn_table_write(&out, &samples, MPI_COMM_WORLD, "pair,iteration,size_bytes,rtt_us",
+                   "%.0f,%.0f,%.0f,%.3f");
     nn_table_free(&samples);
     return nn_bench_end(&out);
 }

@@ -57,6 +57,8 @@ enum { NN_PARSE_OK = 0, NN_PARSE_HELP = 1, NN_PARSE_ERROR = 2 };
  * the value and the expected form into err. Pure C, no MPI. */
 int nn_parse_options(int argc, char **argv, const nn_option *opts, char *err, size_t errlen);
 void nn_print_usage(FILE *fp, const nn_option *opts, const nn_tool_info *info);
+/* The entry of the table named by the len characters of name, or NULL. */
+const nn_option *nn_find_option(const nn_option *opts, const char *name, size_t len);
 
 /* Strict converters shared by the option parser and by file readers.
  * Return 0 on success, -1 on any garbage, overflow or empty input. */
@@ -205,6 +207,9 @@ void nn_meta(nn_writer *w, const char *key, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 void nn_columns(nn_writer *w, const char *header);
 void nn_row(nn_writer *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A row of count values, each printed with its own conversion of formats: one
+ * printf conversion of a double per value, comma-separated ("%.0f,%.3f"). */
+void nn_row_values(nn_writer *w, const double *values, int count, const char *formats);
 /* success: write the end-of-data line "#@end=<rows>", flush, fsync and rename
  * into place; failure: remove the temp file (on stdout: no end-of-data line). */
 int nn_writer_close(nn_writer *w, int success);

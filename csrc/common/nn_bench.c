@@ -2,6 +2,8 @@
  * The start and end every netnoise program shares: MPI and options, the rank
  * count, the rule that a run must be able to end, the output file.
  */
+#include <string.h>
+
 #include "nn_mpi.h"
 
 static void check_ranks(const nn_bench *b)
@@ -47,6 +49,50 @@ static void check_end(const nn_bench *b)
                     b->info->tool);
 }
 
+/* The next name of a space-separated list from *at on (its length in *len,
+ * *at moved past it), or NULL at the end of the list. */
+static const char *next_name(const char **at, size_t *len)
+{
+    while (*at != NULL && **at == ' ')
+        (*at)++;
+    if (*at == NULL || **at == '\0')
+        return NULL;
+    const char *name = *at;
+    *len = strcspn(name, " ");
+    *at += *len;
+    return name;
+}
+
+/* The option's value as a preamble line: see nn_bench.record. */
+static void record_option(nn_writer *w, const nn_option *o)
+{
+    char key[64];
+    snprintf(key, sizeof key, "%s%s", o->name, o->type == NN_OPT_SIZE ? "_bytes" : "");
+    for (char *c = key; *c != '\0'; c++)
+        if (*c == '-')
+            *c = '_';
+    switch (o->type) {
+    case NN_OPT_LONG:
+        nn_meta(w, key, "%ld", *(const long *)o->dest);
+        break;
+    case NN_OPT_DOUBLE:
+        nn_meta(w, key, "%g", *(const double *)o->dest);
+        break;
+    case NN_OPT_SIZE:
+        nn_meta(w, key, "%zu", *(const size_t *)o->dest);
+        break;
+    case NN_OPT_STRING:
+    case NN_OPT_CHOICE: {
+        const char *value = *(const char *const *)o->dest;
+        nn_meta(w, key, "%s", value != NULL ? value : "");
+        break;
+    }
+    case NN_OPT_FLAG:
+        nn_meta(w, key, "%d", *(const int *)o->dest);
+        break;
+    }
+}
+
 void nn_bench_begin(nn_bench *b, int *argc, char ***argv)
 {
     nn_init(argc, argv);
@@ -56,8 +102,14 @@ void nn_bench_begin(nn_bench *b, int *argc, char ***argv)
     b->argv = *argv;
     MPI_CHECK(MPI_Comm_rank(MPI_COMM_WORLD, &b->rank));
     MPI_CHECK(MPI_Comm_size(MPI_COMM_WORLD, &b->nranks));
+    b->peer = b->rank ^ 1;
     check_ranks(b);
     check_end(b);
+    size_t len;
+    for (const char *at = b->record, *name; (name = next_name(&at, &len)) != NULL;)
+        if (nn_find_option(b->opts, name, len) == NULL)
+            nn_fail_all(MPI_COMM_WORLD, "%s: recorded option '%.*s' is not in the option table",
+                        b->info->tool, (int)len, name);
 }
 
 void nn_bench_writer(const nn_bench *b, nn_writer *w, MPI_Comm comm)
@@ -67,6 +119,9 @@ void nn_bench_writer(const nn_bench *b, nn_writer *w, MPI_Comm comm)
     if (nn_writer_open(w, b->run->output, rank == 0) != 0)
         MPI_Abort(comm, 2);
     nn_preamble(w, b->info, b->argc, b->argv, b->run->seed, comm);
+    size_t len;
+    for (const char *at = b->record, *name; (name = next_name(&at, &len)) != NULL;)
+        record_option(w, nn_find_option(b->opts, name, len));
 }
 
 int nn_bench_end(nn_writer *w)

@@ -409,6 +409,47 @@ void nn_table_free(nn_table *t)
     nn_table_init(t, t->cols);
 }
 
+typedef struct {
+    double key;
+    size_t index;
+} row_order;
+
+static int by_key_then_index(const void *a, const void *b)
+{
+    const row_order *x = a, *y = b;
+    if (x->key != y->key)
+        return x->key < y->key ? -1 : 1;
+    return x->index < y->index ? -1 : x->index > y->index;
+}
+
+void nn_table_write(nn_writer *w, const nn_table *local, MPI_Comm comm, const char *columns,
+                    const char *formats)
+{
+    nn_table all;
+    nn_table_gather(local, comm, &all);
+    nn_columns(w, columns);
+    row_order *order = malloc((all.rows > 0 ? all.rows : 1) * sizeof *order);
+    if (order == NULL)
+        nn_mpi_fail(MPI_ERR_NO_MEM, "malloc", __FILE__, __LINE__);
+    for (size_t i = 0; i < all.rows; i++)
+        order[i] = (row_order){NN_ROW(&all, i)[0], i};
+    qsort(order, all.rows, sizeof *order, by_key_then_index);
+    for (size_t i = 0; i < all.rows; i++)
+        nn_row_values(w, NN_ROW(&all, order[i].index), all.cols, formats);
+    free(order);
+    nn_table_free(&all);
+}
+
+void nn_write_rank_rows(nn_writer *w, MPI_Comm comm, const double *mine, int count,
+                        const char *columns, const char *formats)
+{
+    nn_table local;
+    nn_table_init(&local, count);
+    nn_table_add(&local, mine);
+    nn_table_write(w, &local, comm, columns, formats);
+    nn_table_free(&local);
+}
+
 /* A kernel CPU list ("0-3,6") into set; 0 when it is malformed or empty. */
 static int parse_cpu_list(const char *text, cpu_set_t *set)
 {

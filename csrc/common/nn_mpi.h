@@ -80,8 +80,14 @@ typedef struct {
     nn_run_options *run;   /* the run options that table sets */
     int ranks;             /* NN_ANY_RANKS, NN_RANK_PAIRS or the least number of ranks */
     const char *ranks_why; /* optional: why that least number, said in the message */
+    /* Optional: the names of the table's options whose values nn_bench_writer
+     * records in the preamble, space-separated. The key is the name with '_'
+     * for '-' and, for a size, "_bytes" appended; the value is printed as %ld,
+     * %g, %zu, %d (a flag) or %s after its type. */
+    const char *record;
     /* Set by nn_bench_begin. */
     int rank, nranks; /* in MPI_COMM_WORLD */
+    int peer;         /* the other rank of this rank's pair (0-1, 2-3, ...) */
     int argc;
     char **argv;
 } nn_bench;
@@ -94,8 +100,9 @@ typedef struct {
 void nn_bench_begin(nn_bench *b, int *argc, char ***argv);
 
 /* Collective over comm: opens run->output on rank 0 of comm (aborting the job
- * if it cannot) and writes the standard preamble. Programs call it after their
- * own checks, so a rejected run leaves no file behind. */
+ * if it cannot) and writes the standard preamble, then the recorded options.
+ * Programs call it after their own checks, so a rejected run leaves no file
+ * behind. */
 void nn_bench_writer(const nn_bench *b, nn_writer *w, MPI_Comm comm);
 
 /* Closes the writer (renaming the file into place), finalizes MPI and returns
@@ -182,6 +189,16 @@ void nn_table_add(nn_table *t, const double *row);
  * (initialised by the call); other ranks get an empty table. */
 void nn_table_gather(const nn_table *local, MPI_Comm comm, nn_table *all);
 void nn_table_free(nn_table *t);
+/* Collective: gathers every rank's rows to rank 0 of comm and writes them
+ * under the CSV header `columns`, in the order of their first column (the
+ * pair, rank, split or link), rows of equal first column in rank order, each
+ * value with its conversion of `formats` (nn_row_values). */
+void nn_table_write(nn_writer *w, const nn_table *local, MPI_Comm comm, const char *columns,
+                    const char *formats);
+/* Collective: one row per rank of comm, from each rank's count values, in rank
+ * order when the first value is the rank (nn_table_write). */
+void nn_write_rank_rows(nn_writer *w, MPI_Comm comm, const double *mine, int count,
+                        const char *columns, const char *formats);
 #define NN_ROW(t, i) ((t)->data + (size_t)(i) * (size_t)(t)->cols)
 
 #endif

@@ -63,7 +63,7 @@ int nn_parse_size(const char *s, size_t *out)
     return 0;
 }
 
-static const nn_option *find_option(const nn_option *opts, const char *name, size_t len)
+const nn_option *nn_find_option(const nn_option *opts, const char *name, size_t len)
 {
     for (const nn_option *o = opts; o->name != NULL; o++)
         if (strlen(o->name) == len && strncmp(o->name, name, len) == 0)
@@ -166,7 +166,7 @@ int nn_parse_options(int argc, char **argv, const nn_option *opts, char *err, si
         const char *name = arg + 2;
         const char *eq = strchr(name, '=');
         size_t name_len = eq ? (size_t)(eq - name) : strlen(name);
-        const nn_option *o = find_option(opts, name, name_len);
+        const nn_option *o = nn_find_option(opts, name, name_len);
         if (o == NULL) {
             snprintf(err, errlen, "unknown option '--%.*s' (see --help)", (int)name_len, name);
             return NN_PARSE_ERROR;

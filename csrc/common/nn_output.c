@@ -65,6 +65,24 @@ void nn_row(nn_writer *w, const char *fmt, ...)
     w->rows++;
 }
 
+void nn_row_values(nn_writer *w, const double *values, int count, const char *formats)
+{
+    if (!w->active)
+        return;
+    const char *format = formats;
+    for (int i = 0; i < count; i++) {
+        char conversion[16];
+        const size_t len = strcspn(format, ",");
+        snprintf(conversion, sizeof conversion, "%.*s", (int)len, format);
+        if (i > 0)
+            fputc(',', w->fp);
+        fprintf(w->fp, conversion, values[i]);
+        format += len + (format[len] == ',');
+    }
+    fputc('\n', w->fp);
+    w->rows++;
+}
+
 int nn_writer_close(nn_writer *w, int success)
 {
     int rc = 0;
