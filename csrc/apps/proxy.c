@@ -42,7 +42,7 @@ void proxy_cart(proxy *p, int ndims, int dims[], const int periods[], int nbr[])
 
 void proxy_writer(const proxy *p, nn_writer *w)
 {
-    nn_bench_writer(&p->bench, w, p->comm);
+    nn_bench_writer(&p->bench, w, p->comm, NULL);
 }
 
 /* Zeroes the per-run accounting. */

@@ -18,11 +18,11 @@ int main(int argc, char **argv)
     nn_run_options run = NN_RUN_DEFAULTS(100, 1000);
     const nn_option opts[] = {NN_RUN_OPTIONS(&run), NN_OPTIONS_END};
 
-    nn_bench b = {.info = &info, .opts = opts, .run = &run, .ranks = 2, .record = "warmup"};
+    nn_bench b = {.info = &info, .opts = opts, .run = &run, .ranks = 2};
     nn_bench_begin(&b, &argc, &argv);
 
     nn_writer out;
-    nn_bench_writer(&b, &out, MPI_COMM_WORLD);
+    nn_bench_writer(&b, &out, MPI_COMM_WORLD, "warmup");
     nn_meta(&out, "clock", "CLOCK_MONOTONIC");
 
     nn_table samples; /* iteration, max_us, rank0_us */

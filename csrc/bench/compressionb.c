@@ -69,8 +69,7 @@ int main(int argc, char **argv)
         NN_OPTIONS_END,
     };
 
-    nn_bench b = {.info = &info, .opts = opts, .run = &run, .ranks = NN_ANY_RANKS,
-                  .record = "partners messages sleep-cycles sleep-mode ring size"};
+    nn_bench b = {.info = &info, .opts = opts, .run = &run, .ranks = NN_ANY_RANKS};
     nn_bench_begin(&b, &argc, &argv);
     const int rank = b.rank;
 
@@ -111,7 +110,8 @@ int main(int argc, char **argv)
         nn_fail_all(MPI_COMM_WORLD, "compressionb: out of memory (%zu receive buffers)", nreq);
 
     nn_writer out;
-    nn_bench_writer(&b, &out, MPI_COMM_WORLD);
+    nn_bench_writer(&b, &out, MPI_COMM_WORLD,
+                    "partners messages sleep-cycles sleep-mode ring size");
     nn_meta(&out, "cycle_hz", "%.6g", cycle_hz);
     nn_meta(&out, "sleep_ns", "%lld", sleep_ns);
 

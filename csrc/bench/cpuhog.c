@@ -29,11 +29,11 @@ int main(int argc, char **argv)
         NN_OPTIONS_END,
     };
 
-    nn_bench b = {.info = &info, .opts = opts, .run = &run, .ranks = 1, .record = "load period-us"};
+    nn_bench b = {.info = &info, .opts = opts, .run = &run, .ranks = 1};
     nn_bench_begin(&b, &argc, &argv);
 
     nn_writer out;
-    nn_bench_writer(&b, &out, MPI_COMM_WORLD);
+    nn_bench_writer(&b, &out, MPI_COMM_WORLD, "load period-us");
 
     const long long period_ns = (long long)(period_us * 1e3);
     const long long busy_ns = (long long)(load * (double)period_ns);

@@ -36,7 +36,7 @@ int main(int argc, char **argv)
         NN_OPTIONS_END,
     };
 
-    nn_bench b = {.info = &info, .opts = opts, .run = &run, .ranks = 2, .record = "size warmup"};
+    nn_bench b = {.info = &info, .opts = opts, .run = &run, .ranks = 2};
     nn_bench_begin(&b, &argc, &argv);
     const int rank = b.rank, nranks = b.nranks, peer = b.peer;
 
@@ -48,7 +48,7 @@ int main(int argc, char **argv)
         nn_fail_all(MPI_COMM_WORLD, "impactb: out of memory");
 
     nn_writer out;
-    nn_bench_writer(&b, &out, MPI_COMM_WORLD);
+    nn_bench_writer(&b, &out, MPI_COMM_WORLD, "size warmup");
     nn_meta(&out, "sleep_us", "%.0f", sleep_us);
     nn_meta(&out, "pairs", "%d", nranks / 2);
     nn_meta(&out, "clock", "CLOCK_MONOTONIC");

@@ -85,8 +85,7 @@ int main(int argc, char **argv)
         NN_OPTIONS_END,
     };
 
-    nn_bench b = {.info = &info, .opts = opts, .run = &run, .ranks = NN_RANK_PAIRS,
-                  .record = "load link-mbit size direction window wait"};
+    nn_bench b = {.info = &info, .opts = opts, .run = &run, .ranks = NN_RANK_PAIRS};
     nn_bench_begin(&b, &argc, &argv);
     const int rank = b.rank, peer = b.peer;
 
@@ -108,7 +107,7 @@ int main(int argc, char **argv)
     MPI_Request *rreq = &sreq[window];
 
     nn_writer out;
-    nn_bench_writer(&b, &out, MPI_COMM_WORLD);
+    nn_bench_writer(&b, &out, MPI_COMM_WORLD, "load link-mbit size direction window wait");
     nn_meta(&out, "mean_gap_ns", "%.0f", mean_gap_ns);
     nn_meta(&out, "generator", "xoshiro256** exponential gaps");
 

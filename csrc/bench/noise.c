@@ -241,8 +241,7 @@ int main(int argc, char **argv)
         NN_OPTIONS_END,
     };
 
-    nn_bench b = {.info = &info, .opts = opts, .run = &run, .ranks = NN_ANY_RANKS,
-                  .record = "ratio collective size perturb-size splits reps phase-warmup"};
+    nn_bench b = {.info = &info, .opts = opts, .run = &run, .ranks = NN_ANY_RANKS};
     nn_bench_begin(&b, &argc, &argv);
     const int rank = b.rank, nranks = b.nranks;
     if (size % 8 != 0)
@@ -277,7 +276,8 @@ int main(int argc, char **argv)
         nn_fail_all(MPI_COMM_WORLD, "noise: out of memory");
 
     nn_writer out;
-    nn_bench_writer(&b, &out, MPI_COMM_WORLD);
+    nn_bench_writer(&b, &out, MPI_COMM_WORLD,
+                    "ratio collective size perturb-size splits reps phase-warmup");
     nn_meta(&out, "application_ranks", "%d", n_app);
     nn_meta(&out, "perturbing_ranks", "%d", n_pert);
     nn_meta(&out, "idle_ranks", "%d", nranks - n_app - n_pert);

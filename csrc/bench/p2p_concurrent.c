@@ -139,8 +139,7 @@ int main(int argc, char **argv)
         NN_OPTIONS_END,
     };
 
-    nn_bench b = {.info = &info, .opts = opts, .run = &run, .ranks = NN_ANY_RANKS,
-                  .record = "pattern ci-width max-iterations start-margin-us"};
+    nn_bench b = {.info = &info, .opts = opts, .run = &run, .ranks = NN_ANY_RANKS};
     nn_bench_begin(&b, &argc, &argv);
     const int rank = b.rank;
     if (pattern == NULL)
@@ -185,7 +184,7 @@ int main(int argc, char **argv)
     MPI_CHECK(MPI_Comm_dup(MPI_COMM_WORLD, &clock_comm));
 
     nn_writer out;
-    nn_bench_writer(&b, &out, MPI_COMM_WORLD);
+    nn_bench_writer(&b, &out, MPI_COMM_WORLD, "pattern ci-width max-iterations start-margin-us");
     nn_meta(&out, "links", "%d", nlinks);
 
     nn_table rows; /* link, src, dst, size_bytes, iteration, time_s */

@@ -43,8 +43,7 @@ int main(int argc, char **argv)
         NN_OPTIONS_END,
     };
 
-    nn_bench b = {.info = &info, .opts = opts, .run = &run, .ranks = NN_RANK_PAIRS,
-                  .record = "size warmup"};
+    nn_bench b = {.info = &info, .opts = opts, .run = &run, .ranks = NN_RANK_PAIRS};
     nn_bench_begin(&b, &argc, &argv);
 
     const int initiator = b.rank % 2 == 0;
@@ -53,7 +52,7 @@ int main(int argc, char **argv)
         nn_fail_all(MPI_COMM_WORLD, "pingpong: out of memory");
 
     nn_writer out;
-    nn_bench_writer(&b, &out, MPI_COMM_WORLD);
+    nn_bench_writer(&b, &out, MPI_COMM_WORLD, "size warmup");
     nn_meta(&out, "pairs", "%d", b.nranks / 2);
     nn_meta(&out, "clock", "CLOCK_MONOTONIC");
 

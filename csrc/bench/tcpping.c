@@ -207,8 +207,7 @@ int main(int argc, char **argv)
         NN_OPTIONS_END,
     };
 
-    nn_bench b = {.info = &info, .opts = opts, .run = &run, .ranks = NN_RANK_PAIRS,
-                  .record = "size warmup interface gap-us"};
+    nn_bench b = {.info = &info, .opts = opts, .run = &run, .ranks = NN_RANK_PAIRS};
     nn_bench_begin(&b, &argc, &argv);
     const int rank = b.rank, peer = b.peer;
 
@@ -223,7 +222,7 @@ int main(int argc, char **argv)
     }
 
     nn_writer out;
-    nn_bench_writer(&b, &out, MPI_COMM_WORLD);
+    nn_bench_writer(&b, &out, MPI_COMM_WORLD, "size warmup interface gap-us");
     nn_meta(&out, "pairs", "%d", b.nranks / 2);
     nn_meta(&out, "transport", "TCP socket, TCP_NODELAY, send/recv");
     nn_meta(&out, "clock", "CLOCK_MONOTONIC");

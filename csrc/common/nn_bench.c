@@ -63,7 +63,7 @@ static const char *next_name(const char **at, size_t *len)
     return name;
 }
 
-/* The option's value as a preamble line: see nn_bench.record. */
+/* The option's value as a preamble line (nn_bench_writer). */
 static void record_option(nn_writer *w, const nn_option *o)
 {
     char key[64];
@@ -105,22 +105,21 @@ void nn_bench_begin(nn_bench *b, int *argc, char ***argv)
     b->peer = b->rank ^ 1;
     check_ranks(b);
     check_end(b);
-    size_t len;
-    for (const char *at = b->record, *name; (name = next_name(&at, &len)) != NULL;)
-        if (nn_find_option(b->opts, name, len) == NULL)
-            nn_fail_all(MPI_COMM_WORLD, "%s: recorded option '%.*s' is not in the option table",
-                        b->info->tool, (int)len, name);
 }
 
-void nn_bench_writer(const nn_bench *b, nn_writer *w, MPI_Comm comm)
+void nn_bench_writer(const nn_bench *b, nn_writer *w, MPI_Comm comm, const char *record)
 {
+    size_t len;
+    for (const char *at = record, *name; (name = next_name(&at, &len)) != NULL;)
+        if (nn_find_option(b->opts, name, len) == NULL)
+            nn_fail_all(comm, "%s: recorded option '%.*s' is not in the option table",
+                        b->info->tool, (int)len, name);
     int rank;
     MPI_CHECK(MPI_Comm_rank(comm, &rank));
     if (nn_writer_open(w, b->run->output, rank == 0) != 0)
         MPI_Abort(comm, 2);
     nn_preamble(w, b->info, b->argc, b->argv, b->run->seed, comm);
-    size_t len;
-    for (const char *at = b->record, *name; (name = next_name(&at, &len)) != NULL;)
+    for (const char *at = record, *name; (name = next_name(&at, &len)) != NULL;)
         record_option(w, nn_find_option(b->opts, name, len));
 }
 

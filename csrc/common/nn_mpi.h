@@ -64,7 +64,7 @@ void nn_preamble(nn_writer *w, const nn_tool_info *info, int argc, char **argv, 
  *   nn_bench_begin(&b, &argc, &argv);
  *   ... checks of its own (nn_fail_all), set-up ...
  *   nn_writer out;
- *   nn_bench_writer(&b, &out, MPI_COMM_WORLD);
+ *   nn_bench_writer(&b, &out, MPI_COMM_WORLD, "size warmup");
  *   ... nn_meta, measurement, nn_columns, nn_row ...
  *   return nn_bench_end(&out);
  */
@@ -80,11 +80,6 @@ typedef struct {
     nn_run_options *run;   /* the run options that table sets */
     int ranks;             /* NN_ANY_RANKS, NN_RANK_PAIRS or the least number of ranks */
     const char *ranks_why; /* optional: why that least number, said in the message */
-    /* Optional: the names of the table's options whose values nn_bench_writer
-     * records in the preamble, space-separated. The key is the name with '_'
-     * for '-' and, for a size, "_bytes" appended; the value is printed as %ld,
-     * %g, %zu, %d (a flag) or %s after its type. */
-    const char *record;
     /* Set by nn_bench_begin. */
     int rank, nranks; /* in MPI_COMM_WORLD */
     int peer;         /* the other rank of this rank's pair (0-1, 2-3, ...) */
@@ -100,10 +95,12 @@ typedef struct {
 void nn_bench_begin(nn_bench *b, int *argc, char ***argv);
 
 /* Collective over comm: opens run->output on rank 0 of comm (aborting the job
- * if it cannot) and writes the standard preamble, then the recorded options.
- * Programs call it after their own checks, so a rejected run leaves no file
- * behind. */
-void nn_bench_writer(const nn_bench *b, nn_writer *w, MPI_Comm comm);
+ * if it cannot) and writes the standard preamble, then the values of the
+ * options named in `record` (space-separated, or NULL): each under its name
+ * with '_' for '-' and, for a size, "_bytes" appended, printed as %ld, %g,
+ * %zu, %s or %d (a flag) after its type. Programs call it after their own
+ * checks, so a rejected run leaves no file behind. */
+void nn_bench_writer(const nn_bench *b, nn_writer *w, MPI_Comm comm, const char *record);
 
 /* Closes the writer (renaming the file into place), finalizes MPI and returns
  * main's exit status: 0, or 1 when the output could not be written. */
