@@ -212,7 +212,6 @@ int main(int argc, char **argv)
         {"mass", NN_OPT_DOUBLE, &mass, 1e-3, 100, NULL,
          "mass m of the operator (8 + m^2 on the diagonal): smaller converges more slowly "
          "(default 0.3)"},
-        PROXY_OPTIONS(&pr, PROXY_STR(DEFAULT_STEPS), PROXY_STR(DEFAULT_COMPUTE_US)),
         NN_OPTIONS_END,
     };
     proxy_begin(&pr, &argc, &argv, opts, &info);

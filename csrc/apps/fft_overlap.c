@@ -201,7 +201,6 @@ int main(int argc, char **argv)
         {"fields", NN_OPT_LONG, &fields, 1, MAX_FIELDS, NULL,
          "fields transformed per step (tensor components; each is one pipelined transpose "
          "pair; default 3)"},
-        PROXY_OPTIONS(&p, PROXY_STR(DEFAULT_STEPS), PROXY_STR(DEFAULT_COMPUTE_US)),
         NN_OPTIONS_END,
     };
     proxy_begin(&p, &argc, &argv, opts, &info);

@@ -100,7 +100,6 @@ int main(int argc, char **argv)
         {"size", NN_OPT_LONG, &size, 2, 4096, NULL,
          "global matrix edge N (N x N complex doubles); must be divisible by the rank count "
          "(default 256)"},
-        PROXY_OPTIONS(&p, PROXY_STR(DEFAULT_STEPS), PROXY_STR(DEFAULT_COMPUTE_US)),
         NN_OPTIONS_END,
     };
     proxy_begin(&p, &argc, &argv, opts, &info);

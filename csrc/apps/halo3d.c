@@ -162,7 +162,6 @@ int main(int argc, char **argv)
         {"grid", NN_OPT_CHOICE, &grid, 0, 0, "auto|cube",
          "process grid: auto (MPI_Dims_create, the default) or cube (rank count must be a "
          "cube, as LULESH)"},
-        PROXY_OPTIONS(&p, PROXY_STR(DEFAULT_STEPS), PROXY_STR(DEFAULT_COMPUTE_US)),
         NN_OPTIONS_END,
     };
     proxy_begin(&p, &argc, &argv, opts, &info);

@@ -232,7 +232,6 @@ int main(int argc, char **argv)
         {"planes", NN_OPT_LONG, &planes, 1, 4096, NULL,
          "z planes nz of the block: pipeline stages, 4 x nz sweep messages per step "
          "(default 32)"},
-        PROXY_OPTIONS(&p, PROXY_STR(DEFAULT_STEPS), PROXY_STR(DEFAULT_COMPUTE_US)),
         NN_OPTIONS_END,
     };
     proxy_begin(&p, &argc, &argv, opts, &info);

@@ -319,7 +319,6 @@ int main(int argc, char **argv)
          "absorption probability per collision (default 0.05)"},
         {"exchange-every", NN_OPT_LONG, &every, 1, 1e7, NULL,
          "steps between exchanges of the crossing particles (default 2)"},
-        PROXY_OPTIONS(&p, PROXY_STR(DEFAULT_STEPS), PROXY_STR(DEFAULT_COMPUTE_US)),
         NN_OPTIONS_END,
     };
     proxy_begin(&p, &argc, &argv, opts, &info);

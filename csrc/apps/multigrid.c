@@ -227,7 +227,6 @@ int main(int argc, char **argv)
         {"coarse-iters", NN_OPT_LONG, &coarse_iters, 1, 10000, NULL,
          "Jacobi iterations on the coarsest level, each with a halo exchange and an "
          "MPI_Allreduce (default 8)"},
-        PROXY_OPTIONS(&p, PROXY_STR(DEFAULT_STEPS), PROXY_STR(DEFAULT_COMPUTE_US)),
         NN_OPTIONS_END,
     };
     proxy_begin(&p, &argc, &argv, opts, &info);

@@ -14,10 +14,52 @@ void proxy_defaults(proxy *p, long steps, double compute_us)
     p->cart = MPI_COMM_NULL;
 }
 
+/* The application's options, then those every application shares, into p->options. */
+static void join_options(proxy *p, const nn_option *opts, const char *tool)
+{
+    snprintf(p->steps_help, sizeof p->steps_help,
+             "application steps (iterations, cycles, sweeps) of one run; one row per run "
+             "(default %ld)",
+             p->steps);
+    snprintf(p->compute_us_help, sizeof p->compute_us_help,
+             "computation time per step in microseconds for --compute spin and sleep (default %g)",
+             p->compute_us);
+    const nn_option shared[] = {
+        {"steps", NN_OPT_LONG, &p->steps, 1, 1e7, NULL, p->steps_help},
+        {"compute", NN_OPT_CHOICE, &p->compute, 0, 0, "arith|spin|sleep",
+         "computation phase of every step: 'arith' runs the application's own floating-point "
+         "kernel on its local data (its cost follows --size; --compute-us is ignored); 'spin' "
+         "busy-waits --compute-us per step on the monotonic clock; 'sleep' sleeps --compute-us "
+         "per step, leaving the core free so that 2 cores can host 8-16 emulated nodes (sleep "
+         "overshoot is paid back on the following sleeps of the run). In spin and sleep modes "
+         "the messages still carry the application's data with the same sizes, partners and "
+         "dependencies (default sleep)"},
+        {"compute-us", NN_OPT_DOUBLE, &p->compute_us, 0, 1e7, NULL, p->compute_us_help},
+        {"compute-jitter", NN_OPT_DOUBLE, &p->compute_jitter, 0, 0.95, NULL,
+         "spread of every compute phase in spin and sleep modes: its length is drawn uniformly "
+         "from (1 - J, 1 + J) times its share of --compute-us, per rank and phase from --seed, as "
+         "the OS and load imbalance vary a real application's phases; 0 keeps every phase exact "
+         "(default 0)"},
+        NN_RUN_OPTIONS(&p->run),
+        NN_PRECISION_OPTIONS(&p->run),
+        NN_OPTIONS_END,
+    };
+    size_t n = 0;
+    while (opts[n].name != NULL)
+        n++;
+    if (n + sizeof shared / sizeof shared[0] > PROXY_MAX_OPTIONS) {
+        fprintf(stderr, "%s: more than %d options\n", tool, PROXY_MAX_OPTIONS);
+        exit(2);
+    }
+    memcpy(p->options, opts, n * sizeof *opts);
+    memcpy(p->options + n, shared, sizeof shared);
+}
+
 void proxy_begin(proxy *p, int *argc, char ***argv, const nn_option *opts,
                  const nn_tool_info *info)
 {
-    p->bench = (nn_bench){.info = info, .opts = opts, .run = &p->run, .ranks = 2,
+    join_options(p, opts, info->tool);
+    p->bench = (nn_bench){.info = info, .opts = p->options, .run = &p->run, .ranks = 2,
                           .ranks_why = "a proxy application must communicate"};
     nn_bench_begin(&p->bench, argc, argv);
     p->tool = info->tool;

@@ -22,10 +22,15 @@
 
 enum { PROXY_ARITH, PROXY_SPIN, PROXY_SLEEP };
 
+/* Room for an application's options and the shared ones (proxy_begin). */
+enum { PROXY_MAX_OPTIONS = 48 };
+
 typedef struct {
     const char *tool;
     nn_run_options run;  /* the run options of every netnoise program */
     nn_bench bench;      /* start and end shared with every program (nn_mpi.h) */
+    nn_option options[PROXY_MAX_OPTIONS]; /* the application's and the shared ones */
+    char steps_help[128], compute_us_help[128]; /* their help, with the defaults */
     const char *compute; /* --compute value */
     double compute_us;   /* --compute-us: compute time per step for spin and sleep */
     double compute_jitter; /* --compute-jitter: relative spread of every compute phase */
@@ -48,15 +53,6 @@ typedef struct {
 #define PROXY_COLUMNS \
     "run,runtime_s,comm_s,comm_mean_s,compute_s,sent_bytes,messages_count,checksum"
 
-#define PROXY_COMPUTE_HELP                                                                   \
-    "computation phase of every step: 'arith' runs the application's own floating-point "   \
-    "kernel on its local data (its cost follows --size; --compute-us is ignored); 'spin' "   \
-    "busy-waits --compute-us per step on the monotonic clock; 'sleep' sleeps --compute-us "  \
-    "per step, leaving the core free so that 2 cores can host 8-16 emulated nodes (sleep "   \
-    "overshoot is paid back on the following sleeps of the run). In spin and sleep modes "  \
-    "the messages still carry the application's data with the same sizes, partners and "    \
-    "dependencies"
-
 /* Appended to every application's method paragraph. */
 #define PROXY_METHOD_TAIL                                                                    \
     " --warmup and --iterations count application runs of --steps steps each; every timed "  \
@@ -67,34 +63,15 @@ typedef struct {
     "and again until the file appears, as the background job of a co-run. With --ci-width "    \
     "it runs until its mean runtime_s is that precise (--iterations runs at most)."
 
-#define PROXY_STR_(x) #x
-#define PROXY_STR(x) PROXY_STR_(x)
-
-/* The options every application shares, the run options last; the caller adds
- * --size and its own before them. def_steps and def_us are the default values
- * as string literals, for the help. */
-#define PROXY_OPTIONS(p, def_steps, def_us)                                                     \
-    {"steps", NN_OPT_LONG, &(p)->steps, 1, 1e7, NULL,                                           \
-     "application steps (iterations, cycles, sweeps) of one run; one row per run (default "     \
-     def_steps ")"},                                                                            \
-    {"compute", NN_OPT_CHOICE, &(p)->compute, 0, 0, "arith|spin|sleep",                         \
-     PROXY_COMPUTE_HELP " (default sleep)"},                                                    \
-    {"compute-us", NN_OPT_DOUBLE, &(p)->compute_us, 0, 1e7, NULL,                               \
-     "computation time per step in microseconds for --compute spin and sleep (default " def_us  \
-     ")"},                                                                                      \
-    {"compute-jitter", NN_OPT_DOUBLE, &(p)->compute_jitter, 0, 0.95, NULL,                      \
-     "spread of every compute phase in spin and sleep modes: its length is drawn uniformly "    \
-     "from (1 - J, 1 + J) times its share of --compute-us, per rank and phase from --seed, as " \
-     "the OS and load imbalance vary a real application's phases; 0 keeps every phase exact "   \
-     "(default 0)"},                                                                            \
-    NN_RUN_OPTIONS(&(p)->run), NN_PRECISION_OPTIONS(&(p)->run)
-
-/* Before the option table: the defaults of --steps and --compute-us, and of
- * the run options (1 warm-up run, 1 timed run). */
+/* First of all: the defaults of --steps and --compute-us, and of the run
+ * options (1 warm-up run, 1 timed run). */
 void proxy_defaults(proxy *p, long steps, double compute_us);
 
 /* The start of main (nn_bench_begin): MPI, the options, at least 2 ranks, a
- * run that can end; then the compute mode. p->comm is MPI_COMM_WORLD. */
+ * run that can end; then the compute mode. p->comm is MPI_COMM_WORLD. opts,
+ * the application's own options (--size first), are followed by those every
+ * application shares: --steps, --compute, --compute-us, --compute-jitter, the
+ * run options (NN_RUN_OPTIONS) and NN_PRECISION_OPTIONS. */
 void proxy_begin(proxy *p, int *argc, char ***argv, const nn_option *opts,
                  const nn_tool_info *info);
 
