@@ -488,10 +488,10 @@ static void test_report(void)
     nnlat_finish(&nnlat, 0);
     nnlat_finish(&nnlat, 0); /* second call: no-op */
     char text[4096];
-    if (read_text("report.2", text, sizeof text) != 0) {
-        EXPECT(0, "report.%%r with rank 2 not written");
+    const int written = read_text("report.2", text, sizeof text) == 0;
+    EXPECT(written, "report.%%r with rank 2 not written");
+    if (!written)
         return;
-    }
     static const char *const want[] = {"format=nnlatency-report-1\n", "\nlevel=mpi\n",
                                        "\nenabled=1\n", "\nrank=2\n", "\nseed=42\n",
                                        "\ndelays=10\n", "\ntable_mean_ns=2047.500\n",
