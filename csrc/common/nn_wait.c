@@ -331,6 +331,8 @@ int MPI_Mrecv(void *buf, int count, MPI_Datatype type, MPI_Message *message, MPI
 
 /* ---------------------------------------------------------------- collectives */
 
+/* The parameters of Allreduce, Scan and Exscan; of Gather and Scatter; of
+ * Allgather and Alltoall. */
 #define SCAN_PARAMS                                                                          \
     (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,         \
      MPI_Comm comm)
