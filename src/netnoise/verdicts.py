@@ -29,6 +29,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -74,6 +75,25 @@ class Estimate:
     low: float
     high: float
     samples: int
+
+    @classmethod
+    def from_row(
+        cls,
+        row: Mapping[str, Any],
+        value: str,
+        samples: str | int,
+        low: str | None = None,
+        high: str | None = None,
+    ) -> Estimate:
+        """The estimate a table's row holds: the value in column ``value``, its interval
+        in ``low`` and ``high`` (by default ``value`` + ``_ci_low``, ``_ci_high``), its
+        samples in column ``samples`` or, given a number, that many."""
+        return cls(
+            float(row[value]),
+            float(row[low or f"{value}_ci_low"]),
+            float(row[high or f"{value}_ci_high"]),
+            int(row[samples] if isinstance(samples, str) else samples),
+        )
 
     @property
     def measured(self) -> bool:
@@ -347,7 +367,7 @@ def headline_sentence(claims: pd.DataFrame, platform: str) -> str:
 
 def ours_text(row: pd.Series | dict) -> str:
     """A row's value with its interval and unit, or that nothing was measured."""
-    estimate = Estimate(float(row["value"]), float(row["ci_low"]), float(row["ci_high"]), 0)
+    estimate = Estimate.from_row(row, "value", 0, "ci_low", "ci_high")
     unit = "" if pd.isna(row["unit"]) else str(row["unit"])
     return estimate.text(unit) if estimate.measured else "—"
 

@@ -59,6 +59,9 @@ def test_testbed_launch_places_every_rank_on_its_node(config):
     assert argv[i + 1 : i + 4] == ["10.77.0.1:2,10.77.0.2:2", "--map-by", "node"]
     with pytest.raises(PlatformUnavailable, match="one node per rank"):
         platform.mpi_launch(["./p2p_concurrent"], 3, ["nar-n01", "nar-n01"])
+    # A node named by its index is the same node: the placement repeats it.
+    with pytest.raises(PlatformUnavailable, match="2 nodes for 3 ranks"):
+        platform.mpi_launch(["./p2p_concurrent"], 3, ["nar-n01", "1"])
 
 
 def test_release_takes_down_the_study_testbed_only_when_enabled(config, monkeypatch):

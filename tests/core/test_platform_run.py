@@ -21,6 +21,8 @@ def test_localhost_launch_command():
     assert "--bind-to" in launch.argv
     if os.geteuid() == 0:
         assert launch.env["OMPI_ALLOW_RUN_AS_ROOT"] == "1"
+    with pytest.raises(PlatformUnavailable, match=r"named nodes .* localhost has one node"):
+        platform.mpi_launch(["./pingpong"], 2, ["n1", "n2"])
 
 
 def test_slurm_launch_command():

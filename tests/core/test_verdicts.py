@@ -54,6 +54,14 @@ def test_mean_estimate_gives_a_t_interval():
     assert estimate.high - 2 == pytest.approx(4.303 * 1 / math.sqrt(3), rel=1e-3)
 
 
+def test_an_estimate_is_read_from_a_tables_row():
+    row = pd.Series({"gap": 2.5, "gap_ci_low": 1.0, "gap_ci_high": 4.0, "runs": 7.0, "lo": 0.5})
+    assert v.Estimate.from_row(row, "gap", "runs") == v.Estimate(2.5, 1.0, 4.0, 7)
+    assert v.Estimate.from_row(row, "gap", 3, low="lo") == v.Estimate(2.5, 0.5, 4.0, 3)
+    with pytest.raises(KeyError, match="gap_ci_high"):
+        v.Estimate.from_row(row.drop("gap_ci_high"), "gap", "runs")
+
+
 def test_the_cpu_only_control_decides_whether_an_effect_is_the_networks():
     holds = v.judge_bound(v.Estimate(250, 230, 270, 128), ">=", 150)
     beaten = v.Control("CPU-only control", 250, 110, 1e-6)

@@ -48,7 +48,7 @@ def mixed():
 
 @pytest.fixture(scope="session")
 def model(mixed):
-    return v.train(mixed, grid=GRID, n_estimators=50)
+    return v.train(mixed, v.Fitting(grid=GRID, n_estimators=50))
 
 
 @pytest.fixture(scope="session")

@@ -120,13 +120,13 @@ def test_nested_cv_fits_nothing_on_its_test_fold(clean, monkeypatch):
     seen = []
     fit_combined = v.fit_combined
 
-    def spy(X_train, y_train, **fit):
+    def spy(X_train, y_train, fitting):
         seen.append(X_train.index)
-        return fit_combined(X_train, y_train, **fit)
+        return fit_combined(X_train, y_train, fitting)
 
     monkeypatch.setattr(v, "fit_combined", spy)
     predictions = e.repeated_cv(
-        X, y, groups, conditions, grid=GRID, cv=4, inner_cv=3, repeats=2, n_estimators=10
+        X, y, groups, conditions, v.Fitting(grid=GRID, cv=4, inner_cv=3, n_estimators=10), repeats=2
     )
     tested = [part.index for _, part in predictions.groupby(["repeat", "fold"])]
     assert len(seen) == len(tested) == 8
@@ -149,7 +149,7 @@ def test_grid_chosen_on_the_test_folds_inflates_r2_nested_cv_does_not():
         y = rng.standard_normal(80)
         best = select_svr(X, y, grid=grid, cv=5, seed=seed)
         table, _ = v.combined_evaluation(
-            X, y, grid=grid, cv=5, inner_cv=4, seed=seed, n_estimators=10, level=0.8
+            X, y, v.Fitting(grid=grid, cv=5, inner_cv=4, seed=seed, n_estimators=10, level=0.8)
         )
         nested = table.groupby("fold").apply(lambda f: r2_score(f["z_true"], f["svr"]))
         assert nested.mean() < 0.02
@@ -164,7 +164,7 @@ def test_the_bound_holds_its_level_of_held_out_runs_over_seeds(level):
         table = synthetic_table(runs_per_group=15, applications=SIMILAR, noise=0.03, seed=20 + seed)
         X, y = dataset(table)
         _, rated = v.combined_evaluation(
-            X, y, grid=GRID, cv=5, inner_cv=4, seed=seed, n_estimators=60, level=level
+            X, y, v.Fitting(grid=GRID, cv=5, inner_cv=4, seed=seed, n_estimators=60, level=level)
         )
         coverage.append(rated["interval_coverage"])
     # Conformal: at least the level on average, a few points above (the calibration
@@ -176,7 +176,7 @@ def test_the_bound_holds_its_level_of_held_out_runs_over_seeds(level):
 def test_repeated_cv_scores_counters_conditions_and_the_group_mean(clean):
     X, y, groups, conditions = cv_inputs(clean)
     predictions = e.repeated_cv(
-        X, y, groups, conditions, grid=GRID, cv=5, inner_cv=3, repeats=2, n_estimators=30
+        X, y, groups, conditions, v.Fitting(grid=GRID, cv=5, inner_cv=3, n_estimators=30), repeats=2
     )
     scores = e.fold_scores(predictions)
     summary = e.cv_summary(predictions).set_index("model")
@@ -237,7 +237,7 @@ def test_standardising_within_groups_recovers_a_signal_each_group_scales_its_own
     X, y, groups = runs[["counter"]], runs["z"], runs["group"]
     conditions = pd.get_dummies(groups, dtype=float)
     predictions = e.repeated_cv(
-        X, y, groups, conditions, grid=GRID, cv=5, inner_cv=3, repeats=1, n_estimators=30
+        X, y, groups, conditions, v.Fitting(grid=GRID, cv=5, inner_cv=3, n_estimators=30), repeats=1
     )
     r2 = e.cv_summary(predictions).set_index("model")["r2_pooled"]
     assert r2["counters_within_group"] > 0.9

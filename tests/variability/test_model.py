@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import pickle
 import tarfile
@@ -114,17 +115,17 @@ def test_stated_rates_are_those_of_the_out_of_fold_predictions(mixed, model):
 
 def test_training_is_deterministic(mixed):
     small = mixed.groupby(["application", "nodes"]).head(8)
-    grid = {"C": [10.0], "gamma": [0.03, 0.3]}
-    fit = [v.train(small, grid=grid, cv=5, n_estimators=20) for _ in range(2)]
+    fitting = v.Fitting(grid={"C": [10.0], "gamma": [0.03, 0.3]}, cv=5, n_estimators=20)
+    fit = [v.train(small, fitting) for _ in range(2)]
     assert fit[0].params == fit[1].params
     assert (fit[0].cv_r2, fit[0].coverage) == (fit[1].cv_r2, fit[1].coverage)
     pd.testing.assert_frame_equal(fit[0].evaluation, fit[1].evaluation)
     X, _ = dataset(mixed)
     pd.testing.assert_frame_equal(fit[0].predict(X), fit[1].predict(X))
     Xs, ys = dataset(small)
-    again, _ = v.combined_evaluation(Xs, ys, grid=grid, cv=5, n_estimators=20, n_jobs=2)
+    again, _ = v.combined_evaluation(Xs, ys, fitting, n_jobs=2)
     pd.testing.assert_frame_equal(again, fit[0].evaluation)  # whatever the processes
-    other, _ = v.combined_evaluation(Xs, ys, grid=grid, cv=5, n_estimators=20, seed=1)
+    other, _ = v.combined_evaluation(Xs, ys, dataclasses.replace(fitting, seed=1))
     assert not other.equals(fit[0].evaluation)  # the seed does matter
     assert synthetic_table(seed=3).equals(synthetic_table(seed=3))
 

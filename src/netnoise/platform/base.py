@@ -58,6 +58,20 @@ def tcp_congestion_env(
     return rank_env
 
 
+def one_node_per_rank(nodes: list[str], ranks: int) -> bool:
+    """Whether the node names of a launch give the node of every rank in rank order,
+    as they do when a node appears more than once; such a placement needs one name
+    per rank."""
+    if len(set(nodes)) == len(nodes):
+        return False
+    if len(nodes) != ranks:
+        raise PlatformUnavailable(
+            f"a placement with repeated nodes needs one node per rank: "
+            f"{len(nodes)} nodes for {ranks} ranks"
+        )
+    return True
+
+
 def open_mpi_root_env() -> dict[str, str]:
     """Open MPI refuses to start as root unless told; containers and CI run as root."""
     if os.geteuid() == 0:
@@ -71,11 +85,12 @@ class Platform(ABC):
     launcher: str
     #: Whether two launches meet on one network, as a co-run needs.
     launches_share_network: bool = True
+    #: Why ranks cannot be placed on named nodes here; None: they can.
+    named_nodes_refused: str | None = None
 
     def __init__(self, config: dict[str, Any]):
         self.config = config
 
-    @abstractmethod
     def mpi_launch(
         self,
         program: list[str],
@@ -83,11 +98,26 @@ class Platform(ABC):
         nodes: list[str] | None = None,
         env: dict[str, str] | None = None,
     ) -> Launch:
-        """The command that runs ``program`` with ``ranks`` MPI ranks, on ``nodes`` if given.
+        """The command that runs ``program`` with ``ranks`` MPI ranks, on ``nodes`` if given:
+        the nodes to spread the ranks over, or, when a node appears more than once, the
+        node of every rank in rank order (one entry per rank, see :func:`one_node_per_rank`).
 
         ``env`` holds variables every rank gets and the launcher does not (the
         latency injector's ``LD_PRELOAD`` must not load into mpirun or srun).
         """
+        if nodes and self.named_nodes_refused:
+            raise PlatformUnavailable(
+                "placing ranks on named nodes needs platform.kind testbed or slurm; "
+                + self.named_nodes_refused
+            )
+        return self.build_launch(program, ranks, list(nodes or []), dict(env or {}))
+
+    @abstractmethod
+    def build_launch(
+        self, program: list[str], ranks: int, nodes: list[str], env: dict[str, str]
+    ) -> Launch:
+        """:meth:`mpi_launch` as this platform builds it: ``nodes`` (empty: any) are
+        allowed here, and ``env`` is a copy the launch may keep."""
 
     def core_sets(self) -> CoreSets | None:
         """The cores of the measured job and of everything else, each job in cgroups

@@ -6,7 +6,6 @@ from typing import Any
 from netnoise.platform.base import (
     Launch,
     Platform,
-    PlatformUnavailable,
     mpirun_exports,
     open_mpi_root_env,
 )
@@ -16,23 +15,15 @@ class Localhost(Platform):
     """All ranks on this host through mpirun; messages never cross a network."""
 
     kind = "localhost"
+    named_nodes_refused = "localhost has one node"
 
     def __init__(self, config: dict[str, Any]):
         super().__init__(config)
         self.launcher = config["mpirun"]
 
-    def mpi_launch(
-        self,
-        program: list[str],
-        ranks: int,
-        nodes: list[str] | None = None,
-        env: dict[str, str] | None = None,
+    def build_launch(
+        self, program: list[str], ranks: int, nodes: list[str], env: dict[str, str]
     ) -> Launch:
-        if nodes:
-            raise PlatformUnavailable(
-                "placing ranks on named nodes needs platform.kind testbed or slurm; "
-                "localhost has one node"
-            )
         argv = [
             self.launcher,
             "-n",

@@ -252,6 +252,7 @@ class SimgridPlatform(Platform):
     kind = "simgrid"
     # Each smpirun is a simulation of its own.
     launches_share_network = False
+    named_nodes_refused = "on simgrid rank i runs on the generated platform's host i"
 
     def __init__(self, config: dict[str, Any], directory: str | Path = PLATFORM_DIR):
         super().__init__(config)
@@ -275,18 +276,9 @@ class SimgridPlatform(Platform):
                     fh.write(text + ("" if text.endswith("\n") else "\n"))
         return platform_file, hostfile
 
-    def mpi_launch(
-        self,
-        program: list[str],
-        ranks: int,
-        nodes: list[str] | None = None,
-        env: dict[str, str] | None = None,
+    def build_launch(
+        self, program: list[str], ranks: int, nodes: list[str], env: dict[str, str]
     ) -> Launch:
-        if nodes:
-            raise PlatformUnavailable(
-                "placing ranks on named nodes needs platform.kind testbed or slurm; on "
-                "simgrid rank i runs on the generated platform's host i"
-            )
         hosts = len(self.generated.hosts)
         if ranks > hosts:
             raise PlatformUnavailable(
@@ -309,7 +301,7 @@ class SimgridPlatform(Platform):
             *program,
         ]
         # smpirun runs every rank in its own process: the ranks' variables are its own.
-        return Launch(argv, dict(env or {}))
+        return Launch(argv, env)
 
     def check(self) -> None:
         if shutil.which(self.launcher) is None:

@@ -39,6 +39,7 @@ from netnoise.platform.base import (
     Platform,
     PlatformUnavailable,
     mpirun_exports,
+    one_node_per_rank,
     tcp_congestion_env,
 )
 
@@ -155,27 +156,16 @@ class Slurm(Platform):
         self.launcher = self.launch_words[0]
         self.placement = placement_words(slurm)
 
-    def mpi_launch(
-        self,
-        program: list[str],
-        ranks: int,
-        nodes: list[str] | None = None,
-        env: dict[str, str] | None = None,
+    def build_launch(
+        self, program: list[str], ranks: int, nodes: list[str], env: dict[str, str]
     ) -> Launch:
-        """``nodes``: the nodes to spread the ranks over, or, when a node appears more
-        than once, the node of every rank in rank order (one entry per rank)."""
         placement = self.placement
         if nodes:
             # Named nodes fix the node count and the ranks per node; a configured
             # --nodes or --ntasks-per-node could contradict them.
             placement = [w for w in placement if not w.startswith(("--nodes=", "--ntasks-per"))]
             placement = [*placement, "--nodelist", ",".join(nodes)]
-            if len(set(nodes)) < len(nodes) and len(nodes) != ranks:
-                raise PlatformUnavailable(
-                    f"a placement with repeated nodes needs one node per rank: "
-                    f"{len(nodes)} nodes for {ranks} ranks"
-                )
-            if len(nodes) == ranks:
+            if one_node_per_rank(nodes, ranks) or len(nodes) == ranks:
                 # Rank i on the i-th node listed; srun's default would take the
                 # nodes in sorted order (a seed-003 link's sender on its receiver's).
                 placement = [*placement, "--distribution=arbitrary"]

@@ -15,6 +15,7 @@ from netnoise.platform.base import (
     Platform,
     PlatformUnavailable,
     mpirun_exports,
+    one_node_per_rank,
     open_mpi_root_env,
     tcp_congestion_env,
 )
@@ -100,24 +101,14 @@ class TestbedPlatform(Platform):
         record, where the host has them; None where it has not)."""
         return self._core_sets
 
-    def mpi_launch(
-        self,
-        program: list[str],
-        ranks: int,
-        nodes: list[str] | None = None,
-        env: dict[str, str] | None = None,
+    def build_launch(
+        self, program: list[str], ranks: int, nodes: list[str], env: dict[str, str]
     ) -> Launch:
-        """``nodes``: the nodes to spread the ranks over, or, when a node appears more
-        than once, the node of every rank in rank order (one entry per rank)."""
         spec = self.testbed.spec
         chosen = [self.testbed.node(n) for n in nodes] if nodes else spec.node_list()
         binary = Path(program[0]).resolve()
-        if len({n.name for n in chosen}) < len(chosen):
-            if len(chosen) != ranks:
-                raise PlatformUnavailable(
-                    f"a placement with repeated nodes needs one node per rank: "
-                    f"{len(chosen)} nodes for {ranks} ranks"
-                )
+        # Names, not the words given: a node may be named by its index too.
+        if one_node_per_rank([n.name for n in chosen], ranks):
             # Open MPI's sequential mapper puts rank i on the i-th host listed.
             placement = ["--host", ",".join(n.address for n in chosen), "--map-by", "seq"]
         else:

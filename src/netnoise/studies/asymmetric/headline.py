@@ -30,11 +30,8 @@ BEATS_FAIRNESS = CLAIMS["beats_fairness_model"]
 
 
 def _within(row: pd.Series) -> v.Estimate:
-    return v.Estimate(
-        float(row["within10_pct"]),
-        float(row["within10_low_pct"]),
-        float(row["within10_high_pct"]),
-        int(row["n_patterns"]),
+    return v.Estimate.from_row(
+        row, "within10_pct", "n_patterns", "within10_low_pct", "within10_high_pct"
     )
 
 

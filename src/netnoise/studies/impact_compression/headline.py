@@ -36,12 +36,7 @@ def headline_claims(
     pairings = int(queue["pairings"])
     paper_max = float(paper_table1["slowdown_pct"].max())
     largest = slowdowns.loc[slowdowns["measured"].idxmax()]
-    magnitude = v.Estimate(
-        float(largest["measured"]),
-        float(largest["measured_ci_low"]),
-        float(largest["measured_ci_high"]),
-        int(largest["runs"]),
-    ).scaled(100)
+    magnitude = v.Estimate.from_row(largest, "measured", "runs").scaled(100)
     zero = by_method.loc[NO_SLOWDOWN]
     # Where predicting no slowdown at all meets the paper's accuracy targets, the
     # slowdowns are too small for those targets to tell a model from nothing.
@@ -53,23 +48,13 @@ def headline_claims(
         else None
     )
     within = v.share_estimate(round(queue["within_10pct"] * pairings), pairings).scaled(100)
-    error = v.Estimate(
-        queue["mean_abs_error"],
-        queue["mean_abs_error_ci_low"],
-        queue["mean_abs_error_ci_high"],
-        pairings,
-    ).scaled(100)
+    error = v.Estimate.from_row(queue, "mean_abs_error", pairings).scaled(100)
     tables = by_method[(by_method["kind"] == "model") & (by_method.index != "queue")]
     per_table = [
         (
             row["label"],
             v.judge_bound(
-                v.Estimate(
-                    row["queue_mae_minus"],
-                    row["queue_mae_minus_ci_low"],
-                    row["queue_mae_minus_ci_high"],
-                    pairings,
-                ).scaled(100),
+                v.Estimate.from_row(row, "queue_mae_minus", pairings).scaled(100),
                 "<",
                 0,
                 unit="points",
@@ -103,12 +88,7 @@ def headline_claims(
             BEATS_TABLES.row(
                 v.NOTHING
                 if weakest is None
-                else v.Estimate(
-                    weakest["queue_mae_minus"],
-                    weakest["queue_mae_minus_ci_low"],
-                    weakest["queue_mae_minus_ci_high"],
-                    pairings,
-                ).scaled(100),
+                else v.Estimate.from_row(weakest, "queue_mae_minus", pairings).scaled(100),
                 beats,
             ),
         ]

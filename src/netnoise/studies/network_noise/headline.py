@@ -30,13 +30,8 @@ INPUTS = {
 OPTIONAL = frozenset({"slowdown", "simulation"})
 
 
-def _estimate(row: pd.Series, prefix: str = "slowdown") -> v.Estimate:
-    return v.Estimate(
-        float(row[f"{prefix}_pct"]),
-        float(row[f"{prefix}_ci_low"]),
-        float(row[f"{prefix}_ci_high"]),
-        int(row["splits"]),
-    )
+def _estimate(row: pd.Series) -> v.Estimate:
+    return v.Estimate.from_row(row, "slowdown_pct", "splits", "slowdown_ci_low", "slowdown_ci_high")
 
 
 def _difference(high: v.Estimate, low: v.Estimate) -> v.Estimate:
@@ -74,17 +69,12 @@ def _size_growth(simulation: pd.DataFrame | None) -> tuple[v.Estimate, str]:
     if len(sizes) < 2:
         return v.NOTHING, ""
     small, large = sizes.iloc[0], sizes.iloc[-1]
-
-    def as_estimate(row: pd.Series) -> v.Estimate:
-        return v.Estimate(
-            float(row["slowdown_mean"]),
-            float(row["slowdown_mean_ci_low"]),
-            float(row["slowdown_mean_ci_high"]),
-            int(row["slowdown_runs"]),
-        )
-
     span = f"{int(small['endpoints'])} to {int(large['endpoints'])} endpoints"
-    return _difference(as_estimate(large), as_estimate(small)), span
+    growth = _difference(
+        v.Estimate.from_row(large, "slowdown_mean", "slowdown_runs"),
+        v.Estimate.from_row(small, "slowdown_mean", "slowdown_runs"),
+    )
+    return growth, span
 
 
 #: The paper's headline claims in words (resources/reference/, beside its published values).

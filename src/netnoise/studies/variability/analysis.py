@@ -237,6 +237,17 @@ class ModelSettings:
     use_case_applications: tuple[str, ...]
     use_case_nodes: int | None
 
+    def fitting(self) -> variability.Fitting:
+        """How the combined model is fitted with these settings."""
+        return variability.Fitting(
+            grid=self.grid,
+            cv=self.cv,
+            inner_cv=self.inner_cv,
+            seed=self.seed,
+            n_estimators=self.trees,
+            level=self.bound_level,
+        )
+
     @classmethod
     def from_config(cls, model: Mapping[str, Any], seed: int) -> ModelSettings:
         """The settings of a validated ``variability.model`` section (the schema
@@ -262,16 +273,7 @@ def train(
     table: pd.DataFrame, settings: ModelSettings, *, n_jobs: int = 1
 ) -> variability.VariabilityModel:
     """The model of Sec. IV-V on the production runs."""
-    return variability.train(
-        production(table),
-        grid=settings.grid,
-        cv=settings.cv,
-        inner_cv=settings.inner_cv,
-        seed=settings.seed,
-        n_estimators=settings.trees,
-        level=settings.bound_level,
-        n_jobs=n_jobs,
-    )
+    return variability.train(production(table), settings.fitting(), n_jobs=n_jobs)
 
 
 def _claim(claims: pd.DataFrame, quantity: str) -> float:
@@ -378,13 +380,8 @@ def evaluate(
         y,
         apps.astype(str) + " x " + runs.loc[X.index, "nodes"].astype(str),
         evaluation.condition_matrix(runs.loc[X.index], CONDITIONS),
-        grid=settings.grid,
-        cv=settings.cv,
-        inner_cv=settings.inner_cv,
+        settings.fitting(),
         repeats=settings.repeats,
-        seed=seed,
-        n_estimators=settings.trees,
-        level=settings.bound_level,
         n_jobs=n_jobs,
     )
     out["cv_folds"] = evaluation.fold_scores(predictions)

@@ -40,7 +40,13 @@ from netnoise.studies.variability.metrics import (
     metrics_of_counters,
     training_table,
 )
-from netnoise.studies.variability.model import estimate, load_model, save_model, train
+from netnoise.studies.variability.model import (
+    Fitting,
+    estimate,
+    load_model,
+    save_model,
+    train,
+)
 
 VERDICTS = {
     "congested": "ran in congested conditions (slower than a typical run beyond the bound)",
@@ -123,13 +129,10 @@ def _cmd_train(args: argparse.Namespace) -> int:
     try:
         minimum_runs(args.cv, args.inner_cv, args.bound_level)  # refuses impossible splits
         table = training_table(args.run_dirs)
-        model = train(
-            table,
-            cv=args.cv,
-            inner_cv=args.inner_cv,
-            level=args.bound_level,
-            seed=args.seed,
+        fitting = Fitting(
+            cv=args.cv, inner_cv=args.inner_cv, seed=args.seed, level=args.bound_level
         )
+        model = train(table, fitting)
         save_model(args.model, model)
     except (ValueError, OSError) as err:
         return _fail(err)

@@ -54,6 +54,7 @@ from threadpoolctl import threadpool_limits
 
 from netnoise.studies.variability.features import dataset, features, zscore_target
 from netnoise.studies.variability.model import (
+    Fitting,
     VariabilityModel,
     fold_estimates,
     folds,
@@ -427,9 +428,9 @@ def _fold(
     fold: int,
     train: np.ndarray,
     test: np.ndarray,
-    **fit: Any,
+    fitting: Fitting,
 ) -> pd.DataFrame:
-    part = fold_estimates(X, y, fold, train, test, **fit)
+    part = fold_estimates(X, y, fold, train, test, fitting)
     part.insert(0, "repeat", repeat)
     part["counters_svr"] = part["svr"]
     part["counters_forest"] = part["rf"]
@@ -440,7 +441,7 @@ def _fold(
         "counters_within_group": standardised_within_groups(X, groups, train).to_numpy(),
     }
     for name, inputs in references.items():
-        forest = RandomForestRegressor(n_estimators=fit["n_estimators"], random_state=fit["seed"])
+        forest = RandomForestRegressor(n_estimators=fitting.n_estimators, random_state=fitting.seed)
         forest.fit(inputs[train], y[train])
         part[name] = forest.predict(inputs[test])
     return part
@@ -451,44 +452,38 @@ def repeated_cv(
     y: Sequence[float],
     groups: Sequence[str],
     conditions: pd.DataFrame,
+    fitting: Fitting,
     *,
-    grid: Mapping[str, Sequence[float]] | None = None,
-    cv: int = 10,
-    inner_cv: int = 5,
     repeats: int = 10,
-    seed: int = 0,
-    n_estimators: int = 100,
-    level: float = 0.9,
     n_jobs: int = 1,
 ) -> pd.DataFrame:
-    """Out-of-fold predictions of every run in each of ``repeats`` seeded ``cv``-fold CVs.
+    """Out-of-fold predictions of every run in each of ``repeats`` seeded
+    ``fitting.cv``-fold CVs.
 
-    Repeat r splits with seed ``seed + r`` (repeat 0 is the split of the trained
-    model's own out-of-fold rates). In each fold the combined model is fitted on
-    the training folds alone (:func:`netnoise.studies.variability.model.fit_combined`:
-    grid by ``inner_cv``-fold CV, forest, bound multiple at ``level``), and so are
-    the two references (``groups``: application × nodes of each run;
-    ``conditions``: :func:`condition_matrix`). One row per repeat and run, indexed
-    as ``X``: ``repeat``, ``fold``, ``z_true``, the prediction of each model of
-    :data:`PREDICTION_COLUMNS`, the combined model's ``rf``, ``spread``, ``bound``,
-    ``bound_scale``, ``accepted``, ``z`` and the chosen ``C``, ``gamma``,
-    ``epsilon``. Folds run ``n_jobs`` at a time; the result does not depend on it.
+    Repeat r splits with seed ``fitting.seed + r`` (repeat 0 is the split of the
+    trained model's own out-of-fold rates). In each fold the combined model is fitted
+    on the training folds alone (:func:`netnoise.studies.variability.model.fit_combined`:
+    grid by ``fitting.inner_cv``-fold CV, forest, bound multiple at ``fitting.level``,
+    the repeat's seed), and so are the two references (``groups``: application ×
+    nodes of each run; ``conditions``: :func:`condition_matrix`). One row per repeat
+    and run, indexed as ``X``: ``repeat``, ``fold``, ``z_true``, the prediction of
+    each model of :data:`PREDICTION_COLUMNS`, the combined model's ``rf``,
+    ``spread``, ``bound``, ``bound_scale``, ``accepted``, ``z`` and the chosen ``C``,
+    ``gamma``, ``epsilon``. Folds run ``n_jobs`` at a time; the result does not
+    depend on it.
     """
     y = np.asarray(y, float)
     groups = pd.Series(list(groups), index=X.index)
     if not (groups.index.equals(conditions.index) and len(y) == len(X)):
         raise ValueError("features, target, groups and conditions must describe the same runs")
-    fit = {"grid": grid, "cv": inner_cv, "n_estimators": n_estimators, "level": level}
     tasks = [
-        (repeat, fold, train, test)
+        (repeat, fold, train, test, fitting.in_training_folds(fitting.seed + repeat))
         for repeat in range(repeats)
-        for fold, (train, test) in enumerate(folds(cv, seed + repeat).split(X))
+        for fold, (train, test) in enumerate(folds(fitting.cv, fitting.seed + repeat).split(X))
     ]
     parts = joblib.Parallel(n_jobs=n_jobs)(
-        joblib.delayed(_fold)(
-            X, y, groups, conditions, repeat, fold, train, test, seed=seed + repeat, **fit
-        )
-        for repeat, fold, train, test in tasks
+        joblib.delayed(_fold)(X, y, groups, conditions, repeat, fold, train, test, inner)
+        for repeat, fold, train, test, inner in tasks
     )
     return pd.concat(parts).sort_values(["repeat", "fold"], kind="stable")
 

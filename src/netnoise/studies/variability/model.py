@@ -97,6 +97,28 @@ def folds(cv: int, seed: int) -> KFold:
 
 
 @dataclasses.dataclass(frozen=True)
+class Fitting:
+    """How the combined model is fitted: the SVR's ``grid`` (None:
+    :data:`DEFAULT_GRID`) chosen by ``cv``-fold CV, the forest's ``n_estimators``
+    trees, the bound calibrated to hold the true z of a share ``level`` of new
+    runs; ``seed`` draws every split and the forest. ``inner_cv``: the folds that
+    choose the grid inside each training fold when the model is judged out of fold
+    (:meth:`in_training_folds`)."""
+
+    grid: Mapping[str, Sequence[float]] | None = None
+    cv: int = 10
+    inner_cv: int = 5
+    seed: int = 0
+    n_estimators: int = 100
+    level: float = 0.9
+
+    def in_training_folds(self, seed: int | None = None) -> Fitting:
+        """The fitting of each training fold's model: the grid by ``inner_cv``-fold
+        CV, with ``seed`` if given."""
+        return dataclasses.replace(self, cv=self.inner_cv, seed=self.seed if seed is None else seed)
+
+
+@dataclasses.dataclass(frozen=True)
 class Selection:
     """The grid's choice of SVR hyperparameters on some runs."""
 
@@ -143,28 +165,10 @@ def select_svr(
 
 
 def random_forest(
-    X: pd.DataFrame,
-    y: Sequence[float],
-    *,
-    n_estimators: int = 100,
-    seed: int = 0,
-    n_jobs: int = 1,
+    X: pd.DataFrame, y: Sequence[float], *, n_estimators: int = 100, seed: int = 0
 ) -> RandomForestRegressor:
-    forest = RandomForestRegressor(n_estimators=n_estimators, random_state=seed, n_jobs=n_jobs)
+    forest = RandomForestRegressor(n_estimators=n_estimators, random_state=seed)
     return forest.fit(X.to_numpy(float), np.asarray(y, float))
-
-
-def fit_forest(
-    X: pd.DataFrame,
-    y: Sequence[float],
-    *,
-    n_estimators: int = 100,
-    seed: int = 0,
-    n_jobs: int = 1,
-) -> Forest:
-    return Forest.from_estimator(
-        random_forest(X, y, n_estimators=n_estimators, seed=seed, n_jobs=n_jobs)
-    )
 
 
 def fit_svr(X: pd.DataFrame, y: Sequence[float], params: Mapping[str, float]) -> RbfSvr:
@@ -355,36 +359,33 @@ class CombinedFit:
         return combined_prediction(self.svr, self.forest, self.bound_scale, X)
 
 
-def fit_combined(
-    X: pd.DataFrame,
-    y: Sequence[float],
-    *,
-    grid: Mapping[str, Sequence[float]] | None = None,
-    cv: int = 10,
-    seed: int = 0,
-    n_estimators: int = 100,
-    level: float = 0.9,
-) -> CombinedFit:
+def fit_combined(X: pd.DataFrame, y: Sequence[float], fitting: Fitting = Fitting()) -> CombinedFit:
     """Everything the combined model learns, from these runs only: the grid's choice
-    by ``cv``-fold CV, the SVR and forest on all of them, and the bound's multiple
-    of the trees' spread from the choice's out-of-fold residuals and the forest's
-    out-of-bag spread (:func:`calibrated_bound_scale` at ``level``)."""
+    by ``fitting.cv``-fold CV, the SVR and forest on all of them, and the bound's
+    multiple of the trees' spread from the choice's out-of-fold residuals and the
+    forest's out-of-bag spread (:func:`calibrated_bound_scale` at ``fitting.level``)."""
     y = np.asarray(y, float)
-    selection = select_svr(X, y, grid=grid, cv=cv, seed=seed)
-    forest = random_forest(X, y, n_estimators=n_estimators, seed=seed)
-    scale = calibrated_bound_scale(y, selection.out_of_fold, out_of_bag_spread(forest, X), level)
+    selection = select_svr(X, y, grid=fitting.grid, cv=fitting.cv, seed=fitting.seed)
+    forest = random_forest(X, y, n_estimators=fitting.n_estimators, seed=fitting.seed)
+    spread = out_of_bag_spread(forest, X)
+    scale = calibrated_bound_scale(y, selection.out_of_fold, spread, fitting.level)
     return CombinedFit(
         fit_svr(X, y, selection.params), Forest.from_estimator(forest), selection, scale
     )
 
 
 def fold_estimates(
-    X: pd.DataFrame, y: np.ndarray, fold: int, train: np.ndarray, test: np.ndarray, **fit: Any
+    X: pd.DataFrame,
+    y: np.ndarray,
+    fold: int,
+    train: np.ndarray,
+    test: np.ndarray,
+    fitting: Fitting,
 ) -> pd.DataFrame:
     """Combined estimates of the ``test`` runs by :func:`fit_combined` on the ``train``
-    runs (keyword arguments ``fit``), with their true z, the fold, the bound's
-    multiple and the chosen hyperparameters."""
-    fitted = fit_combined(X.iloc[train], y[train], **fit)
+    runs with ``fitting``, with their true z, the fold, the bound's multiple and the
+    chosen hyperparameters."""
+    fitted = fit_combined(X.iloc[train], y[train], fitting)
     part = fitted.predict(X.iloc[test])
     part["z_true"] = y[test]
     part["fold"] = fold
@@ -395,29 +396,20 @@ def fold_estimates(
 
 
 def combined_evaluation(
-    X: pd.DataFrame,
-    y: Sequence[float],
-    *,
-    grid: Mapping[str, Sequence[float]] | None = None,
-    cv: int = 10,
-    inner_cv: int = 5,
-    seed: int = 0,
-    n_estimators: int = 100,
-    level: float = 0.9,
-    n_jobs: int = 1,
+    X: pd.DataFrame, y: Sequence[float], fitting: Fitting = Fitting(), *, n_jobs: int = 1
 ) -> tuple[pd.DataFrame, dict[str, float]]:
     """Out-of-fold combined estimates of every run, and their rates.
 
-    Each of the ``cv`` folds is estimated by a model that never saw it: its grid
-    choice (``inner_cv``-fold CV), SVR, forest and bound multiple come from the
-    other folds alone (:func:`fit_combined`). Folds run ``n_jobs`` at a time; the
-    result does not depend on it. Rates: see :func:`rates`.
+    Each of the ``fitting.cv`` folds is estimated by a model that never saw it: its
+    grid choice (``fitting.inner_cv``-fold CV), SVR, forest and bound multiple come
+    from the other folds alone (:func:`fit_combined`). Folds run ``n_jobs`` at a
+    time; the result does not depend on it. Rates: see :func:`rates`.
     """
     y = np.asarray(y, float)
-    fit = {"grid": grid, "cv": inner_cv, "seed": seed, "n_estimators": n_estimators}
+    inner = fitting.in_training_folds()
     parts = joblib.Parallel(n_jobs=n_jobs)(
-        joblib.delayed(fold_estimates)(X, y, fold, train, test, level=level, **fit)
-        for fold, (train, test) in enumerate(folds(cv, seed).split(X))
+        joblib.delayed(fold_estimates)(X, y, fold, train, test, inner)
+        for fold, (train, test) in enumerate(folds(fitting.cv, fitting.seed).split(X))
     )
     table = pd.concat(parts).loc[X.index]
     return table, rates(table)
@@ -474,44 +466,27 @@ class VariabilityModel:
 
 
 def train(
-    table: pd.DataFrame,
-    *,
-    grid: Mapping[str, Sequence[float]] | None = None,
-    cv: int = 10,
-    inner_cv: int = 5,
-    seed: int = 0,
-    n_estimators: int = 100,
-    level: float = 0.9,
-    n_jobs: int = 1,
+    table: pd.DataFrame, fitting: Fitting = Fitting(), *, n_jobs: int = 1
 ) -> VariabilityModel:
     """The combined model on all runs (:func:`fit_combined`, the grid chosen by
-    ``cv``-fold CV as the paper's), with its coverage and containment out of fold
-    (:func:`combined_evaluation`: every fold's model chosen and calibrated without it).
+    ``fitting.cv``-fold CV as the paper's), with its coverage and containment out of
+    fold (:func:`combined_evaluation`: every fold's model chosen and calibrated
+    without it).
 
     Runs whose features or z-score are undefined (a counter missing, a single
     run of its application and node count) are left out; ``applications``
     counts the runs used.
     """
     X, y = dataset(table)
-    need = minimum_runs(cv, inner_cv, level)
+    need = minimum_runs(fitting.cv, fitting.inner_cv, fitting.level)
     if len(y) < need:
         raise ValueError(
-            f"{len(y)} usable runs: too few for {cv}-fold cross-validation with "
-            f"{inner_cv}-fold CV inside each training fold and a bound for {level:.0%} "
-            f"of new runs (need {need})"
+            f"{len(y)} usable runs: too few for {fitting.cv}-fold cross-validation with "
+            f"{fitting.inner_cv}-fold CV inside each training fold and a bound for "
+            f"{fitting.level:.0%} of new runs (need {need})"
         )
-    fitted = fit_combined(X, y, grid=grid, cv=cv, seed=seed, n_estimators=n_estimators, level=level)
-    evaluation, oof = combined_evaluation(
-        X,
-        y,
-        grid=grid,
-        cv=cv,
-        inner_cv=inner_cv,
-        seed=seed,
-        n_estimators=n_estimators,
-        level=level,
-        n_jobs=n_jobs,
-    )
+    fitted = fit_combined(X, y, fitting)
+    evaluation, oof = combined_evaluation(X, y, fitting, n_jobs=n_jobs)
     apps = table.loc[X.index, "application"].value_counts().sort_index()
     return VariabilityModel(
         svr=fitted.svr,
@@ -523,7 +498,7 @@ def train(
         containment=oof["containment"],
         evaluation=evaluation,
         applications={str(k): int(v) for k, v in apps.items()},
-        seed=seed,
+        seed=fitting.seed,
     )
 
 
