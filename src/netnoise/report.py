@@ -244,7 +244,7 @@ def table_page(
     """The HTML page of one CSV table; ``source`` (HTML) says where its numbers come
     from, ``before`` (HTML) goes above the table."""
     csv = Path(csv)
-    frame = pd.read_csv(csv)
+    frame = read_table(csv)
     shares = [c for c in frame.columns if is_share(str(c))]
     note = (
         f"{len(frame)} rows. Numbers rounded to {SIGNIFICANT_DIGITS} significant digits"
@@ -394,6 +394,16 @@ def _revision(git: Mapping[str, Any] | None) -> str:
     if not git or not git.get("sha"):
         return "unknown (not a git checkout)"
     return git["sha"][:12] + (" with uncommitted changes" if git.get("dirty") else "")
+
+
+#: Columns that hold text even when every character is a digit: a revision's
+#: short hash can be, and read as a number it would lose its leading zeros.
+TEXT_COLUMNS = {"git_sha": str}
+
+
+def read_table(csv: str | os.PathLike[str]) -> pd.DataFrame:
+    """A results table (CSV), its revision columns kept as text."""
+    return pd.read_csv(csv, dtype=TEXT_COLUMNS)
 
 
 def describe_source(

@@ -120,6 +120,15 @@ def test_a_fresh_run_names_its_platform_revision_and_dates():
     assert ("numbers from", "a run of the workflow") in source.facts
 
 
+def test_a_revision_of_decimal_digits_only_stays_text(tmp_path):
+    # About one short hash in three hundred has no letter; read as a number it
+    # would break the sentence and lose its leading zeros.
+    table = tmp_path / "provenance.csv"
+    _provenance().assign(git_sha="073870561318").to_csv(table, index=False)
+    source = report.describe_source(report.read_table(table), "testbed")
+    assert "at revision ``073870561318``" in source.sentence_rst
+
+
 def test_a_review_names_its_bundle_and_says_nothing_was_measured():
     manifest = {
         "created": "2026-11-22T04:58:42.058+00:00",

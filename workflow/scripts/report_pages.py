@@ -10,7 +10,7 @@ with logged(snakemake.log[0]) as log:
     inputs = snakemake.input
     reviewed = hasattr(inputs, "review")
     source = report.describe_source(
-        pd.read_csv(snakemake.params.provenance),
+        report.read_table(snakemake.params.provenance),
         snakemake.params.platform,
         manifest=report.read_json(inputs.manifest) if reviewed else None,
         review=report.read_json(inputs.review) if reviewed else None,
