@@ -168,18 +168,19 @@ if mpi -n 1 -x LD_PRELOAD="$LIB" "$BUILD/nnlat_wrapcost" >"$tmp/wc.out" 2>/dev/n
 else
   fail "nnlat_wrapcost did not run"
 fi
-# Then on the ping-pong's median RTT. Shared-memory round trips take ~0.4 us, but
-# whole runs differ by up to 0.6 us with where the scheduler puts the two ranks
-# (two modes, ~0.4 and ~0.9 us), so runs are interleaved and the best run median of
-# each kind compared: a wrapper that cost something on every send would slow every
-# run. When the runs of one kind spread over more than 0.2 us and the best ones
-# still differ, the machine is too noisy to judge.
+# Then on the ping-pong's median RTT. Unbound ranks land wherever the scheduler
+# puts them, and whole runs then differ by 0.5 us or more with the placement (which
+# the preloaded library's longer start-up can shift for every run of one kind), so
+# each rank is bound to a core of its own. Runs are interleaved and the best run
+# median of each kind compared: a wrapper that cost something on every send would
+# slow every run. When the runs of one kind spread over more than 0.2 us and the
+# best ones still differ, the machine is too noisy to judge.
 base=()
 off=()
 for i in 1 2 3 4; do
-  mpi -n 2 "$PINGPONG" --iterations 5000 --output "$tmp/o-base.csv" 2>/dev/null &&
+  mpi_bound -n 2 "$PINGPONG" --iterations 5000 --output "$tmp/o-base.csv" 2>/dev/null &&
     base+=("$(median "$tmp/o-base.csv")")
-  mpi -n 2 -x LD_PRELOAD="$LIB" "$PINGPONG" --iterations 5000 --output "$tmp/o-off.csv" \
+  mpi_bound -n 2 -x LD_PRELOAD="$LIB" "$PINGPONG" --iterations 5000 --output "$tmp/o-off.csv" \
     2>/dev/null && off+=("$(median "$tmp/o-off.csv")")
 done
 read -r b o d spread < <(python3 -c 'import sys
