@@ -57,9 +57,11 @@ def fresh():
 
 
 def synthetic_runs(seed: int = 1, runs: int = 30) -> pd.DataFrame:
-    """A tidy table whose z truth is known (synthetic_table), with the campaign columns,
-    plus two controlled runs of each: dedicated at the fastest and maximal beyond the
-    slowest, each repeating its group's conditions with 1 % runtime noise."""
+    """A tidy table whose z truth is known (synthetic_table), with the campaign columns:
+    ``runs`` steady production runs per group, 12 bursty ones of the same kind (a
+    generator of their own), and two controlled runs of each group: dedicated at the
+    fastest and maximal beyond the slowest, each repeating its group's conditions with
+    1 % runtime noise."""
     apps = {
         "cg_solver": {"base": 560.0, "sens": 0.15, "rate": 2.0e8, "stall_scale": 1.0},
         "halo3d": {"base": 1500.0, "sens": 0.08, "rate": 6.0e7, "stall_scale": 1.0},
@@ -70,6 +72,13 @@ def synthetic_runs(seed: int = 1, runs: int = 30) -> pd.DataFrame:
     table["campaign"] = "production"
     table["index"] = table.groupby(["application", "nodes"]).cumcount()
     table["stall_ratio_mean"] = table["stall_ratio_p75"]
+    bursty = synthetic_table(
+        runs_per_group=12, applications=apps, node_counts=(2, 4), seed=seed + 1
+    )
+    bursty["program"] = bursty["application"]
+    bursty["campaign"] = "bursty"
+    bursty["index"] = bursty.groupby(["application", "nodes"]).cumcount()
+    bursty["stall_ratio_mean"] = bursty["stall_ratio_p75"]
     controlled = []
     noise = np.random.default_rng([seed, 2])
     for campaign, pick in (("dedicated", "idxmin"), ("maximal", "idxmax")):
@@ -80,7 +89,7 @@ def synthetic_runs(seed: int = 1, runs: int = 30) -> pd.DataFrame:
         rows["runtime_s"] *= 0.97 if campaign == "dedicated" else 1.1
         rows["runtime_s"] *= 1 + 0.01 * noise.standard_normal(len(rows))
         controlled.append(rows)
-    return pd.concat([table, *controlled], ignore_index=True)
+    return pd.concat([table, bursty, *controlled], ignore_index=True)
 
 
 SETTINGS = study.ModelSettings.from_config(

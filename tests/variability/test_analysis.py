@@ -12,6 +12,7 @@ import pytest
 
 from netnoise.studies.variability import analysis as study
 from netnoise.studies.variability import evaluation
+from netnoise.studies.variability import model as v
 from netnoise.studies.variability.features import FEATURES
 from netnoise.studies.variability.metrics import metrics_of
 from tests.variability.conftest import REFERENCE, SETTINGS, synthetic_runs
@@ -174,7 +175,8 @@ def test_controlled_runs_are_estimated_against_the_production_runs(evaluated, ca
 
 
 def test_model_evaluation_sets_nested_cv_beside_the_papers_protocol(evaluated, campaign_model):
-    table = evaluated["model_evaluation"].set_index("model")
+    everything = evaluated["model_evaluation"]
+    table = everything[everything["campaign"] == "production"].set_index("model")
     assert list(table.index) == [
         "svr_grid_best",
         "svr_single_split",
@@ -290,3 +292,38 @@ def test_reference_tables_name_their_source():
     assert set(study.PAPER_APPLICATIONS.values()) <= set(
         pd.read_csv(REFERENCE / "table2.csv")["application"]
     )
+
+
+def test_the_bursty_campaign_is_cross_validated_on_its_own_runs(evaluated):
+    everything = evaluated["model_evaluation"]
+    bursty = everything[everything["campaign"] == "bursty"].set_index("model")
+    assert list(bursty.index) == [*evaluation.CV_MODELS, "noise_ceiling", "noise_ceiling"]
+    nested = bursty.loc[list(evaluation.CV_MODELS)]
+    assert (nested["runs"] == 72).all() and (nested["repeats"] == SETTINGS.repeats).all()
+    # Its z follows its counters as the steady campaign's does (same synthetic truth).
+    assert nested.at["counters_forest", "r2_pooled"] > nested.at["conditions_forest", "r2_pooled"]
+    # The ceilings are against the bursty runs' own spread, not the steady runs'.
+    steady = everything[everything["campaign"] == "production"].set_index("model")
+    assert (bursty.loc[["noise_ceiling"], "runs"] == 72).all()
+    assert not np.allclose(
+        bursty.loc[["noise_ceiling"], "r2_mean"], steady.loc[["noise_ceiling"], "r2_mean"]
+    )
+    assert bursty["paper_r2"].isna().all()
+
+
+def test_congestion_counters_score_each_set_on_the_same_runs(evaluated):
+    table = evaluated["congestion_counters"].set_index(["campaign", "feature_set"])
+    assert set(table.index.get_level_values(0)) == {"production", "bursty"}
+    assert set(table.index.get_level_values(1)) == set(study.CONGESTION_FEATURE_SETS)
+    steady = table.loc["production"]
+    assert (steady["runs"] == 180).all() and (steady["repeats"] == SETTINGS.repeats).all()
+    # The synthetic congestion c shows in the stall ratio and the backlog alike.
+    traffic = steady.at["traffic alone", "r2_pooled"]
+    assert steady.at["traffic and queue backlog", "r2_pooled"] > traffic + 0.1
+    assert steady.at["the paper's seven", "r2_pooled"] > traffic + 0.1
+    assert (steady["r2_pooled_sd"] >= 0).all()
+
+
+def test_a_feature_set_naming_a_missing_metric_is_refused(campaign_table):
+    with pytest.raises(ValueError, match="feature set 'x': runs lack queue_ns"):
+        evaluation.feature_set_r2(campaign_table, {"x": ("nodes", "queue_ns")}, v.Fitting())

@@ -53,9 +53,12 @@ def test_a_runs_seed_depends_on_what_identifies_it_only():
     assert all(0 <= s < 2**31 for s in seeds)  # what the C programs accept
 
 
+def production_draws(campaign: str, count: int = 600) -> list[Draw]:
+    return [draw(RACKS, 4, campaign, run_seed(2, campaign, "a", 4, i)) for i in range(count)]
+
+
 def test_production_draws_are_valid_reproducible_and_cover_the_conditions():
-    settings = BackgroundSettings()
-    draws = [draw(RACKS, 4, "production", run_seed(2, "production", "a", 4, i)) for i in range(600)]
+    draws = production_draws("production")
     assert draws[17] == draw(RACKS, 4, "production", draws[17].seed)
     for d in draws:
         assert len(d.job_nodes) == 4 == len(set(d.job_nodes))
@@ -64,29 +67,37 @@ def test_production_draws_are_valid_reproducible_and_cover_the_conditions():
         shared = d.loaded_nodes[: 2 * d.shared_nodes]
         assert set(shared[0::2]) <= set(d.job_nodes) and not set(shared[1::2]) & set(d.job_nodes)
         assert not set(d.loaded_nodes[2 * d.shared_nodes :]) & set(d.job_nodes)
-        assert (d.generator == "none") == (not d.loaded_nodes)
-        if d.generator == "loadgen":
+        # The steady campaign's background is loadgen's, whenever there is one.
+        assert d.generator == ("loadgen" if d.loaded_nodes else "none")
+        if d.loaded_nodes:
             assert 0.1 <= d.parameters["load"] <= 1.0
-        elif d.generator == "compressionb":
-            assert 1 <= d.parameters["messages"] <= 4
-            assert 2.5e6 <= d.parameters["sleep_cycles"] <= 2.5e8
     # 0 to 4 of the job's nodes share their links, each about a fifth of the time.
     shared = Counter(d.shared_nodes for d in draws)
     assert set(shared) == {0, 1, 2, 3, 4} and min(shared.values()) > 80
-    generators = Counter(d.generator for d in draws if d.loaded_nodes)
-    assert abs(generators["loadgen"] - generators["compressionb"]) < 0.2 * sum(generators.values())
     # Placement: jobs in one rack and across both, loadgen pairs within and across.
     assert {racks_spanned(RACKS, d.job_nodes) for d in draws} == {1, 2}
     crossing = [RACK[d.loaded_nodes[0]] != RACK[d.loaded_nodes[1]] for d in draws if d.loaded_nodes]
     assert 0.2 < np.mean(crossing) < 0.8
     # The loads spread over the range: the mean of a uniform draw.
-    loads = [d.parameters["load"] for d in draws if d.generator == "loadgen"]
+    loads = [d.parameters["load"] for d in draws if d.loaded_nodes]
     assert np.mean(loads) == pytest.approx(0.55, abs=0.05)
-    sleeps = np.log10(
-        [d.parameters["sleep_cycles"] for d in draws if "sleep_cycles" in d.parameters]
-    )
+
+
+def test_bursty_draws_place_like_the_steady_ones_with_compressionb_bursts():
+    draws = production_draws("bursty")
+    assert draws[5] == draw(RACKS, 4, "bursty", draws[5].seed)
+    assert {d.generator for d in draws} == {"compressionb", "none"}
+    for d in draws:
+        assert (d.generator == "none") == (not d.loaded_nodes)
+        if d.loaded_nodes:
+            assert 1 <= d.parameters["messages"] <= 4
+            assert 2.5e6 <= d.parameters["sleep_cycles"] <= 2.5e8
+    shared = Counter(d.shared_nodes for d in draws)
+    assert set(shared) == {0, 1, 2, 3, 4} and min(shared.values()) > 80
+    sleeps = np.log10([d.parameters["sleep_cycles"] for d in draws if d.loaded_nodes])
     assert np.mean(sleeps) == pytest.approx(7.4, abs=0.15)  # log-uniform in 10^6.4-10^8.4
-    assert settings.generators == ("loadgen", "compressionb")
+    # The two campaigns draw apart: a run's seed depends on its campaign.
+    assert draws[0].seed != production_draws("production", 1)[0].seed
 
 
 def test_the_controlled_extremes():
@@ -116,7 +127,7 @@ def test_background_arguments_and_settings():
     loadgen = draw(RACKS, 2, "maximal", 3).background_args(settings, 50.0)
     assert loadgen == ["--load", "0.6000", "--link-mbit", "50", "--size", "65536", "--seed", "3"]
     burst = Draw(
-        "production",
+        "bursty",
         9,
         ("a", "b"),
         "compressionb",
@@ -126,14 +137,12 @@ def test_background_arguments_and_settings():
     args = burst.background_args(settings, 50.0)
     assert args[:6] == ["--partners", "1", "--messages", "2", "--sleep-cycles", "5000000"]
     assert args[-4:] == ["--iterations", "0", "--seed", "9"]
-    with pytest.raises(ValueError, match="generators must be some of"):
-        BackgroundSettings(generators=("iperf",))
     with pytest.raises(ValueError, match="at most 1"):
         BackgroundSettings(load=(0.5, 1.5))
     with pytest.raises(ValueError, match=r"maximal_load: a share of the link rate in \(0, 1\]"):
         BackgroundSettings(maximal_load=1.2)
-    only = BackgroundSettings.from_config({"generators": ["loadgen"], "load": [0.2, 0.4]})
-    assert only.generators == ("loadgen",) and only.load == (0.2, 0.4)
+    only = BackgroundSettings.from_config({"load": [0.2, 0.4], "maximal_load": 0.5})
+    assert only.load == (0.2, 0.4) and only.maximal_load == 0.5
 
 
 def test_runs_are_planned_index_by_index_and_batched():
@@ -185,6 +194,16 @@ def test_campaign_runs_feed_the_variability_cli(built_programs, tmp_path, capsys
                 out_dir=tmp_path / "production",
                 **common,
             )
+        # Index 0 of the bursty campaign draws compressionb on two free nodes.
+        (burst,) = measure_runs(
+            platform,
+            machine_of_testbed(spec),
+            [RunKey("halo3d", 2, 0)],
+            apps,
+            campaign="bursty",
+            out_dir=tmp_path / "bursty",
+            **common,
+        )
         (busy,) = measure_runs(
             platform,
             machine_of_testbed(spec),
@@ -197,7 +216,7 @@ def test_campaign_runs_feed_the_variability_cli(built_programs, tmp_path, capsys
     finally:
         platform.testbed.down()
     assert [r.name for r in runs] == [f"halo3d_n2_run{i:04d}" for i in range(8)]
-    for run in [*runs, busy]:
+    for run in [*runs, burst, busy]:
         info = json.loads((run / "run.json").read_text())
         assert info["runtime_s"] > 0 and len(info["nodes"]) == info["node_count"]
         counters = pd.read_csv(run / "counters.csv")
@@ -206,6 +225,11 @@ def test_campaign_runs_feed_the_variability_cli(built_programs, tmp_path, capsys
         record = read_sidecar(run / "application.csv")
         assert record["config"]["draw"]["seed"] == info["draw"]["seed"]
         assert (run / "background.csv").exists() == (info["draw"]["generator"] != "none")
+    burst_info = json.loads((burst / "run.json").read_text())
+    assert burst_info["campaign"] == "bursty" and burst_info["draw"]["generator"] == "compressionb"
+    assert len(read_benchmark(burst / "background.csv").data) == 2
+    steady = [json.loads((r / "run.json").read_text())["draw"]["generator"] for r in runs]
+    assert set(steady) <= {"loadgen", "none"} and "loadgen" in steady
     busy_info = json.loads((busy / "run.json").read_text())
     assert busy_info["racks_spanned"] == 2 and busy_info["draw"]["parameters"] == {"load": 0.6}
     # loadgen on the job's 2 nodes, each paired with a free node of the other rack, and

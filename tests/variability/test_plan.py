@@ -10,6 +10,7 @@ STUDY = {
     "applications": ["halo3d", "cg_solver"],
     "node_counts": [2, 4],
     "runs": 3,
+    "bursty_runs": 2,
     "controlled_runs": 1,
     "runs_per_job": 5,
 }
@@ -17,7 +18,8 @@ STUDY = {
 
 def test_runs_are_batched_index_by_index_per_campaign():
     jobs = plan.measurement_batches(STUDY)
-    assert list(jobs) == ["production", "dedicated", "maximal"]
+    assert list(jobs) == ["production", "bursty", "dedicated", "maximal"]
+    assert [len(batch) for batch in jobs["bursty"]] == [5, 3]
     assert [len(batch) for batch in jobs["production"]] == [5, 5, 2]
     assert jobs["production"][0] == [
         ["halo3d", 2, 0],
@@ -32,11 +34,14 @@ def test_runs_are_batched_index_by_index_per_campaign():
         == jobs["maximal"]
         == [[["halo3d", 2, 0], ["halo3d", 4, 0], ["cg_solver", 2, 0], ["cg_solver", 4, 0]]]
     )
-    assert list(plan.measurement_batches(STUDY | {"controlled_runs": 0})) == ["production"]
+    quiet = STUDY | {"controlled_runs": 0, "bursty_runs": 0}
+    assert list(plan.measurement_batches(quiet)) == ["production"]
     assert plan.batch_dirs("raw", jobs) == [
         "raw/production/batch0",
         "raw/production/batch1",
         "raw/production/batch2",
+        "raw/bursty/batch0",
+        "raw/bursty/batch1",
         "raw/dedicated/batch0",
         "raw/maximal/batch0",
     ]
@@ -72,7 +77,7 @@ def test_measured_applications_name_their_program_and_arguments():
 
 def test_targets_are_every_table_figure_and_the_model_on_a_testbed_or_cluster():
     files = plan.targets("testbed", "t", "f", "m.npz")
-    assert len(files) == 2 * len(plan.FIGURES) + len(plan.TABLES) + 1 == 37
+    assert len(files) == 2 * len(plan.FIGURES) + len(plan.TABLES) + 1 == 38
     assert files[:2] == ["f/fig1_runtimes.svg", "f/fig1_runtimes.png"]
     assert "t/table6_use_cases.csv" in files and files[-1] == "m.npz"
     assert plan.targets("slurm", "t", "f", "m.npz") == files

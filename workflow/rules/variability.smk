@@ -1,5 +1,6 @@
-# Seed 002: a production campaign with a random background per run, the two
-# controlled extremes, and the counter-based variability model (Sec. II-VI).
+# Seed 002: production campaigns with a random background per run (steady and
+# bursty), the two controlled extremes, and the counter-based variability model
+# (Sec. II-VI).
 # Its plan (jobs, programs, platform, targets): netnoise.studies.variability.plan.
 
 from snakemake.logging import logger
@@ -26,7 +27,7 @@ if VB["enabled"] and VB_SKIPPED:
 
 
 wildcard_constraints:
-    campaign=r"production|dedicated|maximal",
+    campaign=r"production|bursty|dedicated|maximal",
     batch=r"\d+",
 
 

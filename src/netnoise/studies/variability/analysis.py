@@ -23,7 +23,11 @@ import pandas as pd
 from netnoise.studies.variability import evaluation
 from netnoise.studies.variability import features as model_features
 from netnoise.studies.variability import model as variability
-from netnoise.studies.variability.campaign import CAMPAIGNS
+from netnoise.studies.variability.campaign import (
+    CAMPAIGNS,
+    CONTROLLED_CAMPAIGNS,
+    PRODUCTION_GENERATORS,
+)
 from netnoise.studies.variability.metrics import RUN_FILE, STATS, metrics_of
 
 # --------------------------------------------------------------------------- tidy table
@@ -147,13 +151,30 @@ CORRELATED = {
     "r_network_stalls_p95": "network_stalls_p95",
 }
 PAPER_COLUMNS = ("mean_s", "std_s", "max_s", "cv", "max_over_min")
+# The model's features that count congestion (the rest count traffic), and the
+# queue occupancy the testbed samples besides: the candidate congestion counters.
+STALL_FEATURES = ("stall_ratio_p75", "network_stalls_p95", "network_stalls_mean")
+BACKLOG_FEATURES = ("network_backlog_bytes_mean", "network_backlog_bytes_p95")
+TRAFFIC_FEATURES = tuple(f for f in model_features.FEATURES if f not in STALL_FEATURES)
+CONGESTION_FEATURE_SETS = {
+    "the paper's seven": model_features.FEATURES,
+    "traffic alone": TRAFFIC_FEATURES,
+    "traffic and queue backlog": TRAFFIC_FEATURES + BACKLOG_FEATURES,
+    "the paper's seven and queue backlog": model_features.FEATURES + BACKLOG_FEATURES,
+}
 # The paper's figures model_evaluation sets beside ours.
 PAPER_EVALUATION_CLAIMS = ("cv_r2", "train_fraction_0.75", "coverage", "containment")
 
 
-def production(table: pd.DataFrame) -> pd.DataFrame:
-    """The production runs, indexed 0..n-1 (the index the trained model's evaluation uses)."""
-    return table[table["campaign"] == "production"].reset_index(drop=True)
+def production(table: pd.DataFrame, campaign: str = "production") -> pd.DataFrame:
+    """The runs of a production campaign (the steady one the model is trained on),
+    indexed 0..n-1 (the index the trained model's evaluation uses)."""
+    return table[table["campaign"] == campaign].reset_index(drop=True)
+
+
+def _groups(runs: pd.DataFrame) -> pd.Series:
+    """Application x nodes of each run: the groups its runtime z-score is taken in."""
+    return runs["application"].astype(str) + " x " + runs["nodes"].astype(str)
 
 
 def paper_application(programs: pd.Series) -> pd.Series:
@@ -378,7 +399,7 @@ def evaluate(
     predictions = evaluation.repeated_cv(
         X,
         y,
-        apps.astype(str) + " x " + runs.loc[X.index, "nodes"].astype(str),
+        _groups(runs.loc[X.index]),
         evaluation.condition_matrix(runs.loc[X.index], CONDITIONS),
         settings.fitting(),
         repeats=settings.repeats,
@@ -395,6 +416,13 @@ def evaluate(
         level=settings.bound_level,
         paper={q: _claim(claims, q) for q in PAPER_EVALUATION_CLAIMS},
     )
+    out["model_evaluation"].insert(0, "campaign", "production")
+    out["model_evaluation"] = pd.concat(
+        [out["model_evaluation"], bursty_evaluation(table, settings, n_jobs=n_jobs)],
+        ignore_index=True,
+    )
+
+    out["congestion_counters"] = congestion_counters(table, settings, n_jobs=n_jobs)
 
     bound = model.evaluation.join(runs[["application", "nodes", "runtime_s"]])
     out["rf_bound"] = bound.reset_index(drop=True)
@@ -425,13 +453,70 @@ def evaluate(
     return out
 
 
+def congestion_counters(
+    table: pd.DataFrame, settings: ModelSettings, *, n_jobs: int = 1
+) -> pd.DataFrame:
+    """How much of the runtime z each set of :data:`CONGESTION_FEATURE_SETS` explains in
+    each production campaign (:func:`netnoise.studies.variability.evaluation.feature_set_r2`),
+    with the stall counter the runs recorded: the numbers that choose a congestion counter."""
+    parts = []
+    for campaign in PRODUCTION_GENERATORS:
+        runs = production(table, campaign)
+        if runs.empty:
+            continue
+        part = evaluation.feature_set_r2(
+            runs,
+            CONGESTION_FEATURE_SETS,
+            settings.fitting(),
+            repeats=settings.repeats,
+            n_jobs=n_jobs,
+        )
+        recorded = runs.get("stall_counter", pd.Series(dtype=object)).dropna().astype(str)
+        part.insert(0, "campaign", campaign)
+        part["stall_counter"] = ",".join(
+            sorted({c for cell in recorded for c in cell.split(",") if c})
+        )
+        parts.append(part)
+    return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
+
+
+def bursty_evaluation(
+    table: pd.DataFrame, settings: ModelSettings, *, n_jobs: int = 1
+) -> pd.DataFrame:
+    """The models of the steady campaign cross-validated on the bursty campaign's
+    runs alone (:func:`netnoise.studies.variability.evaluation.nested_evaluation`,
+    with the noise ceilings against the bursty runs' spread), ``campaign``
+    "bursty"; no rows without bursty runs."""
+    runs = production(table, "bursty")
+    X, y = model_features.dataset(runs)
+    if X.empty:
+        return pd.DataFrame(columns=["campaign", *evaluation.EVALUATION_COLUMNS])
+    predictions = evaluation.repeated_cv(
+        X,
+        y,
+        _groups(runs.loc[X.index]),
+        evaluation.condition_matrix(runs.loc[X.index], CONDITIONS),
+        settings.fitting(),
+        repeats=settings.repeats,
+        n_jobs=n_jobs,
+    )
+    out = evaluation.nested_evaluation(
+        predictions,
+        evaluation.noise_floor(table, CONDITIONS, production="bursty"),
+        inner_cv=settings.inner_cv,
+        level=settings.bound_level,
+    )
+    out.insert(0, "campaign", "bursty")
+    return out
+
+
 def controlled_estimates(table: pd.DataFrame, model: variability.VariabilityModel) -> pd.DataFrame:
     """The model's estimates of the controlled runs (never trained on), with their true z
     against the production runs of the same application and node count."""
     runs = production(table)
     grouped = runs.groupby(["application", "nodes"])["runtime_s"]
     reference = pd.DataFrame({"mean": grouped.mean(), "std": grouped.std(ddof=0)})
-    controlled = table[table["campaign"] != "production"].reset_index(drop=True)
+    controlled = table[table["campaign"].isin(CONTROLLED_CAMPAIGNS)].reset_index(drop=True)
     columns = ["campaign", "application", "nodes", "index", "runtime_s"]
     if controlled.empty:
         return pd.DataFrame(columns=[*columns, "z_true", "svr", "rf", "bound", "accepted", "z"])

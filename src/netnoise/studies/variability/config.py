@@ -90,11 +90,18 @@ def problems(config: dict[str, Any]) -> list[str]:
             )
     cv, inner_cv = model.get("cv", 10), model.get("inner_cv", 5)
     need = minimum_runs(cv, inner_cv, model.get("bound_level", 0.9))
-    if runs * len(counts) * len(chosen) < need:
+    for key, per_group in (("runs", runs), ("bursty_runs", study.get("bursty_runs", 0))):
+        total = per_group * len(counts) * len(chosen)
+        if 0 < total < need:
+            problems.append(
+                f"variability.{key}: {total} runs of the campaign in all are too few for "
+                f"{cv}-fold cross-validation with {inner_cv} folds inside and the bound's "
+                f"level (need {need}: variability.model.cv, inner_cv, bound_level)"
+            )
+    if study.get("bursty_runs", 0) == 1:
         problems.append(
-            f"variability.runs: {runs * len(counts) * len(chosen)} production runs in all are "
-            f"too few for {cv}-fold cross-validation with {inner_cv} folds inside and the "
-            f"bound's level (need {need}: variability.model.cv, inner_cv, bound_level)"
+            "variability.bursty_runs: 1 run per application and node count has no "
+            "runtime spread to model; give 0 (no bursty campaign) or at least 2"
         )
     background = study.get("background", {})
     for key in ("load", "compression_messages", "compression_sleep_cycles"):
@@ -116,9 +123,8 @@ def _cluster_problems(study: dict[str, Any]) -> list[str]:
             f"({background}; loadgen needs at least 2); give some, or controlled_runs: 0 "
             "to leave both extremes out"
         )
-    generators = study.get("background", {}).get("generators", ["loadgen"])
-    uses_loadgen = "loadgen" in generators or study.get("controlled_runs", 2)
-    if background and uses_loadgen and cluster.get("link_mbit") is None:
+    # Steady production runs and the maximal extreme both run loadgen.
+    if background and cluster.get("link_mbit") is None:
         problems.append(
             "variability.slurm.link_mbit: null, but loadgen's load is a share of the link "
             "rate: give the rate of a node link in Mbit/s"

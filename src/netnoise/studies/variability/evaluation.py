@@ -52,6 +52,7 @@ from sklearn.model_selection import cross_val_score, learning_curve
 from sklearn.preprocessing import RobustScaler
 from threadpoolctl import threadpool_limits
 
+from netnoise.studies.variability.campaign import CONTROLLED_CAMPAIGNS
 from netnoise.studies.variability.features import dataset, features, zscore_target
 from netnoise.studies.variability.model import (
     Fitting,
@@ -576,19 +577,80 @@ def cv_summary(predictions: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+# --------------------------------------------------------------------------- counters
+
+
+def _pooled_forest_r2(X: np.ndarray, y: np.ndarray, fitting: Fitting, repeat: int) -> float:
+    predicted = np.empty_like(y)
+    for train, test in folds(fitting.cv, fitting.seed + repeat).split(X):
+        forest = RandomForestRegressor(
+            n_estimators=fitting.n_estimators, random_state=fitting.seed + repeat
+        )
+        predicted[test] = forest.fit(X[train], y[train]).predict(X[test])
+    return float(r2_score(y, predicted))
+
+
+def feature_set_r2(
+    runs: pd.DataFrame,
+    feature_sets: Mapping[str, Sequence[str]],
+    fitting: Fitting,
+    *,
+    repeats: int = 10,
+    n_jobs: int = 1,
+) -> pd.DataFrame:
+    """Which counters carry a run's runtime z: the pooled out-of-fold R² of a random
+    forest on each named set of a run's metrics, ``repeats`` seeded ``fitting.cv``-fold
+    CVs (repeat r splits with seed ``fitting.seed + r``, the same folds for every set
+    of the same runs). A set is scored on the runs where all its metrics are defined
+    (``runs``); mean and SD over the repeats."""
+    z = zscore_target(runs)
+    rows = []
+    for name, columns in feature_sets.items():
+        missing = [c for c in columns if c not in runs.columns]
+        if missing:
+            raise ValueError(f"feature set {name!r}: runs lack {', '.join(missing)}")
+        X = runs.loc[:, list(columns)].apply(pd.to_numeric, errors="coerce")
+        ok = X.notna().all(axis=1) & z.notna()
+        values, target = X[ok].to_numpy(float), z[ok].to_numpy(float)
+        scores = (
+            joblib.Parallel(n_jobs=n_jobs)(
+                joblib.delayed(_pooled_forest_r2)(values, target, fitting, repeat)
+                for repeat in range(repeats)
+            )
+            if len(target) >= 2 * fitting.cv
+            else []
+        )
+        rows.append(
+            {
+                "feature_set": name,
+                "features": ", ".join(columns),
+                "runs": int(ok.sum()),
+                "repeats": len(scores),
+                "folds": fitting.cv,
+                "r2_pooled": float(np.mean(scores)) if scores else math.nan,
+                "r2_pooled_sd": _sd(scores),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
 # --------------------------------------------------------------------------- noise floor
 
 
 def noise_floor(
-    table: pd.DataFrame, conditions: Sequence[str], *, confidence: float = 0.95
+    table: pd.DataFrame,
+    conditions: Sequence[str],
+    *,
+    production: str = "production",
+    confidence: float = 0.95,
 ) -> pd.DataFrame:
     """The share of runtime variance that is run-to-run noise, from repeated identical runs.
 
-    Identical runs: the runs of a controlled campaign (every campaign but
-    ``production``) of one application and node count, which repeat one fixed
-    condition (``conditions`` must not differ among them, else ValueError). For
-    each such group: the variance of their runtimes over the variance of the
-    production runs of that application and node count, ``noise_share``, and the
+    Identical runs: the runs of a controlled campaign (``CONTROLLED_CAMPAIGNS``)
+    of one application and node count, which repeat one fixed condition
+    (``conditions`` must not differ among them, else ValueError). For each such
+    group: the variance of their runtimes over the variance of the runs of the
+    ``production`` campaign of that application and node count, ``noise_share``, and the
     R² ceiling it implies for a model of z: ``ceiling_r2`` = 1 − noise_share (noise
     no input can predict). Per campaign (``application`` "all"): the share pooled
     over its groups, weighted by their degrees of freedom, as if one share held
@@ -598,15 +660,16 @@ def noise_floor(
     lower bound of the production runs' noise, hence an upper bound of the R²
     they allow; a campaign under maximal background one nearer the loaded runs.
     """
-    production = table[table["campaign"] == "production"]
-    reference = production.groupby(["application", "nodes"])["runtime_s"]
+    reference = table[table["campaign"] == production].groupby(["application", "nodes"])[
+        "runtime_s"
+    ]
     spread = pd.DataFrame({"runs": reference.size(), "var": reference.var(ddof=1)})
     fixed = [c for c in conditions if c not in ("application", "nodes")]
     missing = [c for c in fixed if c not in table.columns]
     if missing:
         raise ValueError(f"runs lack the condition column(s) {', '.join(missing)}")
     rows = []
-    controlled = table[table["campaign"] != "production"]
+    controlled = table[table["campaign"].isin(CONTROLLED_CAMPAIGNS)]
     for (campaign, app, nodes), runs in controlled.groupby(["campaign", "application", "nodes"]):
         varying = [c for c in fixed if runs[c].nunique(dropna=False) > 1]
         if varying:
@@ -683,6 +746,29 @@ def noise_floor(
 # --------------------------------------------------------------------------- the table
 
 
+#: The columns of the model evaluation, before the paper's numbers beside them.
+EVALUATION_COLUMNS = (
+    "model",
+    "inputs",
+    "protocol",
+    "runs",
+    "repeats",
+    "folds",
+    "r2_mean",
+    "r2_sd",
+    "r2_repeat_sd",
+    "r2_pooled",
+    "r2_pooled_sd",
+    "r2_low",
+    "r2_high",
+    "given",
+    "containment",
+    "containment_sd",
+    "interval_coverage",
+    "bound_scale",
+)
+
+
 def model_evaluation(
     predictions: pd.DataFrame,
     grid_choice: Any,
@@ -694,20 +780,14 @@ def model_evaluation(
     paper: Mapping[str, float],
 ) -> pd.DataFrame:
     """One table: the paper's protocol (the grid's best score on its own folds, one
-    75/25 split), the nested repeated CV of every model of :data:`CV_MODELS`, and
-    the R² ceiling of each controlled campaign's noise floor.
+    75/25 split) and :func:`nested_evaluation`, the paper's numbers beside them.
 
     ``grid_choice``: :class:`~netnoise.studies.variability.model.Selection` of the
     grid on all runs; ``paper``: the paper's claims ``cv_r2``, ``train_fraction_0.75``,
     ``coverage`` (share given an estimate) and ``containment``.
     """
-    summary = cv_summary(predictions)
-    repeats, cv = int(summary["repeats"].iloc[0]), int(summary["folds"].iloc[0])
-    nested = f"{repeats} x {cv}-fold CV, grid by {inner_cv}-fold CV inside each training fold"
-    summary.insert(2, "protocol", nested)
-    bound = f"; bound calibrated in each training fold to hold {level:.0%} of new runs"
-    summary.loc[summary["model"] == "combined", "protocol"] = nested + bound
-    runs = int(summary["runs"].iloc[0])
+    nested = nested_evaluation(predictions, noise, inner_cv=inner_cv, level=level)
+    runs, cv = int(nested["runs"].iloc[0]), int(nested["folds"].iloc[0])
     paper_protocol = [
         {
             "model": "svr_grid_best",
@@ -730,6 +810,32 @@ def model_evaluation(
             "r2_mean": single_split_r2,
         },
     ]
+    out = pd.concat([pd.DataFrame(paper_protocol), nested], ignore_index=True)
+    out = out.reindex(columns=EVALUATION_COLUMNS)
+    paper_r2 = {
+        "svr_grid_best": paper.get("cv_r2", math.nan),
+        "counters_svr": paper.get("cv_r2", math.nan),
+        "svr_single_split": paper.get("train_fraction_0.75", math.nan),
+    }
+    out["paper_r2"] = out["model"].map(paper_r2).astype(float)
+    combined = out["model"] == "combined"
+    out["paper_given"] = np.where(combined, paper.get("coverage", math.nan), math.nan)
+    out["paper_containment"] = np.where(combined, paper.get("containment", math.nan), math.nan)
+    return out
+
+
+def nested_evaluation(
+    predictions: pd.DataFrame, noise: pd.DataFrame, *, inner_cv: int, level: float
+) -> pd.DataFrame:
+    """The nested repeated CV of every model of :data:`CV_MODELS` (:func:`cv_summary`)
+    and the R² ceiling of each controlled campaign's noise floor (:func:`noise_floor`),
+    in the columns of :data:`EVALUATION_COLUMNS`."""
+    summary = cv_summary(predictions)
+    repeats, cv = int(summary["repeats"].iloc[0]), int(summary["folds"].iloc[0])
+    nested = f"{repeats} x {cv}-fold CV, grid by {inner_cv}-fold CV inside each training fold"
+    summary.insert(2, "protocol", nested)
+    bound = f"; bound calibrated in each training fold to hold {level:.0%} of new runs"
+    summary.loc[summary["model"] == "combined", "protocol"] = nested + bound
     ceilings = [
         {
             "model": "noise_ceiling",
@@ -743,37 +849,6 @@ def model_evaluation(
         }
         for row in noise[noise["application"] == "all"].itertuples()
     ]
-    out = pd.concat(
-        [pd.DataFrame(paper_protocol), summary, pd.DataFrame(ceilings)], ignore_index=True
+    return pd.concat([summary, pd.DataFrame(ceilings)], ignore_index=True).reindex(
+        columns=EVALUATION_COLUMNS
     )
-    columns = [
-        "model",
-        "inputs",
-        "protocol",
-        "runs",
-        "repeats",
-        "folds",
-        "r2_mean",
-        "r2_sd",
-        "r2_repeat_sd",
-        "r2_pooled",
-        "r2_pooled_sd",
-        "r2_low",
-        "r2_high",
-        "given",
-        "containment",
-        "containment_sd",
-        "interval_coverage",
-        "bound_scale",
-    ]
-    out = out.reindex(columns=columns)
-    paper_r2 = {
-        "svr_grid_best": paper.get("cv_r2", math.nan),
-        "counters_svr": paper.get("cv_r2", math.nan),
-        "svr_single_split": paper.get("train_fraction_0.75", math.nan),
-    }
-    out["paper_r2"] = out["model"].map(paper_r2).astype(float)
-    combined = out["model"] == "combined"
-    out["paper_given"] = np.where(combined, paper.get("coverage", math.nan), math.nan)
-    out["paper_containment"] = np.where(combined, paper.get("containment", math.nan), math.nan)
-    return out

@@ -1,6 +1,7 @@
 """Seed 002's headline claims (Chunduri et al.), judged by :mod:`netnoise.verdicts`
 from the honest protocol's model evaluation (``model_evaluation``: repeated
-nested cross-validation, pooled out-of-fold R², the noise ceiling)."""
+nested cross-validation, pooled out-of-fold R², the noise ceiling) of the steady
+production campaign, the paper's regime; the bursty campaign's R² is given beside."""
 
 from __future__ import annotations
 
@@ -13,6 +14,9 @@ STUDY = "variability"
 COUNTER_MODEL = "counters_svr"
 #: The combined SVR ± forest bound whose containment the paper reports.
 BOUNDED_MODEL = "combined"
+#: The campaign the claims are judged on, and the harder one shown beside it.
+JUDGED_CAMPAIGN = "production"
+BESIDE_CAMPAIGN = "bursty"
 PAPER_R2 = 0.91
 #: How far below the paper's R² still counts as its accuracy.
 R2_TOLERANCE = 0.05
@@ -35,9 +39,24 @@ def _ceiling(evaluation: pd.DataFrame) -> str:
     return f"noise ceiling R² {ceilings.min():.3g} to {ceilings.max():.3g}"
 
 
+def _beside(evaluation: pd.DataFrame) -> str:
+    rows = evaluation[
+        (evaluation["campaign"] == BESIDE_CAMPAIGN) & (evaluation["model"] == COUNTER_MODEL)
+    ]
+    if rows.empty:
+        return ""
+    row = rows.iloc[0]
+    return (
+        f"; {BESIDE_CAMPAIGN} background: R² {row['r2_pooled']:.3g} "
+        f"± {v.Z_INTERVAL * row['r2_pooled_sd']:.2g} on {int(row['runs'])} runs"
+    )
+
+
 def headline_claims(evaluation: pd.DataFrame) -> pd.DataFrame:
-    """The paper's headline claims as rows of the claims schema."""
-    by_model = evaluation.drop_duplicates("model").set_index("model")
+    """The paper's headline claims as rows of the claims schema, judged on the
+    steady campaign's rows of ``evaluation``."""
+    judged = evaluation[evaluation["campaign"] == JUDGED_CAMPAIGN]
+    by_model = judged.drop_duplicates("model").set_index("model")
     counters = by_model.loc[COUNTER_MODEL] if COUNTER_MODEL in by_model.index else None
     if counters is None:
         r2 = v.NOTHING
@@ -60,7 +79,9 @@ def headline_claims(evaluation: pd.DataFrame) -> pd.DataFrame:
                 r2,
                 v.with_context(
                     v.judge_bound(r2, ">=", r2_target, unit="R²", samples="runs"),
-                    "interval over the cross-validation's repeats; " + _ceiling(evaluation),
+                    "steady background; interval over the cross-validation's repeats; "
+                    + _ceiling(judged)
+                    + _beside(evaluation),
                 ),
             ),
             CONTAINS.row(

@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from netnoise.report import ABOUT, HEADLINE_CLAIMS, Result
-from netnoise.studies.variability.campaign import batches, run_keys
+from netnoise.studies.variability.campaign import CONTROLLED_CAMPAIGNS, batches, run_keys
 
 # What the tabulate rule writes (tables/variability/<name>.csv); the report shows
 # those of REPORT_RESULTS, the others only feed figures.
@@ -24,6 +24,7 @@ TABLES = (
     "model_evaluation",
     "cv_folds",
     "noise_floor",
+    "congestion_counters",
     "learning_curve",
     "train_fraction",
     "table5_unseen_application",
@@ -67,6 +68,7 @@ REPORT_RESULTS = (
     Result("model_evaluation", "Sec. IV-C · nested cross-validation, baselines and the bound"),
     Result("cross_validation", "Sec. IV-C · every fold's R² beside the paper's 0.91"),
     Result("noise_floor", "Sec. IV-C · the R² that repeated identical runs allow"),
+    Result("congestion_counters", "Sec. III-D · which congestion counters carry the runtime"),
     Result("fig8_learning_curve", "Fig. 8 · learning curve of the SVR"),
     Result("train_fraction", "Sec. V-A · accuracy against the training share"),
     Result("fig9_unseen_application", "Fig. 9 · predictions for an application left out"),
@@ -83,11 +85,12 @@ Run = list[Any]
 def measurement_batches(study: Mapping[str, Any]) -> dict[str, list[list[Run]]]:
     """Campaign -> its measurement jobs, each the list of runs it measures.
 
-    The production campaign has ``runs`` runs per application and node count, each
-    controlled extreme ``controlled_runs``; a campaign without runs has no jobs.
+    The steady production campaign has ``runs`` runs per application and node
+    count, the bursty one ``bursty_runs``, each controlled extreme
+    ``controlled_runs``; a campaign without runs has no jobs.
     """
-    counts = {"production": study["runs"]}
-    counts |= {campaign: study["controlled_runs"] for campaign in ("dedicated", "maximal")}
+    counts = {"production": study["runs"], "bursty": study["bursty_runs"]}
+    counts |= {campaign: study["controlled_runs"] for campaign in CONTROLLED_CAMPAIGNS}
     jobs = {}
     for campaign, count in counts.items():
         keys = run_keys(study["applications"], study["node_counts"], count)

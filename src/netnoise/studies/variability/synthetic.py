@@ -28,8 +28,9 @@ def synthetic_table(
     ``stall_ratio_p75`` (from c, scaled by the application's ``stall_scale``),
     ``net_to_nic_ratio`` (b) and ``network_stalls_p95`` (d); ``injection_rate_mean``
     is an application constant with scatter; ``network_bytes_mean``,
-    ``network_stalls_mean`` and ``nodes`` carry no information on z. Columns
-    ``c``, ``b``, ``d``, ``g`` hold the truth.
+    ``network_stalls_mean`` and ``nodes`` carry no information on z. The queue
+    backlog ``network_backlog_bytes_mean`` (``_p95`` three times it) gauges ``c``
+    with 10 % scatter. Columns ``c``, ``b``, ``d``, ``g`` hold the truth.
 
     The drawn run conditions a campaign records (the inputs of a conditions-only
     model) see ``b`` alone: ``generator`` (loadgen or compressionb, half each),
@@ -85,4 +86,7 @@ def synthetic_table(
     sleep = np.exp(draw.uniform(np.log(2.5e6), np.log(2.5e8), len(table)))
     table["sleep_cycles"] = np.where(loadgen, np.nan, sleep)
     table["racks_spanned"] = draw.integers(1, 3, len(table))
+    gauge = np.random.default_rng([seed, 2])
+    table["network_backlog_bytes_mean"] = 2.0e4 * table["c"] * gauge.lognormal(0.0, 0.1, len(table))
+    table["network_backlog_bytes_p95"] = 3.0 * table["network_backlog_bytes_mean"]
     return table
