@@ -79,6 +79,28 @@ def test_a_fit_that_would_draw_negative_delays_keeps_its_location_at_zero_or_abo
     assert table.min() >= 0 and table.mean() / 1000 == pytest.approx(fit.mean, rel=0.01)
 
 
+def test_a_fit_whose_derived_log_normals_would_draw_negative_delays_keeps_its_location():
+    # Near-normal round trips (17 ± 2 us): the fit itself sits a little below 0 and
+    # barely reaches it, but the log-normal at half its scale keeps that location
+    # and spreads wider: a third of its delays below 0.
+    sample = np.random.default_rng(5).normal(17, 4, 200)
+    alone = latency.fit_lognormal(sample)
+    assert alone.loc < 0 and alone.candidate == "scipy"
+    (wide,) = latency.mean_preserving_lognormals(alone, [0.5], target_mean=sample.mean())
+    with pytest.raises(ValueError, match="delays below 0"):
+        latency.distribution_table(wide.dist())
+    fit = latency.fit_lognormal(sample, [0.5])
+    assert 0 <= fit.loc < sample.min() and fit.candidate == "location0"
+    (derived,) = latency.mean_preserving_lognormals(fit, [0.5], target_mean=sample.mean())
+    table = latency.distribution_table(derived.dist())
+    assert table.min() >= 0 and table.mean() / 1000 == pytest.approx(sample.mean(), rel=0.01)
+    # A fit far above 0 keeps its own location whatever the fractions.
+    skewed = 10 + np.random.default_rng(5).lognormal(1, 0.5, 500)
+    assert latency.fit_lognormal(skewed, [0.25, 0.5]) == latency.fit_lognormal(skewed)
+    with pytest.raises(ValueError, match="mean_from must be 'observed' or 'fit'"):
+        latency.fit_lognormal(sample, [0.5], mean_from="median")
+
+
 def test_fit_rejects_degenerate_samples():
     with pytest.raises(ValueError, match="three distinct"):
         latency.fit_lognormal([6.0, 6.0, 6.1, 6.1])

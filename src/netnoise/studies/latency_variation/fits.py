@@ -278,12 +278,40 @@ def _most_likely(
     return best, best_ll
 
 
+def _target_mean(x: np.ndarray, params: tuple[float, float, float], mean_from: str) -> float:
+    """The mean the derived log-normals share: the observations' or the fit's."""
+    if mean_from not in ("observed", "fit"):
+        raise ValueError("mean_from must be 'observed' or 'fit'")
+    return float(x.mean()) if mean_from == "observed" else Lognormal(*params).mean
+
+
 def _share_below_zero(params: tuple[float, float, float]) -> float:
     shape, loc, scale = params
     return float(stats.lognorm.cdf(0.0, shape, loc=loc, scale=scale))
 
 
-def fit_lognormal(samples: Any) -> LognormalFit:
+def _injects_below_zero(
+    params: tuple[float, float, float], target_mean: float, fractions: Sequence[float]
+) -> bool:
+    """Whether the fit, or a log-normal derived from it with its location kept
+    (:func:`mean_preserving_lognormals` at ``fractions`` and ``target_mean``), puts
+    at least one of an injector table's equally likely delays below 0."""
+    shape, loc, scale = params
+    derived: list[tuple[float, float, float]] = [params]
+    if loc < 0 and fractions:
+        with contextlib.suppress(ValueError):
+            derived += [
+                (d.shape, d.loc, d.scale)
+                for d in mean_preserving_lognormals(
+                    Lognormal(shape, loc, scale), fractions, target_mean=target_mean
+                )
+            ]
+    return any(_share_below_zero(d) >= 1 / TABLE_SIZE for d in derived)
+
+
+def fit_lognormal(
+    samples: Any, fractions: Sequence[float] = (), mean_from: str = "observed"
+) -> LognormalFit:
     """Maximum-likelihood three-parameter log-normal, as the paper's ``lognormal.fit``.
 
     Robust start: the three-parameter log-normal likelihood is unbounded along
@@ -311,7 +339,12 @@ def fit_lognormal(samples: Any) -> LognormalFit:
     ``TABLE_SIZE`` equally likely delays would be negative, the fit is
     therefore made again with its location in ``[0, min(x))``, the
     two-parameter log-normal (location 0, "location0" candidate) among the
-    candidates. The paper's latencies, skewed to the right, fit far from that.
+    candidates. The same holds for the log-normals derived at the scale
+    ``fractions`` (:func:`mean_preserving_lognormals`, mean of the observations
+    or, with ``mean_from="fit"``, of the fit): they keep the fit's location but
+    spread wider, so a location a little below 0 that the fit itself barely
+    reaches puts a good part of theirs below 0. The paper's latencies, skewed
+    to the right, fit far from that.
 
     Samples must be positive and finite (a ``ValueError`` counts the others).
     """
@@ -325,7 +358,9 @@ def fit_lognormal(samples: Any) -> LognormalFit:
         )
     candidates["profile"] = _profile_fit(x, start[1], spread)
     best, best_ll = _most_likely(x, candidates, lowest_loc=-math.inf)
-    if best is not None and _share_below_zero(candidates[best]) >= 1 / TABLE_SIZE:
+    if best is not None and _injects_below_zero(
+        candidates[best], _target_mean(x, candidates[best], mean_from), fractions
+    ):
         shape0, scale0 = _profile(x, 0.0)
         candidates["location0"] = (shape0, 0.0, scale0)
         best, best_ll = _most_likely(x, candidates, lowest_loc=0.0)
@@ -690,7 +725,7 @@ def fit_levels(
     for level, group in samples.groupby("level", sort=True):
         x = group["latency_us"].to_numpy(float)
         try:
-            fit = fit_lognormal(x)
+            fit = fit_lognormal(x, fractions, mean_from)
         except ValueError as err:
             raise ValueError(f"level {level}: {err}") from err
         target = fit.sample_mean if mean_from == "observed" else fit.mean
