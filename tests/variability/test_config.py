@@ -18,6 +18,12 @@ def test_config_cross_checks_name_the_key():
     fails({"variability": {"model": {"use_case": {"nodes": 3}}}}, "use_case.nodes: 3 is not")
     fails({"variability": {"testbed": {"nodes": 3, "racks": 4}}}, "4 racks need at least 4")
     fails({"variability": {"background": {"load": [0.9, 0.2]}}}, "load: low 0.9 is above high 0.2")
+    # The bursty campaign is cross-validated on its own runs: enough of them, 2 a group.
+    fails({"variability": {"bursty_runs": 2}}, r"bursty_runs: 16 runs of the campaign .*\(need 20")
+    fails({"variability": {"bursty_runs": 1}}, "bursty_runs: 1 run per application and node")
+    fails({"variability": {"background": {"generators": ["loadgen"]}}}, "generators")
+    assert validate({"variability": {"bursty_runs": 3}})["variability"]["bursty_runs"] == 3
+    assert validate({})["variability"]["bursty_runs"] == 0  # none unless asked for
     ok = validate({"variability": {"testbed": {"nodes": 12}, "node_counts": [4, 12]}})
     assert ok["variability"]["testbed"] == {
         "nodes": 12,
