@@ -182,37 +182,25 @@ def test_campaign_runs_feed_the_variability_cli(built_programs, tmp_path, capsys
         "timeout_s": 120,
         "counter_interval_s": 0.05,
     }
+
+    def measure(keys, campaign, tracer=None):
+        return measure_runs(
+            platform,
+            machine_of_testbed(spec, tracer),
+            keys,
+            apps,
+            campaign=campaign,
+            out_dir=tmp_path / campaign,
+            **common,
+        )
+
     try:
         platform.check()
         with QueueTime(spec.fabric) as tracer:
-            runs = measure_runs(
-                platform,
-                machine_of_testbed(spec, tracer),
-                run_keys(["halo3d"], [2], 8),
-                apps,
-                campaign="production",
-                out_dir=tmp_path / "production",
-                **common,
-            )
+            runs = measure(run_keys(["halo3d"], [2], 8), "production", tracer)
         # Index 0 of the bursty campaign draws compressionb on two free nodes.
-        (burst,) = measure_runs(
-            platform,
-            machine_of_testbed(spec),
-            [RunKey("halo3d", 2, 0)],
-            apps,
-            campaign="bursty",
-            out_dir=tmp_path / "bursty",
-            **common,
-        )
-        (busy,) = measure_runs(
-            platform,
-            machine_of_testbed(spec),
-            [RunKey("halo3d", 4, 0)],
-            apps,
-            campaign="maximal",
-            out_dir=tmp_path / "maximal",
-            **common,
-        )
+        (burst,) = measure([RunKey("halo3d", 2, 0)], "bursty")
+        (busy,) = measure([RunKey("halo3d", 4, 0)], "maximal")
     finally:
         platform.testbed.down()
     assert [r.name for r in runs] == [f"halo3d_n2_run{i:04d}" for i in range(8)]

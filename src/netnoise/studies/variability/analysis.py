@@ -172,9 +172,22 @@ def production(table: pd.DataFrame, campaign: str = "production") -> pd.DataFram
     return table[table["campaign"] == campaign].reset_index(drop=True)
 
 
-def _groups(runs: pd.DataFrame) -> pd.Series:
-    """Application x nodes of each run: the groups its runtime z-score is taken in."""
-    return runs["application"].astype(str) + " x " + runs["nodes"].astype(str)
+def _repeated_cv(
+    runs: pd.DataFrame, X: pd.DataFrame, y: pd.Series, settings: ModelSettings, n_jobs: int
+) -> pd.DataFrame:
+    """:func:`netnoise.studies.variability.evaluation.repeated_cv` of the features
+    ``X`` and target ``y`` of ``runs``, with their groups and drawn conditions."""
+    measured = runs.loc[X.index]
+    groups = measured["application"].astype(str) + " x " + measured["nodes"].astype(str)
+    return evaluation.repeated_cv(
+        X,
+        y,
+        groups,
+        evaluation.condition_matrix(measured, CONDITIONS),
+        settings.fitting(),
+        repeats=settings.repeats,
+        n_jobs=n_jobs,
+    )
 
 
 def paper_application(programs: pd.Series) -> pd.Series:
@@ -396,15 +409,7 @@ def evaluate(
         figures.append(points)
     out["predicted_vs_true"] = pd.concat(figures, ignore_index=True)
 
-    predictions = evaluation.repeated_cv(
-        X,
-        y,
-        _groups(runs.loc[X.index]),
-        evaluation.condition_matrix(runs.loc[X.index], CONDITIONS),
-        settings.fitting(),
-        repeats=settings.repeats,
-        n_jobs=n_jobs,
-    )
+    predictions = _repeated_cv(runs, X, y, settings, n_jobs)
     out["cv_folds"] = evaluation.fold_scores(predictions)
     out["noise_floor"] = evaluation.noise_floor(table, CONDITIONS)
     out["model_evaluation"] = evaluation.model_evaluation(
@@ -491,15 +496,7 @@ def bursty_evaluation(
     X, y = model_features.dataset(runs)
     if X.empty:
         return pd.DataFrame(columns=["campaign", *evaluation.EVALUATION_COLUMNS])
-    predictions = evaluation.repeated_cv(
-        X,
-        y,
-        _groups(runs.loc[X.index]),
-        evaluation.condition_matrix(runs.loc[X.index], CONDITIONS),
-        settings.fitting(),
-        repeats=settings.repeats,
-        n_jobs=n_jobs,
-    )
+    predictions = _repeated_cv(runs, X, y, settings, n_jobs)
     out = evaluation.nested_evaluation(
         predictions,
         evaluation.noise_floor(table, CONDITIONS, production="bursty"),
