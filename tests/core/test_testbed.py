@@ -112,16 +112,26 @@ def test_up_is_idempotent_and_detects_a_changed_spec(make_platform):
 def test_a_job_waits_for_quiet_cores_before_its_first_run_only(make_platform, monkeypatch, caplog):
     waits = []
 
-    def counted_wait():
-        waits.append(time.monotonic())
-        return wait_for_quiet_cores()
+    def counted_wait(**options):
+        waits.append(options)
+        return wait_for_quiet_cores(**options)
 
     monkeypatch.setattr(testbed_platform, "wait_for_quiet_cores", counted_wait)
     caplog.set_level(logging.INFO, logger="netnoise")
     platform = make_platform()
     platform.check()
-    assert len(waits) == 1
+    assert waits == [{"timeout_s": UNJUDGED_CPU["quiet_wait_s"]}]
     assert f"testbed {PREFIX}: cores" in caplog.text
+
+
+def test_a_job_told_not_to_wait_for_quiet_cores_starts_at_once(monkeypatch):
+    def no_wait(**options):
+        raise AssertionError("waited for quiet cores")
+
+    monkeypatch.setattr(testbed_platform, "wait_for_quiet_cores", no_wait)
+    config = platform_config()
+    config["cpu"]["quiet_wait_s"] = 0
+    TestbedPlatform(config)._settle_cores()
 
 
 def test_iperf3_reaches_95_percent_of_the_link_rate(make_platform):
