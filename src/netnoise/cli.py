@@ -7,11 +7,9 @@ import json
 import os
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 from typing import NoReturn
 
-import pandas as pd
 import yaml
 
 from netnoise import (
@@ -82,48 +80,19 @@ def _cmd_parse(args: argparse.Namespace) -> int:
     return 0
 
 
-Claims = dict[str, tuple[pd.DataFrame, pd.DataFrame | None]]
-
-
-def _claims_of_platform(folders: list[Path]) -> tuple[pd.DataFrame, pd.DataFrame | None]:
-    """A platform's claims (its summary, or judged from its tables) and its
-    CPU record, from the first of ``folders`` that holds each."""
-    tables = [folder / "tables" for folder in folders]
-    summary = next(
-        (t / "claims_summary.csv" for t in tables if (t / "claims_summary.csv").is_file()), None
-    )
-    cpu = next((t / "cpu_summary.csv" for t in tables if (t / "cpu_summary.csv").is_file()), None)
-    claims = pd.read_csv(summary) if summary else studies.collect_headline_claims(folders)
-    return claims, pd.read_csv(cpu) if cpu else None
-
-
-def _claims_of_results(results: Path) -> Claims:
-    """Per platform under ``results`` (a platform's folder, or the folder of several)."""
-    folders = (
-        [results]
-        if (results / "tables").is_dir()
-        else sorted(d for d in results.iterdir() if (d / "tables").is_dir())
-        if results.is_dir()
-        else []
-    )
-    if not folders:
-        raise FileNotFoundError(f"{results}: no results of a run (no tables/ in it or below it)")
-    return {folder.name: _claims_of_platform([folder]) for folder in folders}
-
-
-def _claims_of_bundle(path: str) -> Claims:
-    """The claims judged from a bundle's tables (its derived tables and its tidy data)."""
-    with tempfile.TemporaryDirectory(prefix="netnoise-claims-") as scratch:
-        unpacked = Path(scratch) / "bundle"
-        platform = bundle.unpack(path, unpacked)["platform"]
-        roots = [unpacked / bundle.EXPECTED / "results" / platform, unpacked / "results" / platform]
-        return {platform: _claims_of_platform(roots)}
-
-
 def _cmd_claims(args: argparse.Namespace) -> int:
     found = (
-        _claims_of_bundle(args.bundle) if args.bundle else _claims_of_results(Path(args.results))
+        studies.bundle_claims(args.bundle)
+        if args.bundle
+        else studies.results_claims(Path(args.results))
     )
+    if args.beside:
+        by_platform = studies.beside_bundle(
+            args.beside, {name: claims for name, (claims, _) in found.items()}
+        )
+        numbers = {study.key: study.number for study in studies.STUDIES}
+        print(verdicts.beside_markdown(by_platform, numbers), end="")
+        return 0
     if args.update:
         numbers = {study.key: study.number for study in studies.STUDIES}
         markdown = "".join(
@@ -140,7 +109,7 @@ def _cmd_claims(args: argparse.Namespace) -> int:
     return 0
 
 
-def _print_claims(found: Claims, *, markdown: bool = False) -> None:
+def _print_claims(found: studies.PlatformClaims, *, markdown: bool = False) -> None:
     numbers = {study.key: study.number for study in studies.STUDIES}
     for platform, (claims, cpu) in found.items():
         if markdown:
@@ -183,7 +152,7 @@ def _cmd_bundle_verify(args: argparse.Namespace) -> int:
 
 def _cmd_bundle_describe(args: argparse.Namespace) -> int:
     manifest = bundle.verify(args.bundle)
-    ((platform, (claims, cpu)),) = _claims_of_bundle(args.bundle).items()
+    ((platform, (claims, cpu)),) = studies.bundle_claims(args.bundle).items()
     numbers = {study.key: study.number for study in studies.STUDIES}
     text = bundle.describe(
         bundle.shown(args.bundle),
@@ -223,7 +192,7 @@ def _cmd_review(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 1
-    _print_claims(_claims_of_results(out / "results"))
+    _print_claims(studies.results_claims(out / "results"))
     return 0
 
 
@@ -380,6 +349,12 @@ def build_parser() -> argparse.ArgumentParser:
     claims.add_argument("--bundle", metavar="FILE", help="judge a results bundle instead")
     claims.add_argument(
         "--markdown", action="store_true", help="a Markdown table (the README's status)"
+    )
+    claims.add_argument(
+        "--beside",
+        metavar="BUNDLE",
+        help="each claim's verdict on every platform side by side, a results bundle's "
+        "(the shipped testbed run, say) beside this run's (Markdown)",
     )
     claims.add_argument(
         "--update",

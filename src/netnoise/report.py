@@ -65,7 +65,10 @@ HEADLINE_CLAIMS = Result(
     {"value": "", "ci_low": "", "ci_high": ""},
 )
 #: The cross-study summary, the report's first table.
-CLAIMS_RESULTS = (Result("claims_summary", "Every paper's headline claims, judged on this run"),)
+CLAIMS_RESULTS = (
+    Result("claims_summary", "Every paper's headline claims, judged on this run"),
+    Result("claims_beside", "The headline claims on this platform beside the shipped testbed run"),
+)
 LATENCY_UNITS = {c: "µs" for c in ("mean", "std", "min", "p05", "median", "p95", "p99", "max")}
 PLATFORM_RESULTS = (
     Result("about_report", "About this report: the platform and the papers' machines"),

@@ -425,6 +425,54 @@ def summary_markdown(claims: pd.DataFrame, platform: str, numbers: Mapping[str, 
     return "\n".join(lines) + "\n"
 
 
+#: What a platform that did not judge a claim shows for it (its study did not
+#: run there, or its tables lack the claim).
+NOT_RUN = "not run"
+
+
+def beside(by_platform: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
+    """Each claim once, with the value (95 % interval) and verdict of every
+    platform side by side (``<platform>`` and ``<platform> verdict``), in the
+    order the platforms and their claims come; a claim a platform did not judge
+    reads :data:`NOT_RUN` there."""
+    if not by_platform:
+        raise ValueError("no platform's claims to put side by side")
+    words = ["study", "claim_id", "claim", "paper_value", "paper_where"]
+    rows = (
+        pd.concat([claims[words] for claims in by_platform.values()], ignore_index=True)
+        .drop_duplicates(["study", "claim_id"])
+        .set_index(["study", "claim_id"])
+    )
+    for platform, claims in by_platform.items():
+        judged = claims.set_index(["study", "claim_id"])
+        ours = judged.apply(ours_text, axis=1) if len(judged) else pd.Series(dtype=str)
+        rows[platform] = ours.reindex(rows.index).fillna("—")
+        rows[f"{platform} verdict"] = judged["verdict"].reindex(rows.index).fillna(NOT_RUN)
+    return rows.reset_index()
+
+
+def beside_markdown(by_platform: Mapping[str, pd.DataFrame], numbers: Mapping[str, str]) -> str:
+    """:func:`beside` as a Markdown table under each platform's count sentence;
+    ``numbers`` gives each study's seed number."""
+    cell = lambda text: str(text).replace("|", "\\|")  # noqa: E731
+    table = beside(by_platform)
+    platforms = list(by_platform)
+    lines = [f"**{headline_sentence(claims, p)}.**  " for p, claims in by_platform.items()]
+    lines[-1] = lines[-1].rstrip()
+    lines += [
+        "",
+        "| Seed | Claim | Paper | " + " | ".join(platforms) + " |",
+        "| --- | --- | --- | " + " | ".join("---" for _ in platforms) + " |",
+    ]
+    for _, row in table.iterrows():
+        cells = [f"{cell(row[p])}: {row[f'{p} verdict']}" for p in platforms]
+        lines.append(
+            f"| {numbers.get(row['study'], row['study'])} | {cell(row['claim'])}"
+            f" | {cell(row['paper_value'])} | " + " | ".join(cells) + " |"
+        )
+    return "\n".join(lines) + "\n"
+
+
 #: The lines around a document's generated claims summary (the README's status).
 SECTION_BEGIN = "<!-- claims-summary:begin -->"
 SECTION_END = "<!-- claims-summary:end -->"

@@ -239,3 +239,5 @@ def test_the_workflow_plans_seed_001_on_simgrid_with_the_smpi_build(tmp_path):
     build = re.search(r"rule build_programs:\n(.*?)\n\n", out.stdout, flags=re.S).group(1)
     assert "results/simgrid/bin/noise" in build and "libnnwait.so" not in build
     assert re.search(r"wildcards: collective=allreduce, ratio=0.5, allocation=128", out.stdout)
+    # Its claims stand beside the shipped testbed run's.
+    assert "results/simgrid/tables/claims_beside.csv" in out.stdout

@@ -114,3 +114,25 @@ def test_a_verdict_outside_the_vocabulary_is_refused():
     claim = v.Claim("s", "c", "A claim", "1", "Sec. 1", "%", "> 0")
     with pytest.raises(ValueError, match="verdict must be one of"):
         claim.row(v.NOTHING, v.Judgement("probably", "hope"))
+
+
+def test_claims_of_two_platforms_stand_side_by_side():
+    first = v.Claim("s", "c", "A claim", "1", "Sec. 1", "%", "> 0")
+    second = v.Claim("s", "d", "Another", "2", "Sec. 2", "%", "> 0")
+    testbed = v.table(
+        [
+            first.row(v.Estimate(1, 0.5, 1.5, 3), v.Judgement(v.REPRODUCED, "why")),
+            second.row(v.Estimate(2, 1, 3, 3), v.Judgement(v.NOT_REPRODUCED, "why")),
+        ]
+    )
+    simgrid = v.table([first.row(v.Estimate(4, 3, 5, 9), v.Judgement(v.INCONCLUSIVE, "w"))])
+    table = v.beside({"testbed": testbed, "simgrid": simgrid})
+    assert table["claim_id"].tolist() == ["c", "d"]
+    assert table["testbed"].tolist() == ["1 % (0.5 to 1.5)", "2 % (1 to 3)"]
+    assert table["simgrid verdict"].tolist() == [v.INCONCLUSIVE, v.NOT_RUN]
+    assert table["simgrid"].tolist() == ["4 % (3 to 5)", "—"]
+    markdown = v.beside_markdown({"testbed": testbed, "simgrid": simgrid}, {"s": "000"})
+    assert markdown.startswith("**1 of 2 headline claims reproduced on testbed.**")
+    assert "| 000 | Another | 2 | 2 % (1 to 3): not reproduced | —: not run |" in markdown
+    with pytest.raises(ValueError, match="no platform"):
+        v.beside({})

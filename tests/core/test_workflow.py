@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from netnoise import studies, verdicts
+from netnoise import bundle, studies, verdicts
 from netnoise.provenance import read_sidecar
 from tests.conftest import REPO, snakemake
 
@@ -167,6 +167,34 @@ def test_a_run_judges_its_headline_claims_and_gathers_them(simulator_run):
     ).stdout
     assert printed.splitlines()[0].endswith("headline claims reproduced on localhost")
     assert "In simulation, network noise's influence grows" in printed
+
+
+def test_off_the_testbed_a_run_sets_its_claims_beside_the_shipped_bundles(simulator_run):
+    """Every claim once: the shipped testbed run's verdict beside this run's,
+    and "not run" where this run's config left the study out."""
+    tables = simulator_run / "results" / "localhost" / "tables"
+    summary = pd.read_csv(tables / "claims_summary.csv").set_index(["study", "claim_id"])
+    beside = pd.read_csv(tables / "claims_beside.csv").set_index(["study", "claim_id"])
+    shipped, _ = studies.bundle_claims(bundle.SHIPPED)["testbed"]
+    assert len(beside) == len(shipped) and summary.index.isin(beside.index).all()
+    assert beside.loc[summary.index, "localhost verdict"].tolist() == summary["verdict"].tolist()
+    assert beside["testbed verdict"].tolist() == shipped["verdict"].tolist()
+    assert (beside.drop(summary.index)["localhost verdict"] == verdicts.NOT_RUN).all()
+    printed = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "netnoise",
+            "claims",
+            str(simulator_run / "results"),
+            "--beside",
+            str(bundle.SHIPPED),
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert "| Seed | Claim | Paper | testbed | localhost |" in printed
 
 
 def test_every_enabled_studys_report_opens_with_its_claims_page():

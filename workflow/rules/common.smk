@@ -306,6 +306,8 @@ def all_targets():
                 targets.append(headline_claims_table(key))
     if judged_tables(targets):
         targets.append(claims_summary_table())
+        if _PLATFORM != "testbed":
+            targets.append(claims_beside_table())
     return targets
 
 
@@ -323,6 +325,16 @@ def headline_claims_table(key):
 def claims_summary_table():
     """Every enabled study's headline claims in one table."""
     return f"{_RESULTS}/tables/claims_summary.csv"
+
+
+def claims_beside_table():
+    """This run's headline claims beside the shipped testbed bundle's (on a
+    platform other than the testbed)."""
+    return f"{_RESULTS}/tables/claims_beside.csv"
+
+
+#: The shipped bundle: one run of the study on the testbed (netnoise.bundle.SHIPPED).
+SHIPPED_BUNDLE = str(_PROJECT / "resources" / "cache" / "quick-testbed.tar.gz")
 
 
 def headline_inputs(key):

@@ -9,6 +9,7 @@
 localrules:
     tabulate_headline_claims,
     tabulate_claims_summary,
+    tabulate_claims_beside,
     tabulate_report,
 
 
@@ -47,6 +48,24 @@ rule tabulate_claims_summary:
         platform=config["platform"]["kind"],
     script:
         "../scripts/tabulate_claims_summary.py"
+
+
+# Off the testbed (simgrid, slurm, localhost), the same claims beside the
+# shipped testbed run's, so a reader sees where each platform agrees.
+rule tabulate_claims_beside:
+    input:
+        summary=claims_summary_table(),
+        shipped=SHIPPED_BUNDLE,
+    output:
+        claims_beside_table(),
+    log:
+        f"{platform_paths().logs}/tabulate_claims_beside.log",
+    conda:
+        "../../envs/analysis.yaml"
+    params:
+        platform=config["platform"]["kind"],
+    script:
+        "../scripts/tabulate_claims_beside.py"
 
 
 REPORT_PAGES = report_page_specs()

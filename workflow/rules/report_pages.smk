@@ -7,7 +7,10 @@ def _shared_report_tables():
     """The platform's and the provenance's tables, by their report result."""
     tables = platform_paths().tables
     return {
-        "claims": {"claims_summary": claims_summary_table()},
+        "claims": {
+            "claims_summary": claims_summary_table(),
+            "claims_beside": claims_beside_table(),
+        },
         "platform": {
             "testbed_validation": f"{tables}/testbed_validation.csv",
             "baseline_latency_table": f"{tables}/baseline_latency.csv",

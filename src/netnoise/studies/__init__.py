@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import importlib
 import subprocess
+import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -323,3 +324,56 @@ def collect_headline_claims(results: Path | Sequence[Path], root: Path = REPO) -
     if not frames:
         raise FileNotFoundError(f"no study's tables under {', '.join(map(str, roots))}")
     return pd.concat(frames, ignore_index=True)
+
+
+#: A platform's claims (its summary, or judged from its tables) and its CPU
+#: record (None where the run has none), by platform.
+PlatformClaims = dict[str, tuple[pd.DataFrame, pd.DataFrame | None]]
+
+
+def platform_claims(folders: Sequence[Path]) -> tuple[pd.DataFrame, pd.DataFrame | None]:
+    """A platform's claims (its summary, or judged from its tables) and its
+    CPU record, from the first of ``folders`` that holds each."""
+    tables = [Path(folder) / "tables" for folder in folders]
+    summary = next(
+        (t / "claims_summary.csv" for t in tables if (t / "claims_summary.csv").is_file()), None
+    )
+    cpu = next((t / "cpu_summary.csv" for t in tables if (t / "cpu_summary.csv").is_file()), None)
+    claims = pd.read_csv(summary) if summary else collect_headline_claims(list(folders))
+    return claims, pd.read_csv(cpu) if cpu else None
+
+
+def results_claims(results: Path) -> PlatformClaims:
+    """Per platform under ``results`` (a platform's folder, or the folder of several)."""
+    folders = (
+        [results]
+        if (results / "tables").is_dir()
+        else sorted(d for d in results.iterdir() if (d / "tables").is_dir())
+        if results.is_dir()
+        else []
+    )
+    if not folders:
+        raise FileNotFoundError(f"{results}: no results of a run (no tables/ in it or below it)")
+    return {folder.name: platform_claims([folder]) for folder in folders}
+
+
+def bundle_claims(path: str | Path) -> PlatformClaims:
+    """The claims of a results bundle (verified first), judged from its derived
+    tables and its tidy data."""
+    from netnoise import bundle
+
+    with tempfile.TemporaryDirectory(prefix="netnoise-claims-") as scratch:
+        unpacked = Path(scratch) / "bundle"
+        platform = bundle.unpack(path, unpacked)["platform"]
+        roots = [unpacked / bundle.EXPECTED / "results" / platform, unpacked / "results" / platform]
+        return {platform: platform_claims(roots)}
+
+
+def beside_bundle(
+    path: str | Path, by_platform: Mapping[str, pd.DataFrame]
+) -> dict[str, pd.DataFrame]:
+    """The claims of the bundle at ``path`` first, then ``by_platform``'s, by
+    platform; the bundle's platform reads ``<platform> (bundle)`` where a run of
+    the same platform stands beside it."""
+    ((shipped, (claims, _)),) = bundle_claims(path).items()
+    return {f"{shipped} (bundle)" if shipped in by_platform else shipped: claims, **by_platform}
