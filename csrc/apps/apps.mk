@@ -13,6 +13,7 @@ PROXY_OBJ := $(BUILD)/proxy.o
 $(PROXY_OBJ): apps/proxy.c apps/proxy.h $(COMMON_HDR) | $(BUILD)
 	$(MPICC) $(WARNINGS) $(CFLAGS) $(DEFS) -Icommon -c -o $@ $<
 
-$(BINDIR)/%: apps/%.c apps/proxy.h $(PROXY_OBJ) $(COMMON_SRC) $(COMMON_HDR) | $(BINDIR)
-	$(MPICC) $(WARNINGS) $(CFLAGS) $(DEFS) -Icommon -o $@ $< $(PROXY_OBJ) $(COMMON_SRC) \
-	  $(LDFLAGS) -lm
+$(BINDIR)/%: apps/%.c apps/proxy.h $(PROXY_OBJ) $(PROGRAM_SRC) $(PROGRAM_OBJ) $(COMMON_HDR) \
+              | $(BINDIR)
+	$(MPICC) $(WARNINGS) $(CFLAGS) $(DEFS) -Icommon -o $@ $< $(PROXY_OBJ) $(PROGRAM_SRC) \
+	  $(PROGRAM_OBJ) $(LDFLAGS) $(PROGRAM_LIBS) -lm

@@ -8,6 +8,18 @@ INJECTOR_HDR := injector/nnlat.h
 LIBRARIES += libnnlatency.so
 CHECKS += injector/tests/check.sh
 
+# SMPI loads no library into its ranks: there the injector is linked into every
+# program (injector/nnlat_smpi.c), idle unless NN_LATENCY_TABLE is set, and its
+# delays lengthen the latency of every message in SimGrid's network model.
+ifeq ($(FLAVOUR),smpi)
+PROGRAM_SRC += injector/nnlat_core.c injector/nnlat_smpi.c
+PROGRAM_OBJ += $(BUILD)/nnlat_smpi_network.o
+PROGRAM_LIBS += -lsimgrid -lstdc++
+endif
+
+$(BUILD)/nnlat_smpi_network.o: injector/nnlat_smpi_network.cpp injector/nnlat_smpi.h | $(BUILD)
+	$(CXX) -std=c++17 -Wall -Wextra $(CXXFLAGS) -fPIC -c -o $@ $<
+
 # Only the wrapped MPI and C library functions are exported (-fvisibility=hidden).
 $(BINDIR)/libnnlatency.so: $(INJECTOR_SRC) $(INJECTOR_HDR) | $(BINDIR)
 	$(MPICC) $(WARNINGS) $(CFLAGS) $(DEFS) -fPIC -shared -fvisibility=hidden -pthread \

@@ -47,8 +47,9 @@
 
 enum { NNLAT_OFF = 0, NNLAT_MPI = 1, NNLAT_TCP = 2 };
 /* How a delay is waited: the paper's busy wait, or a sleep that leaves the
- * core to other processes (several emulated nodes on few cores). */
-enum { NNLAT_SPIN = 0, NNLAT_SLEEP = 1 };
+ * core to other processes (several emulated nodes on few cores); in SimGrid's
+ * SMPI, the network model adds it to the message's latency (nnlat_smpi.c). */
+enum { NNLAT_SPIN = 0, NNLAT_SLEEP = 1, NNLAT_NETWORK = 2 };
 
 typedef struct {
     /* configuration (from the environment) */
@@ -176,6 +177,11 @@ static inline uint64_t nnlat_sleep_until(uint64_t start, uint64_t ns, uint64_t m
 /* Draws one delay, waits for it (busy or sleeping) and accounts for it (Algorithm 2). */
 NNLAT_HIDDEN void nnlat_inject(void);
 
+/* The two halves of nnlat_inject for a state of its own: the next delay of s
+ * (in ns, counted as drawn), and the time spent holding a send back for it. */
+NNLAT_HIDDEN uint64_t nnlat_draw(nnlat_state *s);
+NNLAT_HIDDEN void nnlat_account(nnlat_state *s, uint64_t delay, uint64_t spent);
+
 /* Table and seed readers. On failure return -1 and write one line naming
  * the file, the line and the problem into err. */
 NNLAT_HIDDEN int nnlat_load_table(const char *path, uint64_t unit_ns,
@@ -191,10 +197,11 @@ NNLAT_HIDDEN long nnlat_rank_from_env(void);
  * when out is too small. */
 NNLAT_HIDDEN int nnlat_expand_path(const char *tmpl, long rank, char *out, size_t outlen);
 
-/* Reads the NN_LATENCY_* variables and loads table and seed into s.
- * Returns 0 when s is enabled or disabled for a tolerated reason (s->reason
- * says which), -1 on a fatal error in strict mode (s->reason says why). */
-NNLAT_HIDDEN int nnlat_configure(nnlat_state *s);
+/* Reads the NN_LATENCY_* variables and loads table and seed into s, for MPI
+ * rank ``rank`` (-1: unknown; see nnlat_expand_path). Returns 0 when s is
+ * enabled or disabled for a tolerated reason (s->reason says which), -1 on a
+ * fatal error in strict mode (s->reason says why). */
+NNLAT_HIDDEN int nnlat_configure(nnlat_state *s, long rank);
 
 /* Writes the key=value report of s to path (temporary file + rename). */
 NNLAT_HIDDEN int nnlat_write_report(nnlat_state *s, const char *path, char *err, size_t errlen);

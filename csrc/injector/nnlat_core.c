@@ -19,26 +19,37 @@
 nnlat_state nnlat;
 int nnlat_active = NNLAT_OFF;
 
+uint64_t nnlat_draw(nnlat_state *s)
+{
+    uint64_t delay = s->table[nnlat_next_index(&s->lcg)];
+    atomic_fetch_add_explicit(&s->delays, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&s->drawn_ns, delay, memory_order_relaxed);
+    const double drawn_dev = (double)delay - s->table_mean_ns;
+    nnlat_add_double(&s->drawn_sq_ns2, drawn_dev * drawn_dev);
+    return delay;
+}
+
+void nnlat_account(nnlat_state *s, uint64_t delay, uint64_t spent)
+{
+    atomic_fetch_add_explicit(&s->spent_ns, spent, memory_order_relaxed);
+    const double spent_dev = (double)spent - s->table_mean_ns;
+    nnlat_add_double(&s->spent_sq_ns2, spent_dev * spent_dev);
+    if (spent - delay > NNLAT_LATE_NS) {
+        atomic_fetch_add_explicit(&s->late, 1, memory_order_relaxed);
+        atomic_fetch_add_explicit(&s->late_ns, spent, memory_order_relaxed);
+    }
+}
+
 void nnlat_inject(void)
 {
     /* The clock starts before the draw: the report's spent time is every
      * nanosecond a send was held back, bookkeeping included. */
     uint64_t start = nnlat_now_ns();
-    uint64_t delay = nnlat.table[nnlat_next_index(&nnlat.lcg)];
-    atomic_fetch_add_explicit(&nnlat.delays, 1, memory_order_relaxed);
-    atomic_fetch_add_explicit(&nnlat.drawn_ns, delay, memory_order_relaxed);
+    uint64_t delay = nnlat_draw(&nnlat);
     uint64_t spent = nnlat.wait == NNLAT_SLEEP
                          ? nnlat_sleep_until(start, delay, nnlat.sleep_margin_ns)
                          : nnlat_spin_until(start, delay);
-    atomic_fetch_add_explicit(&nnlat.spent_ns, spent, memory_order_relaxed);
-    const double drawn_dev = (double)delay - nnlat.table_mean_ns;
-    const double spent_dev = (double)spent - nnlat.table_mean_ns;
-    nnlat_add_double(&nnlat.drawn_sq_ns2, drawn_dev * drawn_dev);
-    nnlat_add_double(&nnlat.spent_sq_ns2, spent_dev * spent_dev);
-    if (spent - delay > NNLAT_LATE_NS) {
-        atomic_fetch_add_explicit(&nnlat.late, 1, memory_order_relaxed);
-        atomic_fetch_add_explicit(&nnlat.late_ns, spent, memory_order_relaxed);
-    }
+    nnlat_account(&nnlat, delay, spent);
 }
 
 /* ---------------------------------------------------------------- files */
@@ -293,10 +304,10 @@ static int env_path(nnlat_state *s, const char *name, char *out)
     return 0;
 }
 
-int nnlat_configure(nnlat_state *s)
+int nnlat_configure(nnlat_state *s, long rank)
 {
     memset(s, 0, sizeof *s);
-    s->rank = nnlat_rank_from_env();
+    s->rank = rank;
     s->unit_ns = 1;
     s->level = NNLAT_MPI;
 
@@ -416,7 +427,8 @@ int nnlat_write_report(nnlat_state *s, const char *path, char *err, size_t errle
     fprintf(fp, "pid=%ld\n", (long)getpid());
     fprintf(fp, "strict=%d\n", s->strict);
     fprintf(fp, "unit=%s\n", s->unit_ns == 1000 ? "us" : "ns");
-    fprintf(fp, "wait=%s\n", s->wait == NNLAT_SLEEP ? "sleep" : "spin");
+    fprintf(fp, "wait=%s\n",
+            s->wait == NNLAT_NETWORK ? "network" : s->wait == NNLAT_SLEEP ? "sleep" : "spin");
     fprintf(fp, "sleep_margin_us=%llu\n", (unsigned long long)(s->sleep_margin_ns / 1000));
     fprintf(fp, "table=%s\n", s->table_path);
     fprintf(fp, "seed_file=%s\n", s->seed_path);

@@ -27,7 +27,7 @@ static void child_after_fork(void)
 __attribute__((constructor)) static void nnlat_load(void)
 {
     char name[64];
-    int rc = nnlat_configure(&nnlat);
+    int rc = nnlat_configure(&nnlat, nnlat_rank_from_env());
     who(name, sizeof name);
     if (rc != 0) {
         /* Every failing process says why: the table may be missing on one node only. */

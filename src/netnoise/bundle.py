@@ -817,6 +817,19 @@ def review(
     return workdir
 
 
+def tidy_table(
+    bundle: str | os.PathLike[str], study: str, name: str
+) -> tuple[pd.DataFrame, dict[str, Any]]:
+    """A verified bundle's tidy table ``name`` of ``study`` (its run's data, as
+    measured) and the bundle's manifest."""
+    manifest = verify(bundle)
+    member = f"results/{manifest['platform']}/tidy/{study}/{name}.csv"
+    if member not in manifest["files"]:
+        raise BundleError(f"{bundle}: holds no {member} (its run did not measure it)")
+    with tarfile.open(bundle, "r:gz") as tar:
+        return pd.read_csv(tar.extractfile(member)), manifest
+
+
 def shown(bundle: str | os.PathLike[str]) -> str:
     """How the report names a bundle: its path in the repository, else its file name."""
     path = Path(bundle).resolve()

@@ -8,6 +8,11 @@ import yaml
 from netnoise.config import ConfigError, load, load_schema, study_platform, validate
 from tests.conftest import REPO, quick_study_with, snakemake
 
+# The studies a SimGrid config must leave to the testbed (co-runs, counters, TCP).
+_OFF_SIMGRID = {
+    key: {"enabled": False} for key in ("impact_compression", "variability", "asymmetric")
+}
+
 
 def walk_keys(schema, path=""):
     for name, sub in schema.get("properties", {}).items():
@@ -199,6 +204,37 @@ BAD = [
     (
         {"colour": "red"},
         "(top level): unknown key(s) colour; allowed keys: applications,",
+    ),
+    (
+        {"platform": {"kind": "simgrid"}, **_OFF_SIMGRID},
+        "latency_variation.characterize.from_bundle: null measures latency under load here, "
+        "but on platform.kind simgrid each launch is a simulation of its own",
+    ),
+    (
+        {
+            "platform": {"kind": "simgrid"},
+            **_OFF_SIMGRID,
+            "latency_variation": {
+                "characterize": {"from_bundle": "resources/cache/quick-testbed.tar.gz"},
+                "injection": {"injector_level": "tcp"},
+            },
+        },
+        "latency_variation.injection.injector_level: tcp delays a rank's TCP sends, but on "
+        "platform.kind simgrid no message crosses a socket",
+    ),
+    (
+        {
+            "platform": {"kind": "simgrid", "simgrid": {"network_model": "packet"}},
+            **_OFF_SIMGRID,
+            "latency_variation": {
+                "characterize": {"from_bundle": "resources/cache/quick-testbed.tar.gz"}
+            },
+        },
+        "platform.simgrid.network_model: packet (ns-3) takes no latency callback",
+    ),
+    (
+        {"latency_variation": {"characterize": {"from_bundle": "no/such/bundle.tar.gz"}}},
+        "latency_variation.characterize.from_bundle: 'no/such/bundle.tar.gz' is not a regular file",
     ),
 ]
 

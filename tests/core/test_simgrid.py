@@ -9,10 +9,13 @@ import subprocess
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+import pandas as pd
 import pytest
 import yaml
+from scipy import stats
 from snakemake.utils import update_config
 
+from netnoise import bundle
 from netnoise.config import ConfigError, validate
 from netnoise.io import read_benchmark
 from netnoise.platform import PlatformUnavailable, from_config
@@ -20,6 +23,8 @@ from netnoise.platform.simgrid import SimgridPlatform, generate, run_times
 from netnoise.provenance import read_sidecar, sidecar_path, summary_table
 from netnoise.run import Job, RunFailed, corun
 from netnoise.sim.topology import parse_spec
+from netnoise.studies.latency_variation import fits, injector
+from netnoise.studies.latency_variation.injection import run_with_injector
 
 from ..conftest import REPO, quick_study_with, run_pingpong, snakemake
 
@@ -186,6 +191,63 @@ def test_two_flows_share_an_uplink_fairly(tmp_path, smpi_programs):
     assert rtt.to_numpy() == pytest.approx([expected_us] * 6, rel=2e-5)
 
 
+def _injected_pingpong(tmp_path: Path, programs: Path, table) -> tuple[Path, pd.DataFrame]:
+    """pingpong between the racks (as above, 5 us links) with every message
+    delayed from ``table`` (µs) by the study's own path: per-rank seeds, the
+    injector's variables, a report per rank."""
+    platform = simgrid_platform(tmp_path, latency_us=5)
+    injector.write_table(table, tmp_path / "d.tab", unit="us")
+    injector.write_seed(tmp_path / "d.seed", 7)
+    output = tmp_path / "pingpong.csv"
+    argv = [str(programs / "pingpong"), "--size", "1", "--warmup", "2", "--iterations", "40"]
+    job = Job("pingpong", argv, 2, output=str(output))
+    reports = run_with_injector(
+        platform,
+        job,
+        tmp_path / "d.tab",
+        tmp_path / "d.seed",
+        tmp_path / "reports.csv",
+        library=None,
+        level="mpi",
+        unit="us",
+        wait="sleep",
+        log=tmp_path / "pingpong.log",
+        timeout_s=120,
+    )
+    return output, reports
+
+
+@needs_simgrid
+def test_an_injected_delay_lengthens_every_message_by_exactly_its_draw(tmp_path, smpi_programs):
+    """A constant 200 us table: each message of the round trip takes its route's
+    four 5 us links plus 200 us, so a round trip is 2 x 220 us (and SMPI's
+    calls, under a microsecond); each rank's report says every delay was held
+    exactly, in the network model."""
+    output, reports = _injected_pingpong(tmp_path, smpi_programs, injector.constant_table(200))
+    rtt = read_benchmark(output).data["rtt_us"]
+    assert len(rtt) == 40
+    assert 2 * (4 * 5 + 200) <= rtt.min() <= rtt.max() < 2 * (4 * 5 + 200) + 1.0
+    assert reports["rank"].tolist() == [0, 1]
+    assert (reports["wait"] == "network").all() and (reports["enabled"] == 1).all()
+    assert (reports["delays"] >= 42).all()
+    assert (reports["mean_ns"] == 200_000).all() and (reports["late_delays"] == 0).all()
+
+
+@needs_simgrid
+def test_the_realised_delays_are_the_drawn_ones(tmp_path, smpi_programs):
+    """A log-normal table: the time each message was held back is its draw, so
+    the realised mean and spread are the drawn ones, and a round trip's excess
+    over the route is the two draws of its messages."""
+    table = [round(v) for v in fits.quantile_values(stats.lognorm(s=0.8, scale=150))]
+    output, reports = _injected_pingpong(tmp_path, smpi_programs, table)
+    assert (reports["mean_ns"] == reports["drawn_mean_ns"]).all()
+    assert reports["std_ns"].to_numpy() == pytest.approx(reports["drawn_std_ns"].to_numpy())
+    assert (reports["drawn_std_ns"] > 50_000).all()
+    excess = read_benchmark(output).data["rtt_us"] - 2 * 4 * 5
+    assert excess.min() > 2 * min(table) - 1 and excess.std() > 50
+    assert excess.max() < 2 * max(table) + 1
+
+
 def test_the_packet_model_gets_a_graph_of_one_hop_routes(tmp_path):
     """SimGrid's ns-3 binding ignores longer routes: switches become routers and
     every cable a one-hop route, parallel cables one link of their summed rate."""
@@ -234,10 +296,19 @@ def test_the_workflow_plans_seed_001_on_simgrid_with_the_smpi_build(tmp_path):
     """The SimGrid overlay plans the SMPI build (no preloaded libraries) and seed
     001's 128-node measurements, through the same rules as the testbed."""
     configs = [str(REPO / "config" / name) for name in ("config.yaml", "simgrid.yaml")]
+    # The overlay names the shipped bundle from the repository's root.
+    shipped = {"latency_variation": {"characterize": {"from_bundle": str(bundle.SHIPPED)}}}
+    (tmp_path / "here.yaml").write_text(yaml.safe_dump(shipped))
+    configs.append(str(tmp_path / "here.yaml"))
     out = snakemake("-n", "--forceall", "--configfile", *configs, cwd=tmp_path)
     assert out.returncode == 0, out.stderr[-3000:]
     build = re.search(r"rule build_programs:\n(.*?)\n\n", out.stdout, flags=re.S).group(1)
     assert "results/simgrid/bin/noise" in build and "libnnwait.so" not in build
     assert re.search(r"wildcards: collective=allreduce, ratio=0.5, allocation=128", out.stdout)
-    # Its claims stand beside the shipped testbed run's.
+    # Seed 004 injects the shipped testbed run's latency, probes without tcpping;
+    # its claims and every other stand beside that run's.
+    assert "rule unpack_latency_characterization:" in out.stdout
+    assert "rule measure_latency_under_load:" not in out.stdout
+    assert "results/simgrid/raw/latency_variation/injection/multigrid/L40_std1000.csv" in out.stdout
+    assert "injection/tcpping/" not in out.stdout and "fig5_packet_mean" not in out.stdout
     assert "results/simgrid/tables/claims_beside.csv" in out.stdout

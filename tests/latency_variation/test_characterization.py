@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from netnoise.bundle import SHIPPED
 from netnoise.studies.latency_variation import characterization as ch
 from tests.latency_variation.synthetic import write_result
 
@@ -60,3 +61,15 @@ def test_fit_characterization_fits_the_chosen_probe_per_level():
     assert len(dists) == 2 * 5
     with pytest.raises(ValueError, match="no samples of probe 'ping'"):
         ch.fit_characterization(samples, "ping", [0.5], "fit")
+
+
+def test_a_bundles_latency_under_load_is_taken_level_by_level():
+    """The shipped testbed run's samples and load at the levels asked, with where
+    they come from; a level that run did not measure is refused by name."""
+    samples, load, source = ch.from_bundle(str(SHIPPED), [0, 20], "characterize.from_bundle")
+    assert list(samples.columns) == ch.SAMPLE_COLUMNS and list(load.columns) == ch.LOAD_COLUMNS
+    assert set(samples["level"]) == {0, 20} == set(load["level"])
+    assert set(samples["probe"]) == {"tcpping", "pingpong"} and len(samples) > 1000
+    assert source.startswith("resources/cache/quick-testbed.tar.gz: latency measured on testbed")
+    with pytest.raises(ValueError, match=r"characterize.from_bundle: .* not \[30\]"):
+        ch.from_bundle(str(SHIPPED), [0, 30], "characterize.from_bundle")

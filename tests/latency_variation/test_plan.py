@@ -6,6 +6,7 @@ import pytest
 
 from netnoise.config import load
 from netnoise.studies.latency_variation import plan
+from netnoise.studies.latency_variation.names import VALIDATION_EXPERIMENTS
 from tests.conftest import REPO, quick_study_with
 
 
@@ -99,13 +100,13 @@ def test_injected_points_runs_and_validation_subset():
         "zero",
     ]
     assert plan.validation_points(lv) == ["L40_uniform", "L40_lognorm", "zero"]
-    assert plan.probe_runs(lv)[:4] == [
+    assert plan.probe_runs(lv, VALIDATION_EXPERIMENTS)[:4] == [
         ("tcpping", "L40_uniform"),
         ("tcpping", "L40_lognorm"),
         ("tcpping", "zero"),
         ("pingpong", "L40_uniform"),
     ]
-    assert len(plan.probe_runs(lv)) == 3 * 3
+    assert len(plan.probe_runs(lv, VALIDATION_EXPERIMENTS)) == 3 * 3
     assert plan.application_runs(lv)[-1] == ("lu_wavefront", "zero")
     assert len(plan.application_runs(lv)) == 2 * 4
 

@@ -2,7 +2,7 @@
 # into probes, barrier (Sec. 6) and applications (Sec. 7), and the statistics (Table 4).
 # What runs is planned in netnoise.studies.latency_variation.plan.
 from netnoise.studies.latency_variation import plan as lv_plan
-from netnoise.studies.latency_variation.names import PROBES, VALIDATION_EXPERIMENTS
+from netnoise.studies.latency_variation.names import PROBES
 
 LV = config["latency_variation"]
 LV_FIT = LV["fit"]
@@ -15,7 +15,10 @@ LV_APPS = LV_INJ["applications"]
 LV_CHARACTERIZATION = lv_plan.characterization_runs(LV)
 # Every injected distribution (level x distribution) and the zero table.
 LV_POINTS = lv_plan.injected_points(LV)
-LV_PROBE_RUNS = lv_plan.probe_runs(LV)
+# The probes and the barrier this platform runs (no tcpping in a simulation).
+LV_VALIDATION = lv_plan.validation_experiments(config["platform"])
+LV_PROBE_RUNS = lv_plan.probe_runs(LV, LV_VALIDATION)
+LV_FIGURES = lv_plan.injection_figures(config["platform"])
 LV_APP_RUNS = lv_plan.application_runs(LV)
 
 
@@ -28,6 +31,7 @@ wildcard_constraints:
 # Cheap table and figure steps run on the submitting host under a cluster
 # executor (profiles/slurm); only builds and measurements become jobs.
 localrules:
+    unpack_latency_characterization,
     tidy_latency_characterization,
     tabulate_latency_characterization,
     fit_latency_distributions,
@@ -39,66 +43,88 @@ localrules:
 
 study_targets(
     "latency_variation",
-    lambda: lv_plan.targets(LV_PATHS.figures, LV_PATHS.tables, LV_PATHS.models),
+    lambda: lv_plan.targets(
+        LV_PATHS.figures, LV_PATHS.tables, LV_PATHS.models, config["platform"]
+    ),
 )
 
 
 # Sec. 5: each probe at each level of background load, the fits of Sec. 5.3
-# and the injector tables made from them.
-use rule corun as measure_latency_under_load with:
-    input:
-        probe=lambda wc: program(wc.probe),
-        loadgen=program("loadgen"),
-    output:
-        latency=f"{LV_RAW}/characterize/{{probe}}_L{{level}}.csv",
-        load=f"{LV_RAW}/characterize/{{probe}}_L{{level}}.loadgen.csv",
-        provenance=f"{LV_RAW}/characterize/{{probe}}_L{{level}}.csv.prov.json",
-    log:
-        f"{LV_PATHS.logs}/characterize_{{probe}}_L{{level}}.log",
-    benchmark:
-        f"{LV_PATHS.benchmarks}/characterize_{{probe}}_L{{level}}.tsv"
-    resources:
-        **measurement_resources(LV_RANKS, 2),
-    params:
-        measured=lambda wc, output: benchmark_job(
-            wc.probe,
-            output.latency,
-            *lv_plan.probe_placement(LV, wc.probe, LV_NODES),
-            lv_plan.probe_args(LV, wc.probe),
-        ),
-        background=lambda wc, output: [
-            benchmark_job(
-                "loadgen",
-                output.load,
-                LV_RANKS,
-                LV_NODES,
-                lv_plan.loadgen_args(LV, int(wc.level), config["platform"]),
-            )
-        ],
-        config={"latency_variation": LV},
+# and the injector tables made from them. A platform that cannot run a probe
+# beside a load takes the latency another run measured
+# (characterize.from_bundle): it injects that network's.
+if LV["characterize"]["from_bundle"]:
 
+    rule unpack_latency_characterization:
+        input:
+            bundle=LV["characterize"]["from_bundle"],
+        output:
+            samples=f"{LV_PATHS.tidy}/characterization.csv",
+            load=f"{LV_PATHS.tidy}/load.csv",
+        log:
+            f"{LV_PATHS.logs}/unpack_characterization.log",
+        conda:
+            "../../envs/analysis.yaml"
+        params:
+            levels=LV["characterize"]["levels"],
+        script:
+            "../scripts/latency_variation/unpack_characterization.py"
 
-rule tidy_latency_characterization:
-    input:
-        latency=[
-            f"{LV_RAW}/characterize/{probe}_L{level}.csv"
-            for probe, level in LV_CHARACTERIZATION
-        ],
-        load=[
-            f"{LV_RAW}/characterize/{probe}_L{level}.loadgen.csv"
-            for probe, level in LV_CHARACTERIZATION
-        ],
-    output:
-        samples=f"{LV_PATHS.tidy}/characterization.csv",
-        load=f"{LV_PATHS.tidy}/load.csv",
-    log:
-        f"{LV_PATHS.logs}/tidy_characterization.log",
-    conda:
-        "../../envs/analysis.yaml"
-    params:
-        points=LV_CHARACTERIZATION,
-    script:
-        "../scripts/latency_variation/tidy_characterization.py"
+else:
+
+    use rule corun as measure_latency_under_load with:
+        input:
+            probe=lambda wc: program(wc.probe),
+            loadgen=program("loadgen"),
+        output:
+            latency=f"{LV_RAW}/characterize/{{probe}}_L{{level}}.csv",
+            load=f"{LV_RAW}/characterize/{{probe}}_L{{level}}.loadgen.csv",
+            provenance=f"{LV_RAW}/characterize/{{probe}}_L{{level}}.csv.prov.json",
+        log:
+            f"{LV_PATHS.logs}/characterize_{{probe}}_L{{level}}.log",
+        benchmark:
+            f"{LV_PATHS.benchmarks}/characterize_{{probe}}_L{{level}}.tsv"
+        resources:
+            **measurement_resources(LV_RANKS, 2),
+        params:
+            measured=lambda wc, output: benchmark_job(
+                wc.probe,
+                output.latency,
+                *lv_plan.probe_placement(LV, wc.probe, LV_NODES),
+                lv_plan.probe_args(LV, wc.probe),
+            ),
+            background=lambda wc, output: [
+                benchmark_job(
+                    "loadgen",
+                    output.load,
+                    LV_RANKS,
+                    LV_NODES,
+                    lv_plan.loadgen_args(LV, int(wc.level), config["platform"]),
+                )
+            ],
+            config={"latency_variation": LV},
+
+    rule tidy_latency_characterization:
+        input:
+            latency=[
+                f"{LV_RAW}/characterize/{probe}_L{level}.csv"
+                for probe, level in LV_CHARACTERIZATION
+            ],
+            load=[
+                f"{LV_RAW}/characterize/{probe}_L{level}.loadgen.csv"
+                for probe, level in LV_CHARACTERIZATION
+            ],
+        output:
+            samples=f"{LV_PATHS.tidy}/characterization.csv",
+            load=f"{LV_PATHS.tidy}/load.csv",
+        log:
+            f"{LV_PATHS.logs}/tidy_characterization.log",
+        conda:
+            "../../envs/analysis.yaml"
+        params:
+            points=LV_CHARACTERIZATION,
+        script:
+            "../scripts/latency_variation/tidy_characterization.py"
 
 
 rule tabulate_latency_characterization:
@@ -168,8 +194,14 @@ rule plot_latency_characterization:
         "../scripts/latency_variation/plot_characterization.py"
 
 
+# The preloaded library, where this flavour builds one (SMPI's programs carry
+# the injector themselves).
 LV_INJECTOR_TABLE = {
-    "library": program("libnnlatency.so"),
+    **(
+        {"library": program("libnnlatency.so")}
+        if "libnnlatency.so" in _C_PROGRAMS
+        else {}
+    ),
     "table": f"{LV_PATHS.models}/injector/{{injected}}.tab",
     "seed": f"{LV_PATHS.models}/injector/{{injected}}.seed",
 }
@@ -180,9 +212,9 @@ LV_INJECTOR_TABLE = {
 rule measure_injected_latency:
     input:
         **LV_INJECTOR_TABLE,
-        programs=[program(name) for name in VALIDATION_EXPERIMENTS],
+        programs=[program(name) for name in LV_VALIDATION],
     output:
-        **lv_plan.injected_files(LV_RAW, VALIDATION_EXPERIMENTS),
+        **lv_plan.injected_files(LV_RAW, LV_VALIDATION),
     log:
         f"{LV_PATHS.logs}/injected_latency_{{injected}}.log",
     benchmark:
@@ -195,7 +227,7 @@ rule measure_injected_latency:
     params:
         platform=config["platform"],
         jobs=lambda wc, output: lv_plan.injected_probes(
-            LV, LV_NODES, output.results, benchmark_job
+            LV, LV_NODES, output.results, benchmark_job, LV_VALIDATION
         ),
         injector_level=lv_plan.injector_level(LV, config["platform"]),
         unit=LV_FIT["table_unit"],
@@ -282,7 +314,7 @@ rule plot_latency_injection:
         fixed_mean=f"{LV_PATHS.tables}/fixed_mean.csv",
         style=figure_style(),
     output:
-        svg=expand(f"{LV_PATHS.figures}/{{name}}.svg", name=lv_plan.INJECTION_FIGURES),
+        svg=expand(f"{LV_PATHS.figures}/{{name}}.svg", name=LV_FIGURES),
         png=[
             report_result(
                 f"{LV_PATHS.figures}/{name}.png",
@@ -290,7 +322,7 @@ rule plot_latency_injection:
                 name,
                 caption=f"{LV_PATHS.captions}/{name}.rst",
             )
-            for name in lv_plan.INJECTION_FIGURES
+            for name in LV_FIGURES
         ],
     log:
         f"{LV_PATHS.logs}/plot_injection.log",
@@ -298,5 +330,6 @@ rule plot_latency_injection:
         "../../envs/analysis.yaml"
     params:
         fixed_mean_levels=sorted(LV_INJ["fixed_mean_levels"]),
+        figures=LV_FIGURES,
     script:
         "../scripts/latency_variation/plot_injection.py"

@@ -255,27 +255,27 @@ static void test_configure(void)
 {
     write_file(path_of("seed42"), "42\n");
     configure(NULL, "seed42");
-    EXPECT(nnlat_configure(&nnlat) == 0 && !nnlat.enabled &&
+    EXPECT(nnlat_configure(&nnlat, nnlat_rank_from_env()) == 0 && !nnlat.enabled &&
                strcmp(nnlat.reason, "NN_LATENCY_TABLE is not set") == 0,
            "no table: want disabled, got enabled=%d '%s'", nnlat.enabled, nnlat.reason);
     configure("ok.tab", NULL);
-    EXPECT(nnlat_configure(&nnlat) == 0 && !nnlat.enabled &&
+    EXPECT(nnlat_configure(&nnlat, nnlat_rank_from_env()) == 0 && !nnlat.enabled &&
                strstr(nnlat.reason, "NN_LATENCY_SEED is not set") != NULL,
            "no seed: '%s'", nnlat.reason);
     configure("absent.tab", "seed42");
-    EXPECT(nnlat_configure(&nnlat) == 0 && !nnlat.enabled &&
+    EXPECT(nnlat_configure(&nnlat, nnlat_rank_from_env()) == 0 && !nnlat.enabled &&
                strstr(nnlat.reason, "absent.tab: cannot open") != NULL,
            "absent table, not strict: want disabled, got '%s'", nnlat.reason);
     setenv("NN_LATENCY_STRICT", "1", 1);
-    EXPECT(nnlat_configure(&nnlat) == -1 && strstr(nnlat.reason, "absent.tab") != NULL,
+    EXPECT(nnlat_configure(&nnlat, nnlat_rank_from_env()) == -1 && strstr(nnlat.reason, "absent.tab") != NULL,
            "absent table, strict: want fatal, got '%s'", nnlat.reason);
     configure("seven.tab", "seed42");
     setenv("NN_LATENCY_STRICT", "1", 1);
-    EXPECT(nnlat_configure(&nnlat) == -1 && strstr(nnlat.reason, "seven.tab:7: 7 values") != NULL,
+    EXPECT(nnlat_configure(&nnlat, nnlat_rank_from_env()) == -1 && strstr(nnlat.reason, "seven.tab:7: 7 values") != NULL,
            "malformed table, strict: '%s'", nnlat.reason);
     configure("ok.tab", "seed42");
     setenv("NN_LATENCY_STRICT", "yes", 1);
-    EXPECT(nnlat_configure(&nnlat) == -1 &&
+    EXPECT(nnlat_configure(&nnlat, nnlat_rank_from_env()) == -1 &&
                strstr(nnlat.reason, "NN_LATENCY_STRICT='yes': expected 0 or 1") != NULL,
            "strict=yes: '%s'", nnlat.reason);
     /* A bad setting disables the injector and says why. */
@@ -289,12 +289,12 @@ static void test_configure(void)
     for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
         configure("ok.tab", "seed42");
         setenv(refused[i].variable, refused[i].value, 1);
-        EXPECT(nnlat_configure(&nnlat) == 0 && !nnlat.enabled &&
+        EXPECT(nnlat_configure(&nnlat, nnlat_rank_from_env()) == 0 && !nnlat.enabled &&
                    strstr(nnlat.reason, refused[i].reason) != NULL,
                "%s=%s: '%s'", refused[i].variable, refused[i].value, nnlat.reason);
     }
     configure("ok.tab", "seed42");
-    EXPECT(nnlat_configure(&nnlat) == 0 && nnlat.enabled && nnlat.wait == NNLAT_SPIN &&
+    EXPECT(nnlat_configure(&nnlat, nnlat_rank_from_env()) == 0 && nnlat.enabled && nnlat.wait == NNLAT_SPIN &&
                nnlat.sleep_margin_ns == 100000,
            "defaults: want spin and a 100 us margin, got %d, %llu ns", nnlat.wait,
            (unsigned long long)nnlat.sleep_margin_ns);
@@ -302,7 +302,7 @@ static void test_configure(void)
     for (size_t i = 0; i < sizeof bad_margins / sizeof bad_margins[0]; i++) {
         configure("ok.tab", "seed42");
         setenv("NN_LATENCY_SLEEP_MARGIN_US", bad_margins[i], 1);
-        EXPECT(nnlat_configure(&nnlat) == 0 && !nnlat.enabled &&
+        EXPECT(nnlat_configure(&nnlat, nnlat_rank_from_env()) == 0 && !nnlat.enabled &&
                    strstr(nnlat.reason, "NN_LATENCY_SLEEP_MARGIN_US=") != NULL &&
                    strstr(nnlat.reason, "0 to 10000") != NULL,
                "margin '%s': want refused, got enabled=%d '%s'", bad_margins[i], nnlat.enabled,
@@ -310,14 +310,14 @@ static void test_configure(void)
     }
     configure("ok.tab", "seed42");
     setenv("NN_LATENCY_SLEEP_MARGIN_US", "20", 1);
-    EXPECT(nnlat_configure(&nnlat) == 0 && nnlat.enabled && nnlat.sleep_margin_ns == 20000,
+    EXPECT(nnlat_configure(&nnlat, nnlat_rank_from_env()) == 0 && nnlat.enabled && nnlat.sleep_margin_ns == 20000,
            "margin 20: enabled=%d %llu ns '%s'", nnlat.enabled,
            (unsigned long long)nnlat.sleep_margin_ns, nnlat.reason);
 
     configure("ok.tab", "seed42");
     setenv("NN_LATENCY_UNIT", "us", 1);
     setenv("NN_LATENCY_LEVEL", "tcp", 1);
-    EXPECT(nnlat_configure(&nnlat) == 0 && nnlat.enabled && nnlat.level == NNLAT_TCP &&
+    EXPECT(nnlat_configure(&nnlat, nnlat_rank_from_env()) == 0 && nnlat.enabled && nnlat.level == NNLAT_TCP &&
                nnlat.seed == 42 && nnlat.table[1] == 1000 && nnlat.table_mean_ns == 2047500.0 &&
                nnlat.table_max_ns == 4095000,
            "us table, tcp level: enabled=%d level=%d mean=%f '%s'", nnlat.enabled, nnlat.level,
@@ -328,7 +328,7 @@ static void test_configure(void)
     configure("ok.tab", NULL);
     setenv("NN_LATENCY_SEED", path_of("seed.%r"), 1);
     setenv("OMPI_COMM_WORLD_RANK", "3", 1);
-    EXPECT(nnlat_configure(&nnlat) == 0 && nnlat.enabled && nnlat.rank == 3 && nnlat.seed == 3,
+    EXPECT(nnlat_configure(&nnlat, nnlat_rank_from_env()) == 0 && nnlat.enabled && nnlat.rank == 3 && nnlat.seed == 3,
            "seed.%%r with rank 3: '%s'", nnlat.reason);
 
     char out[64];
@@ -355,7 +355,7 @@ static void test_delay_sequence(void)
     int same = 1, follows = 1;
     for (int run = 0; run < 2; run++) {
         configure("ok.tab", "seed42");
-        if (nnlat_configure(&nnlat) != 0 || !nnlat.enabled) {
+        if (nnlat_configure(&nnlat, nnlat_rank_from_env()) != 0 || !nnlat.enabled) {
             EXPECT(0, "configure: %s", nnlat.reason);
             return;
         }
@@ -423,7 +423,7 @@ static void test_spin(void)
     /* Through the injector with a constant 200 us table: the report's numbers. */
     write_table(path_of("c200.tab"), NNLAT_ROWS, 0, NULL, constant_200us);
     configure("c200.tab", "seed42");
-    if (nnlat_configure(&nnlat) != 0 || !nnlat.enabled) {
+    if (nnlat_configure(&nnlat, nnlat_rank_from_env()) != 0 || !nnlat.enabled) {
         EXPECT(0, "configure c200: %s", nnlat.reason);
         return;
     }
@@ -456,7 +456,7 @@ static int read_text(const char *name, char *text, size_t len)
  * reads the shared report. */
 static void report_at_exit(char *text, size_t len)
 {
-    nnlat_configure(&nnlat);
+    nnlat_configure(&nnlat, nnlat_rank_from_env());
     nnlat_finish(&nnlat, 1);
     read_text("shared-report", text, len);
 }
@@ -466,7 +466,7 @@ static void test_report(void)
     configure("ok.tab", "seed42");
     setenv("NN_LATENCY_REPORT", path_of("report.%r"), 1);
     setenv("PMI_RANK", "2", 1);
-    if (nnlat_configure(&nnlat) != 0 || !nnlat.enabled) {
+    if (nnlat_configure(&nnlat, nnlat_rank_from_env()) != 0 || !nnlat.enabled) {
         EXPECT(0, "configure: %s", nnlat.reason);
         return;
     }
@@ -506,7 +506,7 @@ static void test_report(void)
     configure("absent.tab", "seed42");
     setenv("NN_LATENCY_REPORT", path_of("shared-report"), 1);
     setenv("PMI_RANK", "1", 1);
-    nnlat_configure(&nnlat);
+    nnlat_configure(&nnlat, nnlat_rank_from_env());
     nnlat_finish(&nnlat, 0);
     EXPECT(access(path_of("shared-report"), F_OK) != 0, "rank 1 wrote a report without %%r");
     setenv("PMI_RANK", "0", 1);
@@ -557,7 +557,7 @@ static void test_sleep(void)
     }
     configure("ok.tab", "seed42");
     setenv("NN_LATENCY_WAIT", "sleep", 1);
-    EXPECT(nnlat_configure(&nnlat) == 0 && nnlat.enabled && nnlat.wait == NNLAT_SLEEP,
+    EXPECT(nnlat_configure(&nnlat, nnlat_rank_from_env()) == 0 && nnlat.enabled && nnlat.wait == NNLAT_SLEEP,
            "wait=sleep: enabled=%d wait=%d '%s'", nnlat.enabled, nnlat.wait, nnlat.reason);
     char report[NNLAT_PATH_MAX], err[NNLAT_ERR_MAX];
     snprintf(report, sizeof report, "%s", path_of("sleep.report"));

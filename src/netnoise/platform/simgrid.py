@@ -307,7 +307,7 @@ class SimgridPlatform(Platform):
         if shutil.which(self.launcher) is None:
             raise PlatformUnavailable(
                 f"platform 'simgrid': {self.launcher!r} is not on PATH; install SimGrid "
-                "(make setup installs Debian's simgrid, or the conda env envs/simgrid.yaml)"
+                "(make setup installs Debian's libsimgrid-dev; conda: envs/build.yaml)"
             )
 
     def version(self) -> str | None:

@@ -13,7 +13,7 @@ with logged(snakemake.log[0]):
             inputs.table,
             inputs.seed,
             reports,
-            library=inputs.library,
+            library=getattr(inputs, "library", None),
             level=params.injector_level,
             unit=params.unit,
             wait=params.wait,

@@ -13,6 +13,10 @@ Tidy tables (CSV):
 
 - samples: ``probe, level, pair, iteration, rtt_us, latency_us``;
 - load: ``probe, level, rank, target_mbps, achieved_mbps``.
+
+A platform that cannot run a probe beside a load (SimGrid: every launch is a
+simulation of its own) takes both from a results bundle of one that can
+(:func:`from_bundle`), and injects what that network showed.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from collections.abc import Sequence
 
 import pandas as pd
 
+from netnoise import bundle
 from netnoise.io import read_tidy
 from netnoise.studies.latency_variation import fits
 from netnoise.summary import describe
@@ -44,6 +49,31 @@ def tidy_characterization(records: Sequence[tuple[str, int, str]]) -> pd.DataFra
 def tidy_load(records: Sequence[tuple[str, int, str]]) -> pd.DataFrame:
     """One row per loadgen rank: the load each probe ran beside; (probe, level, file)."""
     return _read(records)[LOAD_COLUMNS]
+
+
+def from_bundle(
+    path: str, levels: Sequence[int], field: str
+) -> tuple[pd.DataFrame, pd.DataFrame, str]:
+    """The samples and load of ``levels`` measured by the run of the bundle at
+    ``path`` (config key ``field``), and where they come from in words; a level
+    that run did not measure is refused."""
+    samples, manifest = bundle.tidy_table(path, "latency_variation", "characterization")
+    load, _ = bundle.tidy_table(path, "latency_variation", "load")
+    missing = sorted(set(levels) - set(samples["level"]))
+    if missing:
+        raise ValueError(
+            f"{field}: {path}'s run measured levels {sorted(set(samples['level']))}, not "
+            f"{missing}; give latency_variation.characterize.levels among them"
+        )
+    source = (
+        f"{bundle.shown(path)}: latency measured on {manifest['platform']} by netnoise "
+        f"{manifest['netnoise_version']} ({manifest['git']['sha'][:12]})"
+    )
+    return (
+        samples[samples["level"].isin(levels)][SAMPLE_COLUMNS],
+        load[load["level"].isin(levels)][LOAD_COLUMNS],
+        source,
+    )
 
 
 def characterization_table(samples: pd.DataFrame, load: pd.DataFrame) -> pd.DataFrame:

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from netnoise.config import enabled, nodes_beyond_testbed, undefined_applications
-from netnoise.studies.latency_variation.plan import mpi_bypasses_tcp
+from netnoise.inputs import quoted
+from netnoise.studies.latency_variation.plan import mpi_bypasses_tcp, simulated
 
 
 def problems(config: dict[str, Any]) -> list[str]:
@@ -43,7 +45,34 @@ def problems(config: dict[str, Any]) -> list[str]:
         "latency_variation.injection.application_args",
         list(injection.get("application_args", {})),
     )
-    if characterize.get("link_mbit") is None and platform.get("kind", "testbed") != "testbed":
+    from_bundle = characterize.get("from_bundle")
+    if from_bundle is not None and not Path(from_bundle).is_file():
+        problems.append(
+            f"latency_variation.characterize.from_bundle: {quoted(from_bundle)} is not a "
+            "regular file (a results bundle; a relative path is from the working directory)"
+        )
+    if simulated(platform) and from_bundle is None:
+        problems.append(
+            "latency_variation.characterize.from_bundle: null measures latency under load "
+            "here, but on platform.kind simgrid each launch is a simulation of its own, so "
+            "no probe runs beside a load; give a bundle whose run measured it, e.g. "
+            "resources/cache/quick-testbed.tar.gz"
+        )
+    if simulated(platform) and injection.get("injector_level") == "tcp":
+        problems.append(
+            "latency_variation.injection.injector_level: tcp delays a rank's TCP sends, but "
+            "on platform.kind simgrid no message crosses a socket; use mpi or auto"
+        )
+    if simulated(platform) and platform.get("simgrid", {}).get("network_model") == "packet":
+        problems.append(
+            "platform.simgrid.network_model: packet (ns-3) takes no latency callback, through "
+            "which the injector delays messages in SimGrid; use flow for latency_variation"
+        )
+    if (
+        from_bundle is None
+        and characterize.get("link_mbit") is None
+        and platform.get("kind", "testbed") != "testbed"
+    ):
         problems.append(
             "latency_variation.characterize.link_mbit: null only works on the testbed "
             "(it takes platform.testbed.nic_mbit); give the link rate of your network in Mbit/s"

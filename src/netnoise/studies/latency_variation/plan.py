@@ -39,6 +39,8 @@ INJECTION_FIGURES = (
     "fig16_fixed_mean_high",
     "table4_correlations",
 )
+#: Fig. 5–6: tcpping's, at the packet level: a simulation has no socket for it.
+PACKET_FIGURES = ("fig5_packet_mean", "fig6_packet_median")
 #: The report's results in the paper's order (netnoise.report).
 REPORT_RESULTS = (
     HEADLINE_CLAIMS,
@@ -146,12 +148,20 @@ def mpi_bypasses_tcp(platform: dict[str, Any]) -> bool:
 
 def injector_level(lv: dict[str, Any], platform: dict[str, Any]) -> str:
     """Where the injector delays (``injection.injector_level``, ``auto`` resolved): a
-    TCP-level injector injects nothing where MPI bypasses TCP, so ``auto`` takes the
-    MPI level there and the TCP level, the paper's post_send, elsewhere."""
+    TCP-level injector injects nothing where MPI bypasses TCP or in a simulation,
+    so ``auto`` takes the MPI level there and the TCP level, the paper's
+    post_send, elsewhere."""
     level = lv["injection"]["injector_level"]
     if level != "auto":
         return level
-    return "mpi" if mpi_bypasses_tcp(platform) else "tcp"
+    return "mpi" if mpi_bypasses_tcp(platform) or simulated(platform) else "tcp"
+
+
+def simulated(platform: dict[str, Any]) -> bool:
+    """Whether every rank runs in SimGrid's SMPI: no TCP socket, no probe beside a
+    load; the injector is linked into the programs and delays every message in
+    the network model."""
+    return platform.get("kind") == "simgrid"
 
 
 def distributions(lv: dict[str, Any]) -> list[str]:
@@ -174,10 +184,21 @@ def validation_points(lv: dict[str, Any]) -> list[str]:
     return _points(lv, VALIDATION_DISTRIBUTIONS)
 
 
-def probe_runs(lv: dict[str, Any]) -> list[tuple[str, str]]:
+def validation_experiments(platform: dict[str, Any]) -> tuple[str, ...]:
+    """The probes and the barrier of Sec. 6 that run on ``platform``: all three, but
+    tcpping (a TCP socket) in a simulation."""
+    return tuple(e for e in VALIDATION_EXPERIMENTS if not (simulated(platform) and e == "tcpping"))
+
+
+def injection_figures(platform: dict[str, Any]) -> tuple[str, ...]:
+    """The figures of Sec. 6–7 that ``platform``'s experiments make."""
+    return tuple(f for f in INJECTION_FIGURES if not (simulated(platform) and f in PACKET_FIGURES))
+
+
+def probe_runs(lv: dict[str, Any], experiments: Sequence[str]) -> list[tuple[str, str]]:
     """(experiment, point) of every injected probe and barrier result."""
     points = validation_points(lv)
-    return [(name, point) for name in VALIDATION_EXPERIMENTS for point in points]
+    return [(name, point) for name in experiments for point in points]
 
 
 def application_runs(lv: dict[str, Any]) -> list[tuple[str, str]]:
@@ -215,17 +236,21 @@ def injected_files(raw: str, names: Sequence[str]) -> dict[str, list[str]]:
 
 
 def injected_probes(
-    lv: dict[str, Any], nodes: list[str] | None, outputs: Sequence[str], job: Job
+    lv: dict[str, Any],
+    nodes: list[str] | None,
+    outputs: Sequence[str],
+    job: Job,
+    experiments: Sequence[str] = VALIDATION_EXPERIMENTS,
 ) -> list[dict[str, Any]]:
-    """tcpping, pingpong and barrier (in VALIDATION_EXPERIMENTS' order) on ``outputs``,
-    placed by :func:`probe_placement`; ``job(name, output, ranks, nodes, args)`` builds
+    """The ``experiments`` (of tcpping, pingpong and barrier) on ``outputs``, placed
+    by :func:`probe_placement`; ``job(name, output, ranks, nodes, args)`` builds
     each spec."""
     inj = lv["injection"]
     args = ["--warmup", inj["warmup"], "--iterations", inj["probe_iterations"]]
     sizes = {"tcpping": ["--size", 1], "pingpong": ["--size", 1], "barrier": []}
     return [
         job(name, output, *probe_placement(lv, name, nodes), [*sizes[name], *args])
-        for name, output in zip(VALIDATION_EXPERIMENTS, outputs, strict=True)
+        for name, output in zip(experiments, outputs, strict=True)
     ]
 
 
@@ -245,9 +270,12 @@ def injected_applications(
 # ---------------------------------------------------------------- targets
 
 
-def targets(figures: str, tables: str, models: str) -> list[str]:
-    """Every final file of the study (``figures``, ``tables``, ``models``: its folders)."""
-    names = [*CHARACTERIZATION_FIGURES, *INJECTION_FIGURES]
+def targets(
+    figures: str, tables: str, models: str, platform: dict[str, Any] | None = None
+) -> list[str]:
+    """Every final file of the study (``figures``, ``tables``, ``models``: its folders)
+    on ``platform`` (None: one that runs every experiment)."""
+    names = [*CHARACTERIZATION_FIGURES, *injection_figures(platform or {})]
     return [
         *(f"{figures}/{name}.{ext}" for name in names for ext in ("svg", "png")),
         f"{tables}/characterization.csv",
