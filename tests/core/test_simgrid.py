@@ -102,6 +102,28 @@ def test_fat_trees_and_tori_keep_the_simulators_names_and_sizes(tmp_path, spec, 
     assert len(generated.hosts) == parse_spec(spec).n_endpoints
 
 
+@needs_simgrid
+def test_a_dragonfly_routes_within_a_router_over_two_cables(tmp_path, smpi_programs):
+    """dragonfly:2,1;2,1;2,1;2 is SimGrid's DRAGONFLY of 2 groups of 1 chassis of 2
+    routers of 2 hosts: 16 hosts. Hosts 0 and 1 share a router, so a 1-byte
+    round trip is twice their two 5 us cables; the packet model, which needs a
+    graph, refuses it."""
+    platform = simgrid_platform(tmp_path, topology="dragonfly:2,1;2,1;2,1;2", latency_us=5)
+    generated = platform.generated
+    cluster = ET.fromstring(generated.xml.split("\n", 2)[2]).find("cluster")
+    assert (cluster.get("topology"), cluster.get("topo_parameters")) == (
+        "DRAGONFLY",
+        "2,1;2,1;2,1;2",
+    )
+    assert len(generated.hosts) == 16
+    args = ("--size", "1", "--warmup", "1", "--iterations", "3")
+    near = read_benchmark(run_pingpong(platform, smpi_programs, tmp_path, *args)).data["rtt_us"]
+    assert 2 * 2 * 5 <= near.min() <= near.max() < 2 * 2 * 5 + 1.0
+    packet = simgrid_platform(tmp_path, topology="dragonfly:2,1;2,1;2,1;2", network_model="packet")
+    with pytest.raises(PlatformUnavailable, match="dragonfly is generated for the flow model"):
+        generate(packet.config)
+
+
 def test_bad_topology_and_model_are_named_when_the_config_is_read(tmp_path):
     with pytest.raises(ConfigError, match=r"platform\.simgrid\.topology"):
         simgrid_platform(tmp_path, topology="dragonfly:4")

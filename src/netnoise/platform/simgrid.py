@@ -1,10 +1,10 @@
 """The simgrid platform: MPI programs in SimGrid's SMPI, in simulated time.
 
 Every rank runs inside one ``smpirun`` process on a platform file generated
-from the config (``platform.simgrid``): the testbed's racks and backbone, or a
+from the config (``platform.simgrid``): the testbed's racks and backbone, a
 fat-tree or torus named as the congestion simulator names them
-(``netnoise.sim.topology``). The programs are built for it with ``smpicc``
-without the wait layer (csrc/Makefile, ``FLAVOUR=smpi``): SMPI's clock is
+(``netnoise.sim.topology``), or a dragonfly. The programs are built for it
+with ``smpicc`` without the wait layer (csrc/Makefile, ``FLAVOUR=smpi``): SMPI's clock is
 simulated, so a rank waiting costs no time and no core, and a run's times
 come from the platform's latencies, rates and network model, never from the
 host's CPU. A rank's own computation is not simulated
@@ -217,6 +217,30 @@ def cluster_platform(spec: str, link_gbit: float, latency_us: float) -> Generate
     return GeneratedPlatform(_document(body), hosts, description)
 
 
+#: ``dragonfly:`` and SimGrid's own DRAGONFLY parameters (groups, chassis,
+#: routers: each a count and the cables joining two of them; hosts a router).
+DRAGONFLY = "dragonfly:"
+
+
+def dragonfly_platform(spec: str, link_gbit: float, latency_us: float) -> GeneratedPlatform:
+    """A dragonfly ``dragonfly:G,g;C,c;R,r;N`` as a SimGrid DRAGONFLY cluster: G
+    groups of C chassis of R routers with N hosts each, every cable ``link_gbit``
+    each way and ``latency_us``; SimGrid routes minimally (local, global, local)."""
+    params = spec[len(DRAGONFLY) :]
+    (groups, _), (chassis, _), (routers, _), (per_router,) = (
+        tuple(int(v) for v in part.split(",")) for part in params.split(";")
+    )
+    count = groups * chassis * routers * per_router
+    body = [
+        f'  <cluster id="dragonfly" prefix="node-" radical="0-{count - 1}" suffix="" '
+        f'speed="1Gf" bw="{link_gbit:g}Gbps" lat="{latency_us:g}us" '
+        f'topology="DRAGONFLY" topo_parameters={quoteattr(params)} sharing_policy="SPLITDUPLEX"/>'
+    ]
+    hosts = [f"node-{i}" for i in range(count)]
+    description = f"{spec}: {count} hosts, {link_gbit:g} Gbit/s links"
+    return GeneratedPlatform(_document(body), hosts, description)
+
+
 def generate(platform_config: dict[str, Any]) -> GeneratedPlatform:
     """The platform file of the validated ``platform`` section (kind simgrid)."""
     simgrid = platform_config["simgrid"]
@@ -225,6 +249,14 @@ def generate(platform_config: dict[str, Any]) -> GeneratedPlatform:
     packets = simgrid["network_model"] == "packet"
     if topology == "testbed":
         return racks_platform(platform_config["testbed"], simgrid["latency_us"], packets)
+    if topology.startswith(DRAGONFLY):
+        if packets:
+            raise PlatformUnavailable(
+                f"platform.simgrid.topology {topology!r}: a dragonfly is generated for the "
+                "flow model only (platform.simgrid.network_model: flow); the packet model "
+                "takes xgft:, torus: or testbed"
+            )
+        return dragonfly_platform(topology, simgrid["link_gbit"], simgrid["latency_us"])
     generator = topology_graph if packets else cluster_platform
     try:
         return generator(topology, simgrid["link_gbit"], simgrid["latency_us"])
