@@ -327,16 +327,35 @@ def testbed_facts(testbed: Mapping[str, Any]) -> list[tuple[str, str]]:
     return facts
 
 
+def simgrid_facts(platform: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """A simgrid platform (the platform section) as the lines a reader compares
+    with the paper's machine: the simulator, the network and its links."""
+    simgrid = platform["simgrid"]
+    network = (
+        "the testbed's racks (platform.testbed)"
+        if simgrid["topology"] == "testbed"
+        else simgrid["topology"]
+    )
+    return [
+        ("Simulator", "SimGrid's SMPI: every rank simulated, in simulated time"),
+        ("Network", network),
+        ("Model", f"{simgrid['network_model']} (flow: CM02; packet: ns-3)"),
+        ("Links", f"{simgrid['link_gbit']:g} Gbit/s, {simgrid['latency_us']:g} µs each"),
+    ]
+
+
 def about_page(
     study: Any,
     titles: Iterable[str],
     *,
     source: str,
     testbed: Mapping[str, Any] | None = None,
+    simgrid: Mapping[str, Any] | None = None,
 ) -> str:
     """A study's front page: its paper's citation, what the testbed changes, this
-    run's ``testbed`` layout (from its config) where it ran on one, and the titles
-    of its results in this report, in the paper's order."""
+    run's ``testbed`` layout or ``simgrid`` platform (a platform section; from its
+    config) where it ran on one, and the titles of its results in this report, in
+    the paper's order."""
     citation = study.citation
     doi = (
         f'DOI <a href="https://doi.org/{html.escape(citation.doi)}">{html.escape(citation.doi)}</a>'
@@ -346,12 +365,19 @@ def about_page(
     note = f'<p class="note">{html.escape(citation.note)}</p>' if citation.note else ""
     listed = "".join(f"<li>{html.escape(title)}</li>" for title in titles)
     layout = ""
-    if testbed:
+    shown = (
+        ("This run's testbed (from its config)", testbed_facts(testbed))
+        if testbed
+        else ("This run's platform (from its config)", simgrid_facts(simgrid))
+        if simgrid
+        else None
+    )
+    if shown:
+        heading, facts = shown
         rows = "".join(
-            f"<tr><th>{html.escape(k)}</th><td>{html.escape(v)}</td></tr>"
-            for k, v in testbed_facts(testbed)
+            f"<tr><th>{html.escape(k)}</th><td>{html.escape(v)}</td></tr>" for k, v in facts
         )
-        layout = f"<h2>This run's testbed (from its config)</h2>\n<table>{rows}</table>\n"
+        layout = f"<h2>{heading}</h2>\n<table>{rows}</table>\n"
     body = (
         f"<p>{html.escape(citation.authors)}. <cite>{html.escape(citation.title)}</cite>. "
         f"{html.escape(citation.published)}. {doi}.</p>\n{note}"

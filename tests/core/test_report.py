@@ -72,6 +72,22 @@ def test_every_study_cites_its_paper_and_says_what_the_testbed_changes():
     assert "No DOI given in the paper text" in studies.get("asymmetric").citation.text()
 
 
+def test_a_studys_front_page_shows_the_platform_its_run_had():
+    """The testbed's layout on the testbed, SimGrid's network and model on simgrid."""
+    from netnoise.config import validate
+
+    off = {key: {"enabled": False} for key in ("impact_compression", "latency_variation")}
+    config = validate({"platform": {"kind": "simgrid"}, **off})
+    study = studies.get("network_noise")
+    simulated = report.about_page(study, ["Fig. 4"], source="s", simgrid=config["platform"])
+    assert "This run's platform (from its config)" in simulated
+    assert "SimGrid&#x27;s SMPI" in simulated and "flow (flow: CM02" in simulated
+    emulated = report.about_page(
+        study, ["Fig. 4"], source="s", testbed=config["platform"]["testbed"]
+    )
+    assert "This run's testbed (from its config)" in emulated and "SMPI" not in emulated
+
+
 @pytest.mark.parametrize("study", studies.STUDIES, ids=lambda s: s.key)
 def test_a_study_lists_its_results_once_each_with_a_caption_and_a_unique_title(study):
     plan = study.module("plan")

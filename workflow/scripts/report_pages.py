@@ -44,6 +44,9 @@ with logged(snakemake.log[0]) as log:
                 )["testbed"]
                 if snakemake.params.platform == "testbed"
                 else None,
+                simgrid=snakemake.config["platform"]
+                if snakemake.params.platform == "simgrid"
+                else None,
             )
         elif kind == "text":
             text = report.text_page(
