@@ -31,8 +31,6 @@ wildcard_constraints:
 # Cheap table and figure steps run on the submitting host under a cluster
 # executor (profiles/slurm); only builds and measurements become jobs.
 localrules:
-    unpack_latency_characterization,
-    tidy_latency_characterization,
     tabulate_latency_characterization,
     fit_latency_distributions,
     plot_latency_characterization,
@@ -55,6 +53,9 @@ study_targets(
 # (characterize.from_bundle): it injects that network's.
 if LV["characterize"]["from_bundle"]:
 
+    localrules:
+        unpack_latency_characterization,
+
     rule unpack_latency_characterization:
         input:
             bundle=LV["characterize"]["from_bundle"],
@@ -71,6 +72,9 @@ if LV["characterize"]["from_bundle"]:
             "../scripts/latency_variation/unpack_characterization.py"
 
 else:
+
+    localrules:
+        tidy_latency_characterization,
 
     use rule corun as measure_latency_under_load with:
         input:
