@@ -190,6 +190,9 @@ def test_benchmark_slowdown_is_perturbed_over_unperturbed_mean_in_percent():
         ["bcast", 0.25, 8, "network"],
     ]
     allreduce, bcast = table.iloc[0], table.iloc[1]
+    # Times taken on real cores, unless the table is told they were simulated.
+    assert (table["clock"] == "wall").all()
+    assert (benchmark_slowdown(tidy, "simulated")["clock"] == "simulated").all()
     # Quiet mean 100 us, perturbed mean 150 us: 150 % of the unperturbed time.
     assert (allreduce["samples"], allreduce["splits"]) == (3, 3)
     assert allreduce["unperturbed_mean_us"] == 100.0

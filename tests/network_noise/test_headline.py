@@ -65,6 +65,17 @@ def test_a_cpu_only_control_that_slows_it_as_much_refutes_every_benchmark_claim(
     assert "CPU-only control 212 % against" in claims["reason"].iloc[0]
 
 
+def test_in_simulated_time_no_cpu_only_control_is_needed_but_on_cores_it_is():
+    """Without a CPU-only control, a slowdown measured on real cores may be the
+    cores'; one taken in simulated time (SimGrid) cannot be."""
+    uncontrolled = _points(GROWING, 105, 1e-6).assign(cpu_slowdown_pct=None, p_vs_cpu=None)
+    on_cores = _verdicts(headline_claims(uncontrolled.assign(clock="wall"), SIMULATION))
+    assert on_cores["collective_factor_2"] == v.UNCONTROLLED
+    assert _verdicts(headline_claims(uncontrolled, SIMULATION)) == on_cores
+    simulated = _verdicts(headline_claims(uncontrolled.assign(clock="simulated"), SIMULATION))
+    assert simulated["collective_factor_2"] == simulated["rises_with_ratio"] == v.REPRODUCED
+
+
 def test_a_small_or_flat_slowdown_is_not_reproduced():
     flat = {(0.0, 8): 100, (0.25, 8): 101, (0.5, 8): 101, (0.5, 4): 120}
     verdict = _verdicts(headline_claims(_points(flat, 100, 1e-6), None))

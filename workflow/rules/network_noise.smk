@@ -194,6 +194,9 @@ rule tabulate_network_noise_benchmark:
         f"{NN_PATHS.logs}/tabulate_benchmark.log",
     conda:
         "../../envs/analysis.yaml"
+    params:
+        # SMPI's times are simulated: no host core enters them.
+        clock="simulated" if config["platform"]["kind"] == "simgrid" else "wall",
     script:
         "../scripts/network_noise/tabulate_benchmark.py"
 

@@ -6,7 +6,7 @@ from netnoise.studies.network_noise.analysis import benchmark_claims, benchmark_
 
 with logged(snakemake.log[0]) as log:
     tidy = pd.read_csv(snakemake.input[0])
-    table = benchmark_slowdown(tidy)
+    table = benchmark_slowdown(tidy, snakemake.params.clock)
     claims = benchmark_claims(tidy, table)
     log.info("noise benchmark:\n%s", table.to_string(index=False))
     log.info("claims:\n%s", claims.to_string(index=False))

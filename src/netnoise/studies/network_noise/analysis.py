@@ -216,7 +216,7 @@ def _control_of(points: pd.DataFrame, point: pd.Series, control: str) -> pd.Seri
     return found.iloc[0] if len(found) else None
 
 
-def benchmark_slowdown(tidy: pd.DataFrame) -> pd.DataFrame:
+def benchmark_slowdown(tidy: pd.DataFrame, clock: str = "wall") -> pd.DataFrame:
     """One row per point (collective, ratio, allocation, perturbation): its
     application communicator's size (nan where the table lacks it), the mean
     and median perturbed and unperturbed collective times, the slowdown (perturbed
@@ -225,7 +225,9 @@ def benchmark_slowdown(tidy: pd.DataFrame) -> pd.DataFrame:
     being larger than the unperturbed ones (Fig. 3's notches ask the same), and,
     for a measured point (network perturbation, ratio above 0), of its per-split
     slowdowns being larger than those of each of its control runs (CONTROL_RUNS:
-    ``ratio0_*``, ``cpu_*``, ``unshared_*``; empty without that control)."""
+    ``ratio0_*``, ``cpu_*``, ``unshared_*``; empty without that control). The
+    ``clock`` column says how the times were taken: ``wall`` on real cores,
+    ``simulated`` in a simulation (SimGrid), where no host core enters a run."""
     from scipy.stats import mannwhitneyu
 
     tidy = with_perturbation(tidy)
@@ -272,6 +274,7 @@ def benchmark_slowdown(tidy: pd.DataFrame) -> pd.DataFrame:
             p_value.append(mannwhitneyu(ours, theirs, alternative="greater").pvalue)
         table[f"{control}_slowdown_pct"] = slowdown
         table[f"p_vs_{control}"] = p_value
+    table["clock"] = clock
     return table
 
 
