@@ -206,9 +206,16 @@ def cluster_platform(spec: str, link_gbit: float, latency_us: float) -> Generate
         kind, params = "TORUS", ",".join(map(str, topology.dims))
     else:
         raise SpecError(f"{spec!r}: a SimGrid platform is generated for xgft: and torus: only")
-    count = topology.n_endpoints
+    return _cluster(spec, topology.kind, kind, params, topology.n_endpoints, link_gbit, latency_us)
+
+
+def _cluster(
+    spec: str, name: str, kind: str, params: str, count: int, link_gbit: float, latency_us: float
+) -> GeneratedPlatform:
+    """SimGrid cluster ``name`` of ``count`` hosts in its topology ``kind`` with
+    ``params``, every cable ``link_gbit`` each way and ``latency_us``."""
     body = [
-        f'  <cluster id="{topology.kind}" prefix="node-" radical="0-{count - 1}" suffix="" '
+        f'  <cluster id="{name}" prefix="node-" radical="0-{count - 1}" suffix="" '
         f'speed="1Gf" bw="{link_gbit:g}Gbps" lat="{latency_us:g}us" '
         f'topology="{kind}" topo_parameters={quoteattr(params)} sharing_policy="SPLITDUPLEX"/>'
     ]
@@ -231,14 +238,7 @@ def dragonfly_platform(spec: str, link_gbit: float, latency_us: float) -> Genera
         tuple(int(v) for v in part.split(",")) for part in params.split(";")
     )
     count = groups * chassis * routers * per_router
-    body = [
-        f'  <cluster id="dragonfly" prefix="node-" radical="0-{count - 1}" suffix="" '
-        f'speed="1Gf" bw="{link_gbit:g}Gbps" lat="{latency_us:g}us" '
-        f'topology="DRAGONFLY" topo_parameters={quoteattr(params)} sharing_policy="SPLITDUPLEX"/>'
-    ]
-    hosts = [f"node-{i}" for i in range(count)]
-    description = f"{spec}: {count} hosts, {link_gbit:g} Gbit/s links"
-    return GeneratedPlatform(_document(body), hosts, description)
+    return _cluster(spec, "dragonfly", "DRAGONFLY", params, count, link_gbit, latency_us)
 
 
 def generate(platform_config: dict[str, Any]) -> GeneratedPlatform:
