@@ -12,6 +12,32 @@
 
 #include "nn_mpi.h"
 
+#ifdef SMPI_HELPERS_H
+/* Under SimGrid's SMPI every program is compiled with MPI_COMM_WORLD standing
+ * for nn_world (csrc/Makefile): the ranks of this program. They are all the
+ * simulation's ranks, unless the co-run dispatcher (simgrid/corun.c) runs this
+ * program beside others in one simulation; it then sets nn_world to this
+ * program's ranks, and starts MPI, before calling main. */
+#undef MPI_COMM_WORLD
+extern MPI_Comm MPI_COMM_WORLD;
+MPI_Comm nn_world = MPI_COMM_NULL;
+
+static int start_mpi(int *argc, char ***argv)
+{
+    if (nn_world != MPI_COMM_NULL)
+        return MPI_SUCCESS;
+    int rc = MPI_Init(argc, argv);
+    nn_world = MPI_COMM_WORLD;
+    return rc;
+}
+#define MPI_COMM_WORLD nn_world
+#else
+static int start_mpi(int *argc, char ***argv)
+{
+    return MPI_Init(argc, argv);
+}
+#endif
+
 static volatile sig_atomic_t stop_signal = 0;
 
 static void on_stop_signal(int sig)
@@ -39,7 +65,7 @@ void nn_mpi_fail(int rc, const char *call, const char *file, int line)
 
 void nn_init(int *argc, char ***argv)
 {
-    MPI_CHECK(MPI_Init(argc, argv));
+    MPI_CHECK(start_mpi(argc, argv));
     MPI_CHECK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
@@ -228,17 +254,17 @@ static void create_file(const char *path, const char *what)
         fprintf(stderr, "cannot create %s file '%s'\n", what, path);
 }
 
-/* A pause of rank 0 between checks for a file the runner creates. Under
- * SimGrid's SMPI a sleep is simulated: each check would move the simulated
- * clock on by the pause while the runner, in real time, has yet to create the
- * file. There the pause is real and the simulated clock stands still (every
- * other rank waits in a barrier meanwhile). */
-static void pause_for_runner(void)
+/* A pause of rank 0 between checks for a handshake file. Under SimGrid's SMPI
+ * the file comes from another program of the same simulation (netnoise.run
+ * hands a simulated co-run files its jobs create, none of its own), so the
+ * pause is simulated: the other program runs on meanwhile, and creates the
+ * file at a simulated time every rank sees alike. There it is short, as the
+ * waiting job starts up to one pause after the file appeared, out of step
+ * with the other by as much; a check costs a few microseconds of real time. */
+static void pause_for_file(void)
 {
 #ifdef SMPI_HELPERS_H
-#undef nanosleep
-    struct timespec ts = {0, 1000000};
-    nanosleep(&ts, NULL);
+    nn_sleep_ns(10000);
 #else
     nn_sleep_ns(1000000);
 #endif
@@ -249,7 +275,7 @@ static void await_file(const nn_run_options *run, const char *path)
 {
     struct stat st;
     while (stat(path, &st) != 0 && !nn_local_stop(run))
-        pause_for_runner();
+        pause_for_file();
 }
 
 /* Collective: once every rank is here, rank 0 creates `create` (when given),

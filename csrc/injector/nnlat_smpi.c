@@ -26,6 +26,12 @@
 #include "nnlat.h"
 #include "nnlat_smpi.h"
 
+/* The simulation's ranks. csrc/Makefile makes MPI_COMM_WORLD a program's own
+ * ranks (nn_world, set once MPI has started), and the injector, which runs
+ * before, delays a whole simulation's messages (a co-run's refuses it). */
+#undef MPI_COMM_WORLD
+extern MPI_Comm MPI_COMM_WORLD;
+
 /* Rank 0's: one state per rank, and the host each rank runs on. */
 static struct {
     int ranks;

@@ -328,8 +328,12 @@ def describe(
             "| --- | --- | --- | --- |",
         ]
         lines += [
-            f"| {row['study']} | {int(row['results'])} | {int(row['saturated'])}"
-            f" | {row['runnable_median']:.2g} |"
+            f"| {row['study']} | {int(row['results'])} | "
+            + (
+                "not applicable (simulated time) | — |"
+                if row.get("simulated", 0) == row["results"]
+                else f"{int(row['saturated'])} | {row['runnable_median']:.2g} |"
+            )
             for _, row in cpu_summary.iterrows()
         ]
     lines += [

@@ -314,6 +314,8 @@ def summary_table(sidecars: list[str | os.PathLike[str]], root: str | os.PathLik
                 "cpu_mean_runnable": cpu.get("mean_runnable_tasks"),
                 "cpu_busy_share": cpu.get("busy_fraction"),
                 "cpu_saturated": cpu.get("saturated"),
+                # False in simulated time (netnoise.run.NOT_APPLICABLE).
+                "cpu_applicable": cpu.get("applicable", True) if cpu else None,
                 "cpu_rejected_attempts": len(cpu.get("rejected") or []) if cpu else None,
                 # The testbed records how its jobs share the cores; other
                 # platforms record how many cores the host has.
@@ -342,19 +344,23 @@ def _study_of(result: str) -> str:
 
 
 def cpu_summary(table):
-    """Per study, from :func:`summary_table`: measured results, how many were
+    """Per study, from :func:`summary_table`: measured results, how many of them
+    were in simulated time (their CPU record does not apply), how many were
     CPU-saturated, how many attempts were rejected as such, the mean runnable
     tasks of their timed regions (median and maximum), the busy share of the
     cores (median over all results and over the saturated ones), and failures.
 
     The saturated results' busy share tells how much of their load was work:
     the rest is tasks waiting for a core, wake-ups included."""
-    measured = table[table["cpu_mean_runnable"].notna()].assign(
-        cpu_saturated=lambda t: t["cpu_saturated"].fillna(False).astype(bool)
+    simulated = table["cpu_applicable"].eq(False) if "cpu_applicable" in table else False
+    measured = table[table["cpu_mean_runnable"].notna() | simulated].assign(
+        cpu_saturated=lambda t: t["cpu_saturated"].fillna(False).astype(bool),
+        simulated=simulated,
     )
     grouped = measured.groupby("study", sort=True)
     summary = grouped.agg(
         results=("result", "size"),
+        simulated=("simulated", "sum"),
         saturated=("cpu_saturated", "sum"),
         rejected_attempts=("cpu_rejected_attempts", "sum"),
         runnable_median=("cpu_mean_runnable", "median"),

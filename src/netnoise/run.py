@@ -7,6 +7,11 @@ finished its warm-up (``--ready-file``), runs the measured job, then tells
 the background jobs to stop (``--stop-file``) and waits for them. Any job
 failing, a background job ending early, or a timeout fails the whole co-run:
 its results never appear.
+
+On a simulated platform the jobs of a co-run are one launch, and they keep
+the same order among themselves, in simulated time: the measured job's timed
+part starts once the background has created its ready file, and the
+background stops once the measured job has created its end file.
 """
 
 from __future__ import annotations
@@ -251,11 +256,6 @@ def corun(
     if counters is not None and counters_output is None:
         raise ValueError("counters need counters_output")
     limits = cpu or CpuLimits.from_config(platform.config)
-    if background and not platform.launches_share_network:
-        raise RunFailed(
-            f"{measured.name}: platform {platform.kind!r} runs each launch on a network of "
-            "its own, so a co-run's background would not load the measured job's"
-        )
     platform.check()
     log_path = Path(log)
     log_path.parent.mkdir(parents=True, exist_ok=True)
@@ -264,6 +264,11 @@ def corun(
     rejected = []
     attempt, launches_lost = 1, 0
     while True:
+        if platform.simulated:
+            outcome = _simulated_once(
+                platform, measured, background, log_path=log_path, timeout_s=timeout_s
+            )
+            break
         try:
             outcome = _corun_once(
                 platform,
@@ -311,7 +316,8 @@ def corun(
         {"name": j.name, "ranks": j.ranks, "nodes": j.nodes, "command": argv}
         for j, argv in zip(jobs, outcome.argv, strict=True)
     ]
-    cpu_record = {**outcome.cpu, "judged": limits.judged, "attempts": attempt, "rejected": rejected}
+    judged = limits.judged and not platform.simulated
+    cpu_record = {**outcome.cpu, "judged": judged, "attempts": attempt, "rejected": rejected}
     with open(log_path, "rb") as fh:
         fh.seek(log_offset)
         platform_record = platform.run_record(fh.read().decode(errors="replace"))
@@ -480,6 +486,107 @@ def _corun_once(
             for proc in processes:
                 proc.kill()
     return _Attempt([p.argv for p in processes], cpu.record(), timed_s)
+
+
+#: The CPU record of a run in simulated time.
+NOT_APPLICABLE = {
+    "applicable": False,
+    "why": "simulated time: the host's cores enter no result, however busy they were",
+}
+
+
+#: What SMPI prints when a rank ends with a status other than 0. In a co-run the
+#: other program would wait for it for ever, in simulated time.
+RANK_FAILED = b"SMPI process did not return 0"
+
+
+def _simulation_status(process: _Process, log: Path, offset: int, timeout_s: float) -> int:
+    """The exit status of a simulation; 1, once it is stopped, when a rank of it
+    failed (its log from ``offset`` on says so). A run longer than ``timeout_s``
+    fails."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        try:
+            return process.proc.wait(timeout=CHECK_S)
+        except subprocess.TimeoutExpired:
+            pass
+        with open(log, "rb") as fh:
+            fh.seek(offset)
+            if RANK_FAILED in fh.read():
+                process.kill()
+                return 1
+        if time.monotonic() > deadline:
+            raise RunFailed(f"{process.job.name} did not finish within {timeout_s:g} s; see {log}")
+
+
+def _simulated_once(
+    platform: Platform,
+    measured: Job,
+    background: Sequence[Job],
+    *,
+    log_path: Path,
+    timeout_s: float,
+) -> _Attempt:
+    """Every job in one launch of a simulated platform; the runner takes no part in
+    the handshake, which the jobs hold among themselves in simulated time."""
+    if len(background) > 1:
+        raise RunFailed(
+            f"{measured.name}: a co-run in simulated time takes one background job, "
+            f"got {len(background)}"
+        )
+    jobs = [*background, measured]
+    for job in jobs:
+        if job.external is not None:
+            raise RunFailed(
+                f"{job.name}: a third-party program runs on platform.kind testbed or slurm, "
+                f"not on {platform.kind!r}"
+            )
+    envs = [{**waiting.environment(platform.config.get("wait", {})), **job.env} for job in jobs]
+    env = {name: value for job_env in envs for name, value in job_env.items()}
+    if any(job_env.items() - env.items() for job_env in envs):
+        raise RunFailed(
+            f"{measured.name}: the jobs of a co-run in simulated time share one process's "
+            "environment, and theirs differ: " + "; ".join(map(str, envs))
+        )
+    with (
+        tempfile.TemporaryDirectory(prefix=".netnoise-run-", dir=log_path.parent) as scratch_dir,
+        open(log_path, "ab") as log_fh,
+        _staged([job.output for job in jobs]) as staged,
+    ):
+        scratch = Path(scratch_dir)
+        ready, end = scratch / "background-ready", scratch / "measured-end"
+        flags = [["--output", str(path)] for path in staged]
+        if background:
+            flags[0] += ["--ready-file", str(ready), "--stop-file", str(end)]
+            flags[1] += ["--start-file", str(ready), "--end-file", str(end)]
+        programs = [
+            ([*job.program, *job_flags], job.ranks)
+            for job, job_flags in zip(jobs, flags, strict=True)
+        ]
+        if background:
+            launch = platform.corun_launch(programs, env)
+        else:
+            launch = platform.mpi_launch(*programs[0], measured.nodes, env)
+        started = time.monotonic()
+        log_offset = log_fh.tell()
+        process = _Process(measured, launch.argv, launch.environment(), log_fh)
+        try:
+            status = _simulation_status(process, log_path, log_offset, timeout_s)
+            if status != 0:
+                raise RunFailed(
+                    f"{measured.name} exited with status {status}; log {log_path}:\n"
+                    + log_path.read_text(errors="replace")[-2000:]
+                )
+            for job, path in zip(jobs, staged, strict=True):
+                try:
+                    read_benchmark(path)
+                except BenchmarkFormatError as err:
+                    raise RunFailed(
+                        f"{job.name} exited 0 but its output is invalid: {err}"
+                    ) from err
+        finally:
+            process.kill()
+    return _Attempt([launch.argv] * len(jobs), dict(NOT_APPLICABLE), time.monotonic() - started)
 
 
 def run_benchmark(

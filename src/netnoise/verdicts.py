@@ -372,16 +372,25 @@ def ours_text(row: pd.Series | dict) -> str:
     return estimate.text(unit) if estimate.measured else "—"
 
 
+def cpu_record(row: pd.Series | dict) -> str:
+    """A study's row of the cpu_summary table as a sentence: how many of its
+    results were CPU-saturated, or that its results took simulated time."""
+    results, simulated = int(row["results"]), int(row.get("simulated", 0) or 0)
+    if simulated == results:
+        return f"CPU record: not applicable, all {results} results in simulated time"
+    return (
+        f"CPU record: {int(row['saturated'])} of {results} measured results CPU-saturated, "
+        f"median {row['runnable_median']:.2g} runnable tasks"
+        + (f"; {simulated} in simulated time" if simulated else "")
+    )
+
+
 def cpu_records(cpu_summary: pd.DataFrame | None) -> dict[str, str]:
     """Per study, its measurements' CPU record (the run's cpu_summary table): how
     many were CPU-saturated, so a reader weighs its claims by it."""
     if cpu_summary is None:
         return {}
-    return {
-        row["study"]: f"CPU record: {int(row['saturated'])} of {int(row['results'])} measured"
-        f" results CPU-saturated, median {row['runnable_median']:.2g} runnable tasks"
-        for _, row in cpu_summary.iterrows()
-    }
+    return {row["study"]: cpu_record(row) for _, row in cpu_summary.iterrows()}
 
 
 def summary_lines(

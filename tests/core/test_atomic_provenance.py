@@ -120,6 +120,32 @@ def test_cpu_summary_gives_the_busy_share_of_saturated_results_apart():
     assert pd.isna(b["saturated_busy_median"])
 
 
+def test_results_in_simulated_time_have_a_cpu_record_that_does_not_apply():
+    pd = pytest.importorskip("pandas")
+    from netnoise.verdicts import cpu_record
+
+    table = pd.DataFrame(
+        {
+            "result": ["raw/a/1.csv", "raw/a/2.csv", "raw/s/1.csv", "raw/s/2.csv"],
+            "study": ["a", "a", "s", "s"],
+            "exit_status": [0, 0, 0, 0],
+            "cpu_mean_runnable": [1.0, 3.0, None, None],
+            "cpu_busy_share": [0.2, 0.5, None, None],
+            "cpu_saturated": [False, True, None, None],
+            "cpu_applicable": [True, True, False, False],
+            "cpu_rejected_attempts": [0, 0, 0, 0],
+        }
+    )
+    summary = provenance.cpu_summary(table).set_index("study")
+    assert summary["results"].tolist() == [2, 2] and summary["simulated"].tolist() == [0, 2]
+    assert cpu_record(summary.loc["s"]) == (
+        "CPU record: not applicable, all 2 results in simulated time"
+    )
+    assert cpu_record(summary.loc["a"]) == (
+        "CPU record: 1 of 2 measured results CPU-saturated, median 2 runnable tasks"
+    )
+
+
 def test_summary_table_names_the_testbeds_core_mode_and_no_mode_elsewhere(tmp_path):
     for name, platform in (
         ("testbed.csv", {"kind": "testbed", "cores": {"mode": "per_job", "measured": "0"}}),

@@ -53,11 +53,12 @@ def simgrid_platform(tmp_path: Path, **simgrid) -> SimgridPlatform:
 
 @pytest.fixture(scope="module")
 def smpi_programs(tmp_path_factory) -> Path:
-    """pingpong and noise built for SMPI (csrc/Makefile FLAVOUR=smpi)."""
+    """pingpong, noise and the co-run dispatcher built for SMPI (csrc/Makefile
+    FLAVOUR=smpi)."""
     if shutil.which("smpicc") is None:
         pytest.skip("SimGrid not installed (make setup installs libsimgrid-dev)")
     build = tmp_path_factory.mktemp("smpi-build")
-    targets = [str(build / "bin" / name) for name in ("pingpong", "noise")]
+    targets = [str(build / "bin" / name) for name in ("pingpong", "noise", "corun")]
     subprocess.run(
         ["make", "-s", "-C", str(REPO / "csrc"), "FLAVOUR=smpi", f"BUILD={build}", *targets],
         check=True,
@@ -139,13 +140,50 @@ def test_a_run_larger_than_the_platform_is_refused_before_it_starts(tmp_path):
         platform.mpi_launch(["./pingpong"], 2, nodes=["nn-n01", "nn-n02"])
 
 
-def test_a_corun_is_refused_where_each_launch_is_a_network_of_its_own(tmp_path):
+@needs_simgrid
+def test_a_corun_runs_its_jobs_in_one_simulation_on_the_same_links(tmp_path, smpi_programs):
+    """A 1 MiB ping-pong between the racks beside another between the same two
+    hosts, looping until the measured one ends: the two share every link of the
+    route. The measured pair starts up to one handshake pause (10 us, simulated)
+    after the other is ready; out of step by that delta, each transfer runs
+    alone for delta and shared for the rest, so a round trip takes
+    2 x (4 x 5 us + 1 MiB at 200 Mbit/s - delta). Both run in one smpirun,
+    under the dispatcher; the CPU record says the host's cores do not apply."""
+    platform = simgrid_platform(tmp_path, latency_us=5)
+    size = 1 << 20
+    pingpong = str(smpi_programs / "pingpong")
+    measured = Job("pingpong", [pingpong, "--size", str(size), "--iterations", "6"], 2,
+                   tmp_path / "measured.csv")  # fmt: skip
+    background = Job("partner", [pingpong, "--size", str(size), "--iterations", "0"], 2,
+                     tmp_path / "partner.csv")  # fmt: skip
+    corun(platform, measured, [background], log=tmp_path / "corun.log", timeout_s=120)
+    rtt = read_benchmark(measured.output).data["rtt_us"]
+    shared_us = 2 * (4 * 5 + size * 8 / 200e6 * 1e6)
+    assert len(rtt) == 6
+    assert shared_us - 2 * 10 <= rtt.min() <= rtt.max() < shared_us + 1.0
+    partner = read_benchmark(background.output).data
+    assert len(partner) > 6 and read_benchmark(background.output).meta["hosts"] == "nn-n01,nn-n03"
+    sidecar = read_sidecar(measured.output)
+    assert sidecar["cpu"]["applicable"] is False and sidecar["cpu"]["judged"] is False
+    assert [job["name"] for job in sidecar["corun"]] == ["partner", "pingpong"]
+    launches = [
+        line for line in (tmp_path / "corun.log").read_text().splitlines() if line[:1] == "$"
+    ]
+    assert len(launches) == 1 and f"{smpi_programs}/corun -np 2 {pingpong}" in launches[0]
+    assert sidecar["platform_run"]["simulated_s"] > 6 * shared_us * 1e-6
+
+
+@needs_simgrid
+def test_a_failing_job_fails_the_whole_simulated_corun(tmp_path, smpi_programs):
     platform = simgrid_platform(tmp_path)
-    measured = Job("pingpong", ["./pingpong"], 2, tmp_path / "m.csv")
-    background = Job("loadgen", ["./loadgen"], 2, tmp_path / "b.csv")
-    with pytest.raises(RunFailed, match="network of its own"):
-        corun(platform, measured, [background], log=tmp_path / "log", timeout_s=10)
-    assert not (tmp_path / "m.csv").exists()
+    pingpong = str(smpi_programs / "pingpong")
+    measured = Job("pingpong", [pingpong, "--iterations", "3"], 2, tmp_path / "m.csv")
+    broken = Job("partner", [pingpong, "--size", "-1", "--iterations", "0"], 2, tmp_path / "b.csv")
+    with pytest.raises(RunFailed, match="exited with status"):
+        corun(platform, measured, [broken], log=tmp_path / "log", timeout_s=120)
+    assert not list(tmp_path.glob("*.csv"))
+    with pytest.raises(RunFailed, match="one background job, got 2"):
+        corun(platform, measured, [broken, broken], log=tmp_path / "log", timeout_s=10)
 
 
 def test_simulated_and_wall_time_are_read_from_smpiruns_output():

@@ -83,8 +83,10 @@ class Platform(ABC):
     kind: str
     #: The program every launch starts with; it must be on PATH.
     launcher: str
-    #: Whether two launches meet on one network, as a co-run needs.
-    launches_share_network: bool = True
+    #: Whether runs take simulated time. A co-run is then one launch
+    #: (:meth:`corun_launch`) in which its jobs meet, and the host's cores enter
+    #: no result.
+    simulated: bool = False
     #: Why ranks cannot be placed on named nodes here; None: they can.
     named_nodes_refused: str | None = None
 
@@ -118,6 +120,12 @@ class Platform(ABC):
     ) -> Launch:
         """:meth:`mpi_launch` as this platform builds it: ``nodes`` (empty: any) are
         allowed here, and ``env`` is a copy the launch may keep."""
+
+    def corun_launch(self, programs: list[tuple[list[str], int]], env: dict[str, str]) -> Launch:
+        """One launch that runs every ``(program, ranks)`` at once, each program's
+        rank i on the platform's host i; ``env`` as :meth:`mpi_launch`'s. Only a
+        simulated platform runs a co-run so."""
+        raise PlatformUnavailable(f"platform {self.kind!r} runs each job in a launch of its own")
 
     def core_sets(self) -> CoreSets | None:
         """The cores of the measured job and of everything else, each job in cgroups

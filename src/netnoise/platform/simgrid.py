@@ -10,7 +10,9 @@ come from the platform's latencies, rates and network model, never from the
 host's CPU. A rank's own computation is not simulated
 (``smpi/simulate-computation:no``): the programs' sleeps and busy waits take
 simulated time, their arithmetic none. Each smpirun is a simulation of its
-own, so co-runs of separate launches are refused.
+own, so the jobs of a co-run run in one: the dispatcher ``corun`` (built with
+the programs, csrc/simgrid/corun.c) gives each its share of the ranks, every
+job's rank i on host i, as a co-run's jobs share the testbed's nodes.
 """
 
 from __future__ import annotations
@@ -54,6 +56,9 @@ SMPI_SETTINGS = (
     "smpi/display-timing:yes",
     "network/crosstraffic:0",
 )
+
+#: The co-run dispatcher, beside the programs it runs.
+CORUN = "corun"
 
 _SIMULATED = re.compile(r"Simulated time: ([0-9.eE+-]+) seconds")
 _WALL = re.compile(r"The simulation took ([0-9.eE+-]+) seconds")
@@ -282,8 +287,7 @@ class SimgridPlatform(Platform):
     """Every rank in one smpirun on a generated platform, in simulated time."""
 
     kind = "simgrid"
-    # Each smpirun is a simulation of its own.
-    launches_share_network = False
+    simulated = True
     named_nodes_refused = "on simgrid rank i runs on the generated platform's host i"
 
     def __init__(self, config: dict[str, Any], directory: str | Path = PLATFORM_DIR):
@@ -296,28 +300,30 @@ class SimgridPlatform(Platform):
     def generated(self) -> GeneratedPlatform:
         return generate(self.config)
 
-    def files(self) -> tuple[Path, Path]:
-        """The platform and host files, written once under a name of their content."""
-        generated = self.generated
-        stem = f"platform-{generated.sha256[:16]}"
-        platform_file = self.directory / f"{stem}.xml"
-        hostfile = self.directory / f"{stem}.hosts"
-        for path, text in ((platform_file, generated.xml), (hostfile, "\n".join(generated.hosts))):
-            if not path.exists():
-                with atomic_open(path) as fh:
-                    fh.write(text + ("" if text.endswith("\n") else "\n"))
-        return platform_file, hostfile
+    def _written(self, name: str, text: str) -> Path:
+        """``text`` in file ``name`` of this directory, written once (names carry
+        their content's checksum)."""
+        path = self.directory / name
+        if not path.exists():
+            with atomic_open(path) as fh:
+                fh.write(text)
+        return path
 
-    def build_launch(
-        self, program: list[str], ranks: int, nodes: list[str], env: dict[str, str]
+    def files(self, hosts: list[str] | None = None) -> tuple[Path, Path]:
+        """The platform file and a host file of ``hosts`` (default: every host, in
+        the order ranks take them), under names of their content."""
+        stem = f"platform-{self.generated.sha256[:16]}"
+        names = self.generated.hosts if hosts is None else hosts
+        hostfile = "".join(f"{name}\n" for name in names)
+        digest = hashlib.sha256(hostfile.encode()).hexdigest()[:16]
+        return self._written(f"{stem}.xml", self.generated.xml), self._written(
+            f"{stem}-{digest}.hosts", hostfile
+        )
+
+    def _smpirun(
+        self, program: list[str], ranks: int, hosts: list[str] | None, env: dict[str, str]
     ) -> Launch:
-        hosts = len(self.generated.hosts)
-        if ranks > hosts:
-            raise PlatformUnavailable(
-                f"platform.simgrid.topology {self.simgrid['topology']!r} has {hosts} hosts; "
-                f"a run of {ranks} ranks needs at least as many"
-            )
-        platform_file, hostfile = self.files()
+        platform_file, hostfile = self.files(hosts)
         model = NETWORK_MODELS[self.simgrid["network_model"]]
         settings = [*SMPI_SETTINGS, f"network/model:{model}"]
         argv = [
@@ -334,6 +340,35 @@ class SimgridPlatform(Platform):
         ]
         # smpirun runs every rank in its own process: the ranks' variables are its own.
         return Launch(argv, env)
+
+    def _check_hosts(self, ranks: int) -> None:
+        hosts = len(self.generated.hosts)
+        if ranks > hosts:
+            raise PlatformUnavailable(
+                f"platform.simgrid.topology {self.simgrid['topology']!r} has {hosts} hosts; "
+                f"a run of {ranks} ranks needs at least as many"
+            )
+
+    def build_launch(
+        self, program: list[str], ranks: int, nodes: list[str], env: dict[str, str]
+    ) -> Launch:
+        self._check_hosts(ranks)
+        return self._smpirun(program, ranks, None, env)
+
+    def corun_launch(self, programs: list[tuple[list[str], int]], env: dict[str, str]) -> Launch:
+        dispatcher = Path(programs[0][0][0]).parent / CORUN
+        if not dispatcher.exists():
+            raise PlatformUnavailable(
+                f"a co-run on simgrid needs {dispatcher}, built with the programs "
+                "(rule build_programs)"
+            )
+        words: list[str] = []
+        hosts: list[str] = []
+        for program, ranks in programs:
+            self._check_hosts(ranks)
+            words += [*([":"] if words else []), "-np", str(ranks), *program]
+            hosts += self.generated.hosts[:ranks]
+        return self._smpirun([str(dispatcher), *words], len(hosts), hosts, env)
 
     def check(self) -> None:
         if shutil.which(self.launcher) is None:
