@@ -376,11 +376,15 @@ def study_testbed(study: dict[str, Any]) -> dict[str, Any]:
 
 def study_platform(platform: dict[str, Any], study: dict[str, Any]) -> dict[str, Any]:
     """The platform with a study's testbed layout (its ``testbed`` section: racks,
-    backbone, nodes, queues) and CPU limits (its ``cpu`` section, where it has one) over
-    the shared ones. Measurements run one at a time, so the testbed is rebuilt
-    with this layout when the study's jobs start and back when another study's do."""
+    backbone, nodes, queues), simulated network (its ``simgrid`` section) and CPU
+    limits (its ``cpu`` section), where it has them, over the shared ones.
+    Measurements run one at a time, so the testbed is rebuilt with this layout
+    when the study's jobs start and back when another study's do."""
     out = with_study_cpu(platform, study)
     out["testbed"].update(study_testbed(dict(study)))
+    simgrid = {k: v for k, v in (study.get("simgrid") or {}).items() if v is not None}
+    if simgrid:
+        out["simgrid"] = {**out.get("simgrid", {}), **simgrid}
     return out
 
 

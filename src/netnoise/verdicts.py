@@ -372,6 +372,13 @@ def ours_text(row: pd.Series | dict) -> str:
     return estimate.text(unit) if estimate.measured else "—"
 
 
+def simulated_clock(table: pd.DataFrame) -> bool:
+    """Whether every row of a table was timed in simulated time (its ``clock``
+    column; a table without one was timed on real cores), where no host core
+    enters a run and a claim needs no CPU-only control."""
+    return "clock" in table.columns and bool((table["clock"] == "simulated").all())
+
+
 def cpu_record(row: pd.Series | dict) -> str:
     """A study's row of the cpu_summary table as a sentence: how many of its
     results were CPU-saturated, or that its results took simulated time."""

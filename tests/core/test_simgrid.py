@@ -352,8 +352,9 @@ def test_the_simgrid_overlays_make_a_valid_study_at_the_papers_scale():
     assert validate(config)["platform"]["simgrid"]["network_model"] == "packet"
 
 
-def test_the_workflow_plans_seed_001_on_simgrid_with_the_smpi_build(tmp_path):
-    """The SimGrid overlay plans the SMPI build (no preloaded libraries) and seed
+def test_the_workflow_plans_seeds_000_and_001_on_simgrid_with_the_smpi_build(tmp_path):
+    """The SimGrid overlay plans the SMPI build (no preloaded libraries, the
+    co-run dispatcher), seed 000's co-runs on its own 18-node switch and seed
     001's 128-node measurements, through the same rules as the testbed."""
     configs = [str(REPO / "config" / name) for name in ("config.yaml", "simgrid.yaml")]
     # The overlay names the shipped bundle from the repository's root.
@@ -364,6 +365,15 @@ def test_the_workflow_plans_seed_001_on_simgrid_with_the_smpi_build(tmp_path):
     assert out.returncode == 0, out.stderr[-3000:]
     build = re.search(r"rule build_programs:\n(.*?)\n\n", out.stdout, flags=re.S).group(1)
     assert "results/simgrid/bin/noise" in build and "libnnwait.so" not in build
+    assert "results/simgrid/bin/corun" in build
+    assert re.search(
+        r"rule measure_pairing:\n(.*\n)*?    wildcards: app=multigrid, partner=cg_solver",
+        out.stdout,
+    )
+    assert (
+        "results/simgrid/raw/impact_compression/runs/compression/halo3d/p17_m10_b25000.csv"
+        in out.stdout
+    )
     assert re.search(r"wildcards: collective=allreduce, ratio=0.5, allocation=128", out.stdout)
     # Seed 004 injects the shipped testbed run's latency, probes without tcpping;
     # its claims and every other stand beside that run's.

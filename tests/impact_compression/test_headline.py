@@ -62,6 +62,16 @@ def test_in_the_papers_regime_the_queue_model_claims_hold():
     assert verdict["slowdown_magnitude"] == v.UNCONTROLLED
 
 
+def test_in_simulated_time_large_slowdowns_need_no_cpu_only_control():
+    wall = _slowdowns(0.40).assign(clock="wall")
+    simulated = _slowdowns(0.40).assign(clock="simulated")
+    assert _verdicts(headline_claims(wall, _errors(0.2, -0.01), PAPER))["slowdown_magnitude"] == (
+        v.UNCONTROLLED
+    )
+    verdict = _verdicts(headline_claims(simulated, _errors(0.2, -0.01), PAPER))
+    assert verdict["slowdown_magnitude"] == v.REPRODUCED
+
+
 def test_small_slowdowns_that_predicting_zero_also_meets_are_not_reproduced():
     claims = headline_claims(_slowdowns(0.09), _errors(1.0, 0.005), PAPER)
     verdict = _verdicts(claims)

@@ -27,6 +27,9 @@ _RESULTS = f"results/{_PLATFORM}"
 _BIN = f"{_RESULTS}/bin"
 _LOGS = f"{_RESULTS}/logs"
 _BENCHMARKS = f"{_RESULTS}/benchmarks"
+# How a run's times are taken: SMPI's are simulated, and no host core enters
+# them, so a claim needs no CPU-only control there.
+PLATFORM_CLOCK = "simulated" if _PLATFORM == "simgrid" else "wall"
 # Sources live beside the workflow; results go to the working directory. Rules
 # name the sources relative to it, so the report's rule details show no
 # absolute path of the machine that ran them.

@@ -233,6 +233,8 @@ rule analyse_impact_compression:
         f"{IC_PATHS.logs}/analyse.log",
     conda:
         "../../envs/analysis.yaml"
+    params:
+        clock=PLATFORM_CLOCK,
     script:
         "../scripts/impact_compression/analyse.py"
 

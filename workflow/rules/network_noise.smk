@@ -195,8 +195,7 @@ rule tabulate_network_noise_benchmark:
     conda:
         "../../envs/analysis.yaml"
     params:
-        # SMPI's times are simulated: no host core enters them.
-        clock="simulated" if config["platform"]["kind"] == "simgrid" else "wall",
+        clock=PLATFORM_CLOCK,
     script:
         "../scripts/network_noise/tabulate_benchmark.py"
 

@@ -35,18 +35,15 @@ with logged(snakemake.log[0]) as log:
             )
         elif kind == "about":
             study = studies.get(page["study"])
+            platform = netnoise_config.study_platform(
+                snakemake.config["platform"], study.config_section(snakemake.config)
+            )
             text = report.about_page(
                 study,
                 page["results"],
                 source=source.sentence_html,
-                testbed=netnoise_config.study_platform(
-                    snakemake.config["platform"], study.config_section(snakemake.config)
-                )["testbed"]
-                if snakemake.params.platform == "testbed"
-                else None,
-                simgrid=snakemake.config["platform"]
-                if snakemake.params.platform == "simgrid"
-                else None,
+                testbed=platform["testbed"] if snakemake.params.platform == "testbed" else None,
+                simgrid=platform if snakemake.params.platform == "simgrid" else None,
             )
         elif kind == "text":
             text = report.text_page(

@@ -20,7 +20,7 @@ with logged(snakemake.log[0]) as log:
     degradation = ic.degradation(runtimes)
     predictions = ic.predictions(impact, runtimes)
     summary = ic.error_summary(predictions, published, ic.mae_intervals(impact, runtimes))
-    slowdowns = ic.measured_slowdowns(runtimes)
+    slowdowns = ic.measured_slowdowns(runtimes).assign(clock=snakemake.params.clock)
     relativity = ic.relativity_violations(impact, runtimes)
     idle = impact.loc[impact["component"] == "idle", "latency_us"].to_numpy(float)
     claims = ic.claims(

@@ -45,12 +45,11 @@ def _difference(high: v.Estimate, low: v.Estimate) -> v.Estimate:
 
 def _controls(rows: pd.DataFrame) -> list[v.Control] | None:
     """The CPU-only and ratio-0 controls measured beside ``rows``; None when
-    no CPU-only control was, and none needed in simulated time, where no host
-    core enters a run (``clock``; tables without it were taken on real cores)."""
+    no CPU-only control was, and none needed in simulated time
+    (:func:`netnoise.verdicts.simulated_clock`)."""
     cpu = rows.dropna(subset=["cpu_slowdown_pct", "p_vs_cpu"])
     if cpu.empty:
-        simulated = "clock" in rows.columns and (rows["clock"] == "simulated").all()
-        return [] if simulated else None
+        return [] if v.simulated_clock(rows) else None
     controls = [
         v.Control("CPU-only control", r["slowdown_pct"], r["cpu_slowdown_pct"], r["p_vs_cpu"])
         for _, r in cpu.iterrows()
