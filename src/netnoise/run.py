@@ -340,6 +340,15 @@ def corun(
         )
 
 
+def _check_outputs(jobs: Sequence[Job], outputs: Sequence[Path]) -> None:
+    """Every job's output must read as a benchmark's, whatever the job's status said."""
+    for job, path in zip(jobs, outputs, strict=True):
+        try:
+            read_benchmark(path)
+        except BenchmarkFormatError as err:
+            raise RunFailed(f"{job.name} exited 0 but its output is invalid: {err}") from err
+
+
 @contextlib.contextmanager
 def _placed(jobs: Sequence[Job], sets: CoreSets | None) -> Iterator[list[JobCgroup | None]]:
     """Each job's cgroups on its core set (the last job is the measured one), removed
@@ -473,13 +482,7 @@ def _corun_once(
                     raise RunFailed(f"background job {proc.job.name} exited with status {code}")
             if limits.rejects(cpu, attempt):
                 raise _Saturated(cpu.record())
-            for job, path in zip(jobs, staged, strict=False):
-                try:
-                    read_benchmark(path)
-                except BenchmarkFormatError as err:
-                    raise RunFailed(
-                        f"{job.name} exited 0 but its output is invalid: {err}"
-                    ) from err
+            _check_outputs(jobs, staged[: len(jobs)])
             if counters is not None:
                 write_csv(staged[-1], sampler.result())
         finally:
@@ -577,13 +580,7 @@ def _simulated_once(
                     f"{measured.name} exited with status {status}; log {log_path}:\n"
                     + log_path.read_text(errors="replace")[-2000:]
                 )
-            for job, path in zip(jobs, staged, strict=True):
-                try:
-                    read_benchmark(path)
-                except BenchmarkFormatError as err:
-                    raise RunFailed(
-                        f"{job.name} exited 0 but its output is invalid: {err}"
-                    ) from err
+            _check_outputs(jobs, staged)
         finally:
             process.kill()
     return _Attempt([launch.argv] * len(jobs), dict(NOT_APPLICABLE), time.monotonic() - started)

@@ -370,10 +370,8 @@ def test_the_workflow_plans_seeds_000_and_001_on_simgrid_with_the_smpi_build(tmp
         r"rule measure_pairing:\n(.*\n)*?    wildcards: app=multigrid, partner=cg_solver",
         out.stdout,
     )
-    assert (
-        "results/simgrid/raw/impact_compression/runs/compression/halo3d/p17_m10_b25000.csv"
-        in out.stdout
-    )
+    compression = r"results/simgrid/raw/impact_compression/runs/compression/halo3d/p1_m1_b\d+\.csv"
+    assert re.search(compression, out.stdout)
     assert re.search(r"wildcards: collective=allreduce, ratio=0.5, allocation=128", out.stdout)
     # Seed 004 injects the shipped testbed run's latency, probes without tcpping;
     # its claims and every other stand beside that run's.
