@@ -207,6 +207,11 @@ BAD_VALUES = [
         {"nosuch": ["--steps", "2"]},
         ": 'nosuch' is not defined in applications",
     ),
+    (
+        "impact_compression.application_args",
+        {"nosuch": ["--size", "144"]},
+        ": 'nosuch' is not defined in applications",
+    ),
     # Wrong shapes.
     ("platform.kind", 1, ": 1 is not allowed; allowed values: 'testbed'"),
     ("platform", ["testbed"], ": ['testbed'] has the wrong type; expected object"),

@@ -87,8 +87,19 @@ def test_measured_runs_are_exact_or_stop_on_precision():
 
 
 def test_jitter_arguments_only_when_phases_are_drawn():
-    assert plan.jitter_args(STUDY) == []
-    assert plan.jitter_args({**STUDY, "compute_jitter": 0.5}) == ["--compute-jitter", 0.5]
+    assert plan.application_args(STUDY, "cg_solver") == []
+    study = {
+        **STUDY,
+        "compute_jitter": 0.5,
+        "application_args": {"fft_transpose": ["--size", "144"]},
+    }
+    assert plan.application_args(study, "cg_solver") == ["--compute-jitter", 0.5]
+    assert plan.application_args(study, "fft_transpose") == [
+        "--compute-jitter",
+        0.5,
+        "--size",
+        "144",
+    ]
 
 
 def test_precision_config_is_checked_against_runs_and_programs():

@@ -31,7 +31,6 @@ IC_COMPRESSIONB = lambda wc, output: benchmark_job(
     ic_plan.compressionb_args(IC, wc.cb, IC_LINK_MBIT),
 )
 IC_MEASURED_RUNS, IC_PRECISION_ARGS = ic_plan.measured_runs(IC)
-IC_JITTER_ARGS = ic_plan.jitter_args(IC)
 IC_MEASURED_APP = lambda wc, output: application_job(
     wc.app,
     output.runs,
@@ -39,10 +38,10 @@ IC_MEASURED_APP = lambda wc, output: application_job(
     IC_NODES,
     IC_MEASURED_RUNS,
     1,
-    [*IC_PRECISION_ARGS, *IC_JITTER_ARGS],
+    [*IC_PRECISION_ARGS, *ic_plan.application_args(IC, wc.app)],
 )
 IC_BACKGROUND_APP = lambda app, output: application_job(
-    app, output, IC_RANKS, IC_NODES, 0, 1, IC_JITTER_ARGS
+    app, output, IC_RANKS, IC_NODES, 0, 1, ic_plan.application_args(IC, app)
 )
 
 

@@ -14,6 +14,9 @@ def problems(config: dict[str, Any]) -> list[str]:
     found = undefined_applications(
         config, "impact_compression.applications", study.get("applications", [])
     )
+    found += undefined_applications(
+        config, "impact_compression.application_args", list(study.get("application_args", {}))
+    )
     nodes = study.get("nodes")
     for p in study.get("compression", {}).get("partners", []):
         if nodes is not None and p >= nodes:

@@ -140,11 +140,15 @@ def measured_runs(study: dict[str, Any]) -> tuple[int, list[Any]]:
     ]
 
 
-def jitter_args(study: dict[str, Any]) -> list[Any]:
-    """The proxies' ``--compute-jitter`` of every application job of the study
-    (measured, background, beside ImpactB), none when phases stay exact."""
+def application_args(study: dict[str, Any], app: str) -> list[Any]:
+    """What the study adds to application ``app``'s own arguments in every one of
+    its jobs (measured, background, beside ImpactB): the proxies'
+    ``--compute-jitter`` (none when phases stay exact), then the study's own
+    arguments of ``app`` (``application_args``), which win over the
+    application's."""
     jitter = study.get("compute_jitter", 0)
-    return ["--compute-jitter", jitter] if jitter else []
+    own = study.get("application_args", {}).get(app, [])
+    return [*(["--compute-jitter", jitter] if jitter else []), *own]
 
 
 def impactb_args(study: dict[str, Any], samples: int = 0) -> list[Any]:
