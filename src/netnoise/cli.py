@@ -34,6 +34,7 @@ from netnoise.testbed.slurm import PARTITION as SLURM_PARTITION
 from netnoise.testbed.slurm import SlurmCluster
 
 DEFAULT_CONFIG = Path("config/config.yaml")
+REVIEW_WORKDIR = "results/review"
 
 
 def _cmd_version(_: argparse.Namespace) -> int:
@@ -171,6 +172,10 @@ def _cmd_bundle_describe(args: argparse.Namespace) -> int:
 
 
 def _cmd_review(args: argparse.Namespace) -> int:
+    if args.workdir == REVIEW_WORKDIR:
+        # The default lies under the current directory, wherever that is; a path the
+        # user names must have its parent already, so that a typo is refused.
+        Path(REVIEW_WORKDIR).parent.mkdir(exist_ok=True)
     out = bundle.review(args.bundle, args.workdir, cores=args.cores, report=not args.no_report)
     verdicts = bundle.compare_tables(bundle.verify(args.bundle), out)
     identical = sum(v == bundle.IDENTICAL for v in verdicts.values())
@@ -455,7 +460,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     review.add_argument(
         "--workdir",
-        default="results/review",
+        default=REVIEW_WORKDIR,
         help="a new or empty directory, or one an earlier review made (emptied, then "
         "filled); never one holding the bundle (default: %(default)s)",
     )

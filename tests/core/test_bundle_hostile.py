@@ -561,3 +561,23 @@ def test_review_fails_when_a_rebuilt_table_differs_from_the_bundled_one(
     assert err.strip().splitlines()[-1] == (
         "netnoise: 1 table(s) differ from the bundled run's or are missing"
     )
+
+
+def test_the_default_review_directory_is_made_under_any_current_directory(
+    tmp_path, monkeypatch, capsys
+):
+    """A plain ``netnoise review`` works from a directory with no ``results/``, as after a
+    ``pip install`` (a --workdir the user names must have its parent already)."""
+    from netnoise.cli import REVIEW_WORKDIR, main
+
+    made = []
+
+    def review_that_stops_after_the_workdir(bundle_path, workdir, **kwargs):
+        made.append(bundle.fresh_workdir(workdir, bundle_path))
+        raise bundle.BundleError("stopped after making the working directory")
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(bundle, "review", review_that_stops_after_the_workdir)
+    assert main(["review", "--bundle", str(tmp_path / "b.tar.gz")]) != 0
+    assert made == [tmp_path / REVIEW_WORKDIR]
+    assert "stopped after making the working directory" in capsys.readouterr().err
