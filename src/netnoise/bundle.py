@@ -792,6 +792,7 @@ def review(
     report: bool = True,
 ) -> Path:
     """Rebuild every figure and table (and the report) of ``bundle`` in ``workdir``."""
+    project.snakemake_command()  # its error before anything is unpacked
     unpack(bundle, workdir)
     workdir = Path(workdir).resolve()
     record = {

@@ -22,7 +22,7 @@ import math
 import os
 import re
 import subprocess
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -495,9 +495,22 @@ def load_files(paths: Sequence[str | os.PathLike[str]]) -> dict[str, Any]:
     read (:func:`read_yaml`) and merged in order as Snakemake merges them, then
     validated with defaults filled. Commands that run Snakemake call it first, so
     a bad file gets this module's error, not Snakemake's, and never reaches it."""
-    from snakemake.utils import update_config
-
     merged: dict[str, Any] = {}
     for path in paths:
-        update_config(merged, read_yaml(path))
+        merged = merge_like_snakemake(merged, read_yaml(path))
     return validate(merged, source=", ".join(map(str, paths)))
+
+
+def merge_like_snakemake(base: Any, overlay: dict[str, Any]) -> Any:
+    """``base`` updated in place by ``overlay`` as Snakemake merges ``--configfile``
+    files (``snakemake.utils.update_config``): mappings merge key by key, anything
+    else replaces. Written out here because checking a config must not need the
+    workflow extra."""
+    for key, value in overlay.items():
+        if not isinstance(base, Mapping):
+            base = {}
+        if isinstance(value, Mapping):
+            base[key] = merge_like_snakemake(base.get(key, {}), value)
+        else:
+            base[key] = value
+    return base

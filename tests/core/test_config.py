@@ -319,3 +319,25 @@ def test_a_token_bucket_that_cannot_pass_a_frame_is_named_before_anything_runs()
             "network_noise": {"benchmark": {"testbed": {"mtu_bytes": 1500}}},
         }
     )
+
+
+@pytest.mark.parametrize(
+    "base, overlay",
+    [
+        ({}, {"a": 1}),
+        ({"a": {"b": 1, "c": 2}}, {"a": {"c": 3, "d": {"e": 4}}}),
+        ({"a": 1}, {"a": {"b": 2}}),
+        ({"a": 1}, {"a": {}}),
+        ({"a": {"b": 1}}, {"a": 2}),
+        ({"a": {"b": [1, 2]}}, {"a": {"b": [3]}}),
+        ({"a": {"b": {"c": 1}}}, {"a": {"b": None}}),
+    ],
+)
+def test_configfiles_merge_as_snakemake_merges_them(base, overlay):
+    from snakemake.utils import update_config
+
+    from netnoise.config import merge_like_snakemake
+
+    expected = copy.deepcopy(base)
+    update_config(expected, copy.deepcopy(overlay))
+    assert merge_like_snakemake(copy.deepcopy(base), copy.deepcopy(overlay)) == expected

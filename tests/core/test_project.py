@@ -2,6 +2,7 @@
 installation ships, and says in one line what it lacks otherwise."""
 
 import ast
+import sys
 
 import pytest
 
@@ -20,13 +21,26 @@ def test_a_missing_file_is_one_line_naming_what_provides_it():
     assert "\n" not in message and "pip install ." in message
 
 
-def test_without_snakemake_the_command_says_what_to_install(monkeypatch, tmp_path, capsys):
+def _without_snakemake(monkeypatch, tmp_path):
+    """As a plain ``pip install .``: no snakemake to run or to import."""
     monkeypatch.setattr(project.sys, "executable", str(tmp_path / "python"))
     monkeypatch.setenv("PATH", str(tmp_path))
+    for module in ("snakemake", "snakemake.utils"):
+        monkeypatch.setitem(sys.modules, module, None)
+
+
+def test_without_snakemake_review_says_what_to_install(monkeypatch, tmp_path, capsys):
+    _without_snakemake(monkeypatch, tmp_path)
     shipped = str(bundle.SHIPPED)
     assert cli.main(["review", "--bundle", shipped, "--workdir", str(tmp_path / "r")]) == 2
     err = capsys.readouterr().err.strip()
     assert "\n" not in err and "needs Snakemake" in err, err
+    assert not (tmp_path / "r").exists()
+
+
+def test_without_snakemake_a_config_is_checked(monkeypatch, tmp_path, capsys):
+    _without_snakemake(monkeypatch, tmp_path)
+    assert cli.main(["config", "check", str(project.CHECKOUT / "config" / "config.yaml")]) == 0
 
 
 def test_setup_ships_the_directories_the_package_looks_for():
