@@ -20,6 +20,7 @@ from netnoise import (
     cpubench,
     io,
     plugins,
+    project,
     report,
     studies,
     verdicts,
@@ -172,6 +173,7 @@ def _cmd_bundle_describe(args: argparse.Namespace) -> int:
 
 
 def _cmd_review(args: argparse.Namespace) -> int:
+    project.snakemake_command()  # its one-line error before anything is made
     if args.workdir == REVIEW_WORKDIR:
         # The default lies under the current directory, wherever that is; a path the
         # user names must have its parent already, so that a typo is refused.

@@ -36,6 +36,9 @@ def test_without_snakemake_review_says_what_to_install(monkeypatch, tmp_path, ca
     err = capsys.readouterr().err.strip()
     assert "\n" not in err and "needs Snakemake" in err, err
     assert not (tmp_path / "r").exists()
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(["review", "--bundle", shipped]) == 2
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_without_snakemake_a_config_is_checked(monkeypatch, tmp_path, capsys):
