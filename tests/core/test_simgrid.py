@@ -359,6 +359,8 @@ def test_the_workflow_plans_seeds_000_and_001_on_simgrid_with_the_smpi_build(tmp
     configs = [str(REPO / "config" / name) for name in ("config.yaml", "simgrid.yaml")]
     # The overlay names the shipped bundle from the repository's root.
     shipped = {"latency_variation": {"characterize": {"from_bundle": str(bundle.SHIPPED)}}}
+    # In simulated time no CPU-only control is measured, even where asked for.
+    shipped["impact_compression"] = {"cpu_control": True}
     (tmp_path / "here.yaml").write_text(yaml.safe_dump(shipped))
     configs.append(str(tmp_path / "here.yaml"))
     out = snakemake("-n", "--forceall", "--configfile", *configs, cwd=tmp_path)
@@ -370,6 +372,7 @@ def test_the_workflow_plans_seeds_000_and_001_on_simgrid_with_the_smpi_build(tmp
         r"rule measure_pairing:\n(.*\n)*?    wildcards: app=multigrid, partner=cg_solver",
         out.stdout,
     )
+    assert "rule measure_cpu_control:" not in out.stdout
     compression = r"results/simgrid/raw/impact_compression/runs/compression/halo3d/p1_m1_b\d+\.csv"
     assert re.search(compression, out.stdout)
     assert re.search(r"wildcards: collective=allreduce, ratio=0.5, allocation=128", out.stdout)

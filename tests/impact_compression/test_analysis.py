@@ -206,7 +206,10 @@ def test_degradation_is_the_mean_runtime_beside_a_configuration_over_alone():
 
 
 def test_measured_slowdowns_of_every_pairing():
-    rows = ratio_rows(ic.measured_slowdowns(RUNTIMES), "partner", "measured")
+    table = ic.measured_slowdowns(RUNTIMES)
+    # No CPU-only control was measured.
+    assert table[["cpu_control", "p_vs_cpu"]].isna().all().all()
+    rows = ratio_rows(table.drop(columns=["cpu_control", "p_vs_cpu"]), "partner", "measured")
     assert rows.loc[("a", "b"), "runtime_s"] == 12.5
     assert rows.loc[("a", "b"), "runs"] == 2
     # a beside b: runs of 12 and 13 s, alone 9 and 11 s. Resampled means are 12, 12.5
@@ -218,6 +221,23 @@ def test_measured_slowdowns_of_every_pairing():
     assert rows["measured"].to_dict() == pytest.approx(
         {("a", "a"): 0.15, ("a", "b"): 0.25, ("b", "a"): 0.05, ("b", "b"): 0.25}
     )
+
+
+def test_each_pairing_beside_its_applications_cpu_only_control():
+    controlled = pd.concat(
+        [RUNTIMES, runtime_table([("a", "cpu", "cpuhog", 10.0), ("a", "cpu", "cpuhog", 10.4)])]
+    )
+    rows = ic.measured_slowdowns(controlled).set_index(["application", "partner"])
+    # a beside its control: 10.2 s against 10 s alone.
+    assert rows.loc["a", "cpu_control"].tolist() == pytest.approx([0.02, 0.02])
+    # One-sided Mann-Whitney, exact: beside b (12, 13 s) both runs are slower than
+    # both control runs, 1 of the 6 orderings of two against two; beside a (11.5 s)
+    # its one run is slower than both, 1 of 3.
+    assert rows.loc[("a", "b"), "p_vs_cpu"] == pytest.approx(1 / 6)
+    assert rows.loc[("a", "a"), "p_vs_cpu"] == pytest.approx(1 / 3)
+    assert rows.loc["b", ["cpu_control", "p_vs_cpu"]].isna().all().all()
+    # The control is no pairing of its own.
+    assert set(rows.index.get_level_values("partner")) == {"a", "b"}
 
 
 def test_slowdowns_need_a_run_alone():

@@ -58,7 +58,7 @@ def test_in_the_papers_regime_the_queue_model_claims_hold():
     assert verdict["queue_within_10"] == v.REPRODUCED
     assert verdict["queue_mean_error"] == v.REPRODUCED
     assert verdict["queue_beats_lookup_tables"] == v.REPRODUCED
-    # Large slowdowns, but seed 000 measures no CPU-only control.
+    # Large slowdowns, but no CPU-only control was measured.
     assert verdict["slowdown_magnitude"] == v.UNCONTROLLED
 
 
@@ -70,6 +70,21 @@ def test_in_simulated_time_large_slowdowns_need_no_cpu_only_control():
     )
     verdict = _verdicts(headline_claims(simulated, _errors(0.2, -0.01), PAPER))
     assert verdict["slowdown_magnitude"] == v.REPRODUCED
+
+
+def test_a_large_slowdown_is_the_networks_where_it_beats_the_cpu_only_control():
+    def magnitude(control: float, p_value: float) -> pd.Series:
+        slowdowns = _slowdowns(0.40).assign(clock="wall", cpu_control=control, p_vs_cpu=p_value)
+        claims = headline_claims(slowdowns, _errors(0.2, -0.01), PAPER)
+        return claims.set_index("claim_id").loc["slowdown_magnitude"]
+
+    beaten = magnitude(0.01, 0.001)
+    assert beaten["verdict"] == v.REPRODUCED
+    as_slow = magnitude(0.38, 0.30)
+    assert as_slow["verdict"] == v.NOT_REPRODUCED
+    assert "CPU-only control 38 % against 40 %" in as_slow["reason"]
+    # A control measured for other applications only leaves this one uncontrolled.
+    assert magnitude(float("nan"), float("nan"))["verdict"] == v.UNCONTROLLED
 
 
 def test_small_slowdowns_that_predicting_zero_also_meets_are_not_reproduced():

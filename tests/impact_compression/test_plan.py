@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
-from pathlib import Path
+import re
 
 import pytest
+import yaml
 
 from netnoise import config as netnoise_config
+from netnoise.studies import STUDIES
 from netnoise.studies.impact_compression import plan
+from tests.conftest import REPO, snakemake
 
-REPO = Path(__file__).resolve().parents[2]
+OTHER_STUDIES = [study.key for study in STUDIES if study.key != "impact_compression"]
 
 STUDY = {
     "nodes": 4,
@@ -167,6 +170,45 @@ def test_runtime_files_alone_under_compression_and_paired():
     ]
     assert files[("cg_solver", "application", "halo3d")] == "R/runs/pairing/cg_solver/halo3d.csv"
     assert list(files)[-1] == ("cg_solver", "application", "cg_solver")
+
+
+def test_runtime_files_with_a_cpu_only_control_per_application():
+    files = plan.runtime_files("R", STUDY, cpu_control=True)
+    assert len(files) == len(plan.runtime_files("R", STUDY)) + 2
+    assert files[("halo3d", "cpu", "cpuhog")] == "R/runs/cpu_control/halo3d.csv"
+
+
+def test_the_workflow_measures_each_control_after_the_applications_pairings(tmp_path):
+    only_seed_000 = {key: {"enabled": False} for key in OTHER_STUDIES}
+    overlay = {**only_seed_000, "impact_compression": {"cpu_control": True}}
+    (tmp_path / "control.yaml").write_text(yaml.safe_dump(overlay))
+    configs = [str(REPO / "config" / "config.yaml"), str(tmp_path / "control.yaml")]
+    out = snakemake("-n", "--forceall", "--configfile", *configs, cwd=tmp_path)
+    assert out.returncode == 0, out.stderr[-3000:]
+    job = re.search(r"rule measure_cpu_control:\n(.*?)\n\n", out.stdout, flags=re.S).group(1)
+    app = re.search(r"wildcards: app=(\w+)", job).group(1)
+    inputs = re.search(r"input: (.*)", job).group(1)
+    raw = "results/testbed/raw/impact_compression"
+    for partner in ("fft_transpose", "halo3d", "cg_solver", "monte_carlo"):
+        assert f"{raw}/runs/pairing/{app}/{partner}.csv.prov.json" in inputs
+    assert "results/testbed/bin/cpuhog" in inputs
+    assert out.stdout.count("rule measure_cpu_control:") == 4
+
+
+def _pairing_record(*busy_cores: float) -> dict:
+    jobs = [{"role": "measured", "busy_cores": 0.9}]
+    jobs += [{"role": "background", "busy_cores": busy} for busy in busy_cores]
+    return {"cpu": {"jobs": jobs}}
+
+
+def test_the_cpu_only_control_is_as_busy_as_the_busiest_partner():
+    records = [_pairing_record(0.2), _pairing_record(0.6), _pairing_record(0.4)]
+    # 0.6 of a core over 4 ranks; the measured job's own CPU time does not count.
+    assert plan.cpu_control_load(records, 4) == pytest.approx(0.15)
+    # A rank never takes more than its core.
+    assert plan.cpu_control_load([_pairing_record(6.0)], 4) == 1.0
+    with pytest.raises(ValueError, match=r"cpu_control.*cores: per_job"):
+        plan.cpu_control_load([_pairing_record(0.2), {"cpu": {"saturated": False}}], 4)
 
 
 def test_targets_are_every_figure_in_both_formats_and_every_table():

@@ -15,7 +15,9 @@ IC_CORUN_CONFIG = {"impact_compression": IC}
 IC_PLATFORM = netnoise_config.study_platform(config["platform"], IC)
 IC_LINK_MBIT = ic_plan.compression_link_mbit(IC, config["platform"])
 IC_IMPACT_FILES = ic_plan.impact_files(IC_RAW, IC, IC_LINK_MBIT)
-IC_RUNTIME_FILES = ic_plan.runtime_files(IC_RAW, IC, IC_LINK_MBIT)
+# In simulated time no host core enters a result: no CPU-only control to measure.
+IC_CPU_CONTROL = IC["cpu_control"] and PLATFORM_CLOCK == "wall"
+IC_RUNTIME_FILES = ic_plan.runtime_files(IC_RAW, IC, IC_LINK_MBIT, IC_CPU_CONTROL)
 IC_TABLES = {name: f"{IC_PATHS.tables}/{name}.csv" for name in ic_plan.TABLE_NAMES}
 # Co-run job specs: ImpactB (measured: its samples; beside: until the co-run ends),
 # CompressionB in configuration {cb}, and an application measured (runs timed
@@ -199,6 +201,41 @@ use rule corun as measure_pairing with:
         background=lambda wc, output: [IC_BACKGROUND_APP(wc.partner, output.partner)],
         platform=IC_PLATFORM,
         config=IC_CORUN_CONFIG,
+
+
+# The CPU-only control (impact_compression.cpu_control): the application beside
+# cpuhog ranks on the partner's nodes and cores, as busy as its busiest partner
+# was in its pairings (ic_plan.cpu_control_load), sending nothing.
+rule measure_cpu_control:
+    input:
+        app=lambda wc: application_binary(wc.app),
+        cpuhog=program("cpuhog"),
+        pairings=lambda wc: [
+            f"{IC_RAW}/runs/pairing/{wc.app}/{partner}.csv.prov.json"
+            for partner in IC["applications"]
+        ],
+    output:
+        runs=f"{IC_RAW}/runs/cpu_control/{{app}}.csv",
+        cpuhog=f"{IC_RAW}/background/cpuhog_beside_{{app}}.csv",
+        provenance=f"{IC_RAW}/runs/cpu_control/{{app}}.csv.prov.json",
+    log:
+        f"{IC_PATHS.logs}/cpu_control_{{app}}.log",
+    benchmark:
+        f"{IC_PATHS.benchmarks}/cpu_control_{{app}}.tsv"
+    conda:
+        "../../envs/build.yaml"
+    threads: MEASUREMENT_THREADS
+    resources:
+        **measurement_resources(IC_RANKS, 2),
+    params:
+        measured=IC_MEASURED_APP,
+        cpuhog=lambda wc, output: benchmark_job(
+            "cpuhog", output.cpuhog, IC_RANKS, IC_NODES, ["--iterations", 0]
+        ),
+        platform=IC_PLATFORM,
+        config=IC_CORUN_CONFIG,
+    script:
+        "../scripts/impact_compression/cpu_control.py"
 
 
 rule tidy_impact_compression:

@@ -51,8 +51,9 @@ BASELINES = {
 }
 METHODS = {**MODELS, **BASELINES}
 
-# What an application ran beside (``partner_kind``).
-ALONE, COMPRESSION, APPLICATION = "none", "compression", "application"
+# What an application ran beside (``partner_kind``): nothing, CompressionB, another
+# application, or the CPU-only control (cpuhog ranks, no network traffic).
+ALONE, COMPRESSION, APPLICATION, CPU_CONTROL = "none", "compression", "application", "cpu"
 # What identifies one result file of application runs.
 RUN_KEYS = ["application", "partner_kind", "partner"]
 # A CompressionB configuration id (see config_id).
@@ -178,8 +179,33 @@ def degradation(runtimes: pd.DataFrame, *, intervals: bool = True) -> pd.DataFra
 def measured_slowdowns(runtimes: pd.DataFrame, *, intervals: bool = True) -> pd.DataFrame:
     """``application, partner, runs, runtime_s, runtime_alone_s, measured`` and
     (``intervals``) its 95 % interval (``measured_ci_low``, ``measured_ci_high``):
-    the slowdown of each application beside each one."""
-    return _relative(runtimes, APPLICATION, "measured", intervals=intervals)
+    the slowdown of each application beside each one; then ``cpu_control``, the
+    application's slowdown beside its CPU-only control, and ``p_vs_cpu``, the
+    one-sided Mann–Whitney p that its runs beside the partner are no slower than
+    beside the control (both nan where no control was measured)."""
+    slowdowns = _relative(runtimes, APPLICATION, "measured", intervals=intervals)
+    controls = runtimes[runtimes["partner_kind"] == CPU_CONTROL]
+    if controls.empty:
+        return slowdowns.assign(cpu_control=np.nan, p_vs_cpu=np.nan)
+    control = _relative(runtimes, CPU_CONTROL, "cpu_control", intervals=False)
+    slowdowns = slowdowns.merge(
+        control[["application", "cpu_control"]], on="application", how="left"
+    )
+    beside = runtimes[runtimes["partner_kind"] == APPLICATION]
+    by_app = {app: g.to_numpy(float) for app, g in controls.groupby("application")["runtime_s"]}
+    slowdowns["p_vs_cpu"] = [
+        scipy.stats.mannwhitneyu(
+            beside.loc[
+                (beside["application"] == app) & (beside["partner"] == partner), "runtime_s"
+            ].to_numpy(float),
+            by_app[app],
+            alternative="greater",
+        ).pvalue
+        if app in by_app
+        else np.nan
+        for app, partner in zip(slowdowns["application"], slowdowns["partner"], strict=True)
+    ]
+    return slowdowns
 
 
 def ci_half_width(table: pd.DataFrame, column: str) -> pd.Series:

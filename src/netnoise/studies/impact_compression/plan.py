@@ -7,7 +7,9 @@ Every measurement co-runs on the same ``nodes`` (one rank per node):
   CompressionB configuration (the impact experiments, Sec. III-A);
 - each application alone, beside each configuration (the compression
   experiments, Sec. III-B) and beside each application (every ordered pair,
-  itself included: the pairings of Sec. V).
+  itself included: the pairings of Sec. V);
+- with ``cpu_control``, each application beside its CPU-only control, after
+  its pairings (:func:`cpu_control_load`).
 
 ``study`` is the ``impact_compression`` section of the config; ``raw``,
 ``figures`` and ``tables`` are the study's result folders.
@@ -15,6 +17,7 @@ Every measurement co-runs on the same ``nodes`` (one rank per node):
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from netnoise.report import ABOUT, HEADLINE_CLAIMS, Result
@@ -22,6 +25,7 @@ from netnoise.studies.impact_compression.analysis import (
     ALONE,
     APPLICATION,
     COMPRESSION,
+    CPU_CONTROL,
     config_id,
 )
 
@@ -181,10 +185,11 @@ def impact_files(raw: str, study: dict[str, Any], link_mbit: float | None = None
 
 
 def runtime_files(
-    raw: str, study: dict[str, Any], link_mbit: float | None = None
+    raw: str, study: dict[str, Any], link_mbit: float | None = None, cpu_control: bool = False
 ) -> dict[tuple[str, str, str], str]:
     """(application, partner kind, partner) -> result file of every measured
-    application run: alone, beside each configuration, beside each application."""
+    application run: alone, beside each configuration, beside each application
+    and, with ``cpu_control``, beside its CPU-only control."""
     apps = study["applications"]
     files = {(app, ALONE, ""): f"{raw}/runs/alone/{app}.csv" for app in apps}
     files |= {
@@ -196,7 +201,29 @@ def runtime_files(
         (app, APPLICATION, partner): f"{raw}/runs/pairing/{app}/{partner}.csv"
         for app, partner in pairings(study)
     }
+    if cpu_control:
+        files |= {(app, CPU_CONTROL, "cpuhog"): f"{raw}/runs/cpu_control/{app}.csv" for app in apps}
     return files
+
+
+def cpu_control_load(pairing_records: Sequence[Mapping[str, Any]], ranks: int) -> float:
+    """The share of a core each of ``ranks`` cpuhog ranks keeps busy in an
+    application's CPU-only control: as much as the busiest of its partners took in
+    its pairings (the background job's own CPU time in each pairing's CPU record),
+    so the control costs the cores at least what any partner did, and sends nothing."""
+    busy = [
+        job["busy_cores"]
+        for record in pairing_records
+        for job in (record.get("cpu") or {}).get("jobs", [])
+        if job.get("role") == "background"
+    ]
+    if len(busy) < len(pairing_records) or not busy:
+        raise ValueError(
+            "impact_compression.cpu_control: a pairing's CPU record has no background job's "
+            "CPU time; the control needs each job on cores of its own "
+            "(platform.testbed.cores: per_job)"
+        )
+    return min(max(busy) / ranks, 1.0)
 
 
 def targets(figures: str, tables: str) -> list[str]:
