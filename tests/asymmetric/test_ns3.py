@@ -12,7 +12,7 @@ import pytest
 
 from netnoise.config import ConfigError
 from netnoise.io import read_benchmark
-from netnoise.provenance import read_sidecar
+from netnoise.provenance import read_sidecar, sidecar_path, summary_table
 from netnoise.studies.asymmetric import ns3, plan
 from netnoise.studies.asymmetric.cluster import link_rates, rack_map
 from netnoise.studies.asymmetric.config import problems
@@ -117,6 +117,10 @@ def test_results_read_as_p2p_concurrent_results(simulated):
     assert meta["stalled_iterations"] == "0"
     sidecar = read_sidecar(outputs[2])
     assert sidecar["platform"]["kind"] == "ns3" and "--seed=3" in sidecar["command"]
+    # The run's provenance table reads its sidecars as any platform's.
+    table = summary_table([sidecar_path(path) for path in outputs], root=outputs[0].parent)
+    assert table["platform"].tolist() == ["ns3"] * 3
+    assert table["nodes"].tolist() == [TREE["nodes"]] * 3
 
 
 def simulate_one_link(program, tmp_path: Path, src: str, tree: dict) -> None:

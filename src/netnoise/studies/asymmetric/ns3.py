@@ -148,7 +148,8 @@ def simulate(
                 output,
                 inputs=inputs,
                 config={**config, "trial": int(trial)},
-                platform={"kind": "ns3", **ns3},
+                # "nodes" names the hosts, as every platform's record does.
+                platform={"kind": "ns3", **ns3, "nodes": list(numbers)},
                 command=argv,
                 start=start,
                 end=provenance.now(),
