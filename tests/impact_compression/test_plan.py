@@ -209,6 +209,11 @@ def test_the_cpu_only_control_is_as_busy_as_the_busiest_partner():
     assert plan.cpu_control_load([_pairing_record(6.0)], 4) == 1.0
     with pytest.raises(ValueError, match=r"cpu_control.*cores: per_job"):
         plan.cpu_control_load([_pairing_record(0.2), {"cpu": {"saturated": False}}], 4)
+    # Two background jobs in one record do not stand in for another record's none.
+    with pytest.raises(ValueError, match=r"cpu_control.*cores: per_job"):
+        plan.cpu_control_load([_pairing_record(0.2, 0.3), _pairing_record()], 4)
+    with pytest.raises(ValueError, match=r"cpu_control.*no pairing"):
+        plan.cpu_control_load([], 4)
 
 
 def test_targets_are_every_figure_in_both_formats_and_every_table():

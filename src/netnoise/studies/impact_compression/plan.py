@@ -211,18 +211,24 @@ def cpu_control_load(pairing_records: Sequence[Mapping[str, Any]], ranks: int) -
     application's CPU-only control: as much as the busiest of its partners took in
     its pairings (the background job's own CPU time in each pairing's CPU record),
     so the control costs the cores at least what any partner did, and sends nothing."""
-    busy = [
-        job["busy_cores"]
-        for record in pairing_records
-        for job in (record.get("cpu") or {}).get("jobs", [])
-        if job.get("role") == "background"
-    ]
-    if len(busy) < len(pairing_records) or not busy:
-        raise ValueError(
-            "impact_compression.cpu_control: a pairing's CPU record has no background job's "
-            "CPU time; the control needs each job on cores of its own "
-            "(platform.testbed.cores: per_job)"
-        )
+
+    def partner_busy_cores(record: Mapping[str, Any]) -> float:
+        partners = [
+            job["busy_cores"]
+            for job in (record.get("cpu") or {}).get("jobs", [])
+            if job.get("role") == "background"
+        ]
+        if not partners:
+            raise ValueError(
+                "impact_compression.cpu_control: a pairing's CPU record has no background "
+                "job's CPU time; the control needs each job on cores of its own "
+                "(platform.testbed.cores: per_job)"
+            )
+        return max(partners)
+
+    if not pairing_records:
+        raise ValueError("impact_compression.cpu_control: the application has no pairing to match")
+    busy = [partner_busy_cores(record) for record in pairing_records]
     return min(max(busy) / ranks, 1.0)
 
 
