@@ -137,19 +137,6 @@ BAD = [
         "impact_compression.compression.link_mbit: null only works on the testbed",
     ),
     (
-        {"platform": {"kind": "slurm"}, "impact_compression": {"cpu_control": True}},
-        "impact_compression.cpu_control: true needs each job's own CPU record, which the "
-        "testbed keeps with platform.testbed.cores: per_job; platform.kind is slurm",
-    ),
-    (
-        {
-            "platform": {"testbed": {"cores": "shared"}},
-            "impact_compression": {"cpu_control": True},
-        },
-        "impact_compression.cpu_control: true needs each job's own CPU record, which the "
-        "testbed keeps with platform.testbed.cores: per_job; platform.testbed.cores is shared",
-    ),
-    (
         {"platform": {"testbed": {"nodes": 2}}, "impact_compression": {"enabled": False}},
         "latency_variation.nodes: 4 exceeds platform.testbed.nodes (2)",
     ),

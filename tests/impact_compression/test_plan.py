@@ -195,6 +195,24 @@ def test_the_workflow_measures_each_control_after_the_applications_pairings(tmp_
     assert out.stdout.count("rule measure_cpu_control:") == 4
 
 
+@pytest.mark.parametrize(
+    ("platform", "clock", "planned"),
+    [
+        ({"kind": "testbed", "testbed": {"cores": "per_job"}}, "wall", True),
+        # Jobs sharing cores, or a cluster's, leave no partner's own CPU time to match.
+        ({"kind": "testbed", "testbed": {"cores": "shared"}}, "wall", False),
+        ({"kind": "localhost", "testbed": {"cores": "per_job"}}, "wall", False),
+        ({"kind": "slurm", "testbed": {"cores": "per_job"}}, "wall", False),
+        ({"kind": "simgrid", "testbed": {"cores": "per_job"}}, "simulated", False),
+    ],
+)
+def test_the_cpu_only_control_is_planned_where_partners_have_cores_of_their_own(
+    platform, clock, planned
+):
+    assert plan.cpu_control_planned({"cpu_control": True}, platform, clock) is planned
+    assert plan.cpu_control_planned({"cpu_control": False}, platform, clock) is False
+
+
 def _pairing_record(*busy_cores: float) -> dict:
     jobs = [{"role": "measured", "busy_cores": 0.9}]
     jobs += [{"role": "background", "busy_cores": busy} for busy in busy_cores]

@@ -15,8 +15,7 @@ IC_CORUN_CONFIG = {"impact_compression": IC}
 IC_PLATFORM = netnoise_config.study_platform(config["platform"], IC)
 IC_LINK_MBIT = ic_plan.compression_link_mbit(IC, config["platform"])
 IC_IMPACT_FILES = ic_plan.impact_files(IC_RAW, IC, IC_LINK_MBIT)
-# In simulated time no host core enters a result: no CPU-only control to measure.
-IC_CPU_CONTROL = IC["cpu_control"] and PLATFORM_CLOCK == "wall"
+IC_CPU_CONTROL = ic_plan.cpu_control_planned(IC, config["platform"], PLATFORM_CLOCK)
 IC_RUNTIME_FILES = ic_plan.runtime_files(IC_RAW, IC, IC_LINK_MBIT, IC_CPU_CONTROL)
 IC_TABLES = {name: f"{IC_PATHS.tables}/{name}.csv" for name in ic_plan.TABLE_NAMES}
 # Co-run job specs: ImpactB (measured: its samples; beside: until the co-run ends),

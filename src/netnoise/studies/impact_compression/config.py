@@ -60,22 +60,4 @@ def problems(config: dict[str, Any]) -> list[str]:
             f"rate of your network in Mbit/s, or offered_loads: null for the grid of "
             f"sleep_cycles (platform.kind is {kind})"
         )
-    found += _cpu_control_problems(config, study, kind)
     return found
-
-
-def _cpu_control_problems(config: dict[str, Any], study: dict[str, Any], kind: str) -> list[str]:
-    """The CPU-only control matches each partner's own CPU time, which only the
-    testbed's per-job cgroups record; in simulated time it is not planned at all."""
-    if not study.get("cpu_control") or kind == "simgrid":
-        return []
-    cores = config.get("platform", {}).get("testbed", {}).get("cores", "per_job")
-    if kind == "testbed" and cores == "per_job":
-        return []
-    where = f"platform.kind is {kind}"
-    if kind == "testbed":
-        where = f"platform.testbed.cores is {cores}"
-    return [
-        "impact_compression.cpu_control: true needs each job's own CPU record, which the "
-        f"testbed keeps with platform.testbed.cores: per_job; {where} (set cpu_control: false)"
-    ]

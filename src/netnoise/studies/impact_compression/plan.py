@@ -206,6 +206,20 @@ def runtime_files(
     return files
 
 
+def cpu_control_planned(study: dict[str, Any], platform: dict[str, Any], clock: str) -> bool:
+    """Whether the CPU-only control is measured: asked for, on a wall clock, and on
+    the testbed with each job on cores of its own, the only platform that records
+    each partner's own CPU time (cpu_control_load). Elsewhere the magnitude claim
+    says it has no control: on localhost the jobs share cores unrecorded, on a
+    cluster no node, and in simulated time no host core enters a result."""
+    return (
+        bool(study.get("cpu_control"))
+        and clock == "wall"
+        and platform.get("kind") == "testbed"
+        and platform.get("testbed", {}).get("cores") == "per_job"
+    )
+
+
 def cpu_control_load(pairing_records: Sequence[Mapping[str, Any]], ranks: int) -> float:
     """The share of a core each of ``ranks`` cpuhog ranks keeps busy in an
     application's CPU-only control: as much as the busiest of its partners took in
