@@ -88,6 +88,24 @@ def built_programs(tmp_path_factory) -> Path:
     return build_csrc(tmp_path_factory.mktemp("build"))
 
 
+@pytest.fixture(scope="session")
+def smpi_programs(tmp_path_factory) -> Path:
+    """The programs the SimGrid tests run, built for SMPI (csrc/Makefile
+    FLAVOUR=smpi): pingpong, noise, a proxy, the load generators and the co-run
+    dispatcher."""
+    if shutil.which("smpicc") is None:
+        pytest.skip("SimGrid not installed (make setup installs libsimgrid-dev)")
+    build = tmp_path_factory.mktemp("smpi-build")
+    names = ("pingpong", "noise", "corun", "halo3d", "loadgen", "compressionb")
+    subprocess.run(
+        ["make", "-s", "-C", str(REPO / "csrc"), "FLAVOUR=smpi", f"BUILD={build}",
+         *(str(build / "bin" / name) for name in names)],
+        check=True,
+        capture_output=True,
+    )  # fmt: skip
+    return build / "bin"
+
+
 def build_csrc(root: Path, **options) -> Path:
     """csrc built with ``options`` (a make target, say) into ``root``; its bin folder."""
     from netnoise.build import build_programs

@@ -124,10 +124,12 @@ typedef struct {
     const char *probe_wait; /* ... of the exchanges a program times; NULL: NN_PROBE_WAIT */
     double ci_width;      /* stop once the recorded times are this precise; 0 = off */
     long min_iterations;  /* timed iterations before ci_width applies */
+    const char *link_counters;   /* SimGrid: the links' counters over the timed part */
+    double link_counter_interval;/* ... read every this many simulated seconds too */
 } nn_run_options;
 
 #define NN_RUN_DEFAULTS(warm, iters)                                                         \
-    {(warm), (iters), 0.0, NULL, NULL, "-", 1, NULL, NULL, NULL, NULL, NULL, 0.0, 2}
+    {(warm), (iters), 0.0, NULL, NULL, "-", 1, NULL, NULL, NULL, NULL, NULL, 0.0, 2, NULL, 0.0}
 
 #define NN_WARMUP_OPTION(run)                                                            \
     {"warmup", NN_OPT_LONG, &(run)->warmup, 0, 1e9, NULL,                                \
@@ -162,7 +164,12 @@ typedef struct {
     {"end-file", NN_OPT_STRING, &(run)->end_file, 0, 0, NULL,                            \
      "create this file once every rank has finished the timed part"},                    \
     {"release-file", NN_OPT_STRING, &(run)->release_file, 0, 0, NULL,                    \
-     "after the timed part, wait until this file exists before writing the results"}
+     "after the timed part, wait until this file exists before writing the results"},    \
+    {"link-counters", NN_OPT_STRING, &(run)->link_counters, 0, 0, NULL,                  \
+     "SimGrid only (--cfg=plugin:link_load): write every link's bytes and time at full " \
+     "rate over the timed part to this CSV file"},                                       \
+    {"link-counter-interval", NN_OPT_DOUBLE, &(run)->link_counter_interval, 0, 1e7, NULL, \
+     "also read the links every this many simulated seconds (0: at start and end only)"}
 
 /* How the blocking MPI calls wait (nn_wait.h): every wait, and the timed exchanges. */
 #define NN_MPI_WAIT_OPTIONS(run)                                                         \

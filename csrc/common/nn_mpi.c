@@ -279,28 +279,45 @@ static void await_file(const nn_run_options *run, const char *path)
 }
 
 /* Collective: once every rank is here, rank 0 creates `create` (when given),
- * then waits for `await` (when given); a barrier then releases every rank. */
+ * then waits for `await` (when given); a barrier then releases every rank.
+ * Rank 0 reads the simulated links' counters (--link-counters) inside: at the
+ * timed part's start once the wait is over, at its end before the creation,
+ * so that they cover the timed part with a co-run's background in full swing. */
 static void handshake(const nn_run_options *run, MPI_Comm comm, const char *create,
-                      const char *what, const char *await)
+                      const char *what, const char *await, int timed_part_starts)
 {
     int rank;
     MPI_CHECK(MPI_Barrier(comm));
     MPI_CHECK(MPI_Comm_rank(comm, &rank));
+    int counting = rank == 0 && run->link_counters != NULL;
+#ifdef SMPI_HELPERS_H
+    if (counting && !timed_part_starts)
+        nn_link_counters_end();
+#else
+    (void)timed_part_starts;
+    if (run->link_counters != NULL)
+        nn_fail_all(comm, "--link-counters reads a simulated network: run the SMPI build "
+                          "(csrc/Makefile FLAVOUR=smpi) in SimGrid");
+#endif
     if (rank == 0 && create != NULL)
         create_file(create, what);
     if (rank == 0 && await != NULL)
         await_file(run, await);
+#ifdef SMPI_HELPERS_H
+    if (counting && timed_part_starts)
+        nn_link_counters_begin(run->link_counters, run->link_counter_interval);
+#endif
     MPI_CHECK(MPI_Barrier(comm));
 }
 
 void nn_timed_begin(const nn_run_options *run, MPI_Comm comm)
 {
-    handshake(run, comm, run->ready_file, "ready", run->start_file);
+    handshake(run, comm, run->ready_file, "ready", run->start_file, 1);
 }
 
 void nn_timed_end(const nn_run_options *run, MPI_Comm comm)
 {
-    handshake(run, comm, run->end_file, "end", run->release_file);
+    handshake(run, comm, run->end_file, "end", run->release_file, 0);
 }
 
 void nn_clock_offset(MPI_Comm comm, int rounds, double *offset, double *rtt)

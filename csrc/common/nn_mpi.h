@@ -161,6 +161,12 @@ void nn_timed_begin(const nn_run_options *run, MPI_Comm comm);
  * --end-file and waits until --release-file exists (or a stop). */
 void nn_timed_end(const nn_run_options *run, MPI_Comm comm);
 
+/* Under SMPI, rank 0's readings of the simulated links for --link-counters
+ * (simgrid/link_counters.c): begin where the timed part starts, end where it
+ * ends, before a co-run's background is told to stop. */
+void nn_link_counters_begin(const char *path, double interval_s);
+void nn_link_counters_end(void);
+
 /* The run options' --mpi-wait and --probe-wait policies in force (each left out
  * keeps NN_WAIT's or NN_PROBE_WAIT's). nn_bench_begin calls it. */
 void nn_apply_mpi_wait(const nn_run_options *run);

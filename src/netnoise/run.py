@@ -255,6 +255,8 @@ def corun(
     """
     if counters is not None and counters_output is None:
         raise ValueError("counters need counters_output")
+    if counters_output is not None and counters is None and not platform.simulated:
+        raise ValueError("counters_output needs counters, unless the platform simulates them")
     limits = cpu or CpuLimits.from_config(platform.config)
     platform.check()
     log_path = Path(log)
@@ -266,7 +268,13 @@ def corun(
     while True:
         if platform.simulated:
             outcome = _simulated_once(
-                platform, measured, background, log_path=log_path, timeout_s=timeout_s
+                platform,
+                measured,
+                background,
+                log_path=log_path,
+                timeout_s=timeout_s,
+                counters_output=counters_output,
+                counter_interval_s=counter_interval_s,
             )
             break
         try:
@@ -529,9 +537,14 @@ def _simulated_once(
     *,
     log_path: Path,
     timeout_s: float,
+    counters_output: str | os.PathLike[str] | None,
+    counter_interval_s: float,
 ) -> _Attempt:
     """Every job in one launch of a simulated platform; the runner takes no part in
-    the handshake, which the jobs hold among themselves in simulated time."""
+    the handshake, which the jobs hold among themselves in simulated time. With
+    ``counters_output`` the measured program reads the simulated network's
+    counters over its timed part itself (every ``counter_interval_s`` simulated
+    seconds too), and they are written there in the tidy format."""
     if len(background) > 1:
         raise RunFailed(
             f"{measured.name}: a co-run in simulated time takes one background job, "
@@ -551,25 +564,29 @@ def _simulated_once(
             f"{measured.name}: the jobs of a co-run in simulated time share one process's "
             "environment, and theirs differ: " + "; ".join(map(str, envs))
         )
+    extra_outputs = [counters_output] if counters_output is not None else []
     with (
         tempfile.TemporaryDirectory(prefix=".netnoise-run-", dir=log_path.parent) as scratch_dir,
         open(log_path, "ab") as log_fh,
-        _staged([job.output for job in jobs]) as staged,
+        _staged([*(job.output for job in jobs), *extra_outputs]) as staged,
     ):
         scratch = Path(scratch_dir)
         ready, end = scratch / "background-ready", scratch / "measured-end"
-        flags = [["--output", str(path)] for path in staged]
+        links = scratch / "link-counters.csv"
+        flags = [["--output", str(path)] for path in staged[: len(jobs)]]
         if background:
             flags[0] += ["--ready-file", str(ready), "--stop-file", str(end)]
             flags[1] += ["--start-file", str(ready), "--end-file", str(end)]
+        if counters_output is not None:
+            flags[-1] += platform.link_counter_flags(links, counter_interval_s)
         programs = [
-            ([*job.program, *job_flags], job.ranks)
+            ([*job.program, *job_flags], job.ranks, list(job.nodes or []))
             for job, job_flags in zip(jobs, flags, strict=True)
         ]
         if background:
             launch = platform.corun_launch(programs, env)
         else:
-            launch = platform.mpi_launch(*programs[0], measured.nodes, env)
+            launch = platform.mpi_launch(*programs[0], env)
         started = time.monotonic()
         log_offset = log_fh.tell()
         process = _Process(measured, launch.argv, launch.environment(), log_fh)
@@ -580,7 +597,9 @@ def _simulated_once(
                     f"{measured.name} exited with status {status}; log {log_path}:\n"
                     + log_path.read_text(errors="replace")[-2000:]
                 )
-            _check_outputs(jobs, staged)
+            _check_outputs(jobs, staged[: len(jobs)])
+            if counters_output is not None:
+                write_csv(staged[-1], platform.simulated_counters(links))
         finally:
             process.kill()
     return _Attempt([launch.argv] * len(jobs), dict(NOT_APPLICABLE), time.monotonic() - started)

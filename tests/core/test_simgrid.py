@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import re
 import shutil
-import subprocess
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -17,9 +16,16 @@ from snakemake.utils import update_config
 
 from netnoise import bundle
 from netnoise.config import ConfigError, validate
+from netnoise.counters import COLUMNS
 from netnoise.io import read_benchmark
 from netnoise.platform import PlatformUnavailable, from_config
-from netnoise.platform.simgrid import SimgridPlatform, generate, run_times
+from netnoise.platform.simgrid import (
+    SimgridPlatform,
+    generate,
+    link_counter_rows,
+    rack_network_ports,
+    run_times,
+)
 from netnoise.provenance import read_sidecar, sidecar_path, summary_table
 from netnoise.run import Job, RunFailed, corun
 from netnoise.sim.topology import parse_spec
@@ -49,22 +55,6 @@ def simgrid_platform(tmp_path: Path, **simgrid) -> SimgridPlatform:
         config[study] = {"enabled": False}
     validate(config, source="test")
     return SimgridPlatform(config["platform"], directory=tmp_path / "platform")
-
-
-@pytest.fixture(scope="module")
-def smpi_programs(tmp_path_factory) -> Path:
-    """pingpong, noise and the co-run dispatcher built for SMPI (csrc/Makefile
-    FLAVOUR=smpi)."""
-    if shutil.which("smpicc") is None:
-        pytest.skip("SimGrid not installed (make setup installs libsimgrid-dev)")
-    build = tmp_path_factory.mktemp("smpi-build")
-    targets = [str(build / "bin" / name) for name in ("pingpong", "noise", "corun")]
-    subprocess.run(
-        ["make", "-s", "-C", str(REPO / "csrc"), "FLAVOUR=smpi", f"BUILD={build}", *targets],
-        check=True,
-        capture_output=True,
-    )
-    return build / "bin"
 
 
 def test_racks_platform_routes_cross_rack_pairs_over_both_uplinks(tmp_path):
@@ -136,8 +126,99 @@ def test_a_run_larger_than_the_platform_is_refused_before_it_starts(tmp_path):
     platform = simgrid_platform(tmp_path, topology="torus:2x2")
     with pytest.raises(PlatformUnavailable, match="has 4 hosts; a run of 5 ranks"):
         platform.mpi_launch(["./pingpong"], 5)
-    with pytest.raises(PlatformUnavailable, match="named nodes"):
-        platform.mpi_launch(["./pingpong"], 2, nodes=["nn-n01", "nn-n02"])
+    with pytest.raises(PlatformUnavailable, match=r"not hosts of the simulated .*: nn-n01$"):
+        platform.mpi_launch(["./pingpong"], 2, nodes=["nn-n01", "node-1"])
+
+
+def _hostfile(launch) -> list[str]:
+    return Path(launch.argv[launch.argv.index("-hostfile") + 1]).read_text().split()
+
+
+def test_ranks_go_to_the_named_hosts_in_turn_or_one_each(tmp_path):
+    platform = simgrid_platform(tmp_path)
+    assert _hostfile(platform.mpi_launch(["./pingpong"], 2)) == ["nn-n01", "nn-n03"]
+    named = platform.mpi_launch(["./pingpong"], 4, nodes=["nn-n04", "nn-n02"])
+    assert _hostfile(named) == ["nn-n04", "nn-n02", "nn-n04", "nn-n02"]
+    per_rank = platform.mpi_launch(["./pingpong"], 3, nodes=["nn-n02", "nn-n02", "nn-n01"])
+    assert _hostfile(per_rank) == ["nn-n02", "nn-n02", "nn-n01"]
+    with pytest.raises(PlatformUnavailable, match="one node per rank"):
+        platform.mpi_launch(["./pingpong"], 4, nodes=["nn-n02", "nn-n02", "nn-n01"])
+
+
+def test_link_counters_name_each_direction_after_the_port_that_sends_into_it():
+    racks = (("nn-n01", "nn-n02"), ("nn-n03", "nn-n04"))
+    readings = pd.DataFrame(
+        [
+            (0.5, "nic-nn-n01_UP", 1000, 0.25),
+            (0.5, "nic-nn-n03_DOWN", 900, 0.0),
+            (0.5, "uplink-r1_UP", 800, 0.125),
+            (0.5, "uplink-r2_DOWN", 700, 0.0),
+            (0.5, "__loopback__", 5, 0.0),
+        ],
+        columns=["time_s", "link", "bytes", "saturated_s"],
+    )
+    rows = link_counter_rows(readings, racks)
+    assert list(rows.columns) == COLUMNS
+    ports = rows.drop_duplicates(["device", "port", "role"])
+    assert list(ports[["device", "port", "role"]].itertuples(index=False, name=None)) == [
+        ("nn-n01", "nic", "node_nic"),
+        ("switch-r2", "nn-n03", "switch_port"),
+        ("switch-r1", "uplink", "uplink"),
+        ("core", "r2", "core_port"),
+    ]
+    saturated = rows[rows["counter"] == "saturated_ns"].set_index("device")["value"]
+    assert saturated["nn-n01"] == 250_000_000 and saturated["switch-r1"] == 125_000_000
+    assert rows.loc[rows["counter"] == "tx_bytes", "value"].tolist() == [1000, 900, 800, 700]
+    cluster = link_counter_rows(readings.iloc[:1], None)
+    assert set(cluster["role"]) == {"link"} and set(cluster["device"]) == {"nic-nn-n01_UP"}
+    with pytest.raises(ValueError, match="'node-3_UP' is none of the racks platform's"):
+        link_counter_rows(readings.assign(link="node-3_UP"), racks)
+    with pytest.raises(ValueError, match=r"lack column\(s\) saturated_s"):
+        link_counter_rows(readings.drop(columns="saturated_s"), racks)
+    assert rack_network_ports(racks, ["nn-n01", "nn-n02"]) == {
+        ("switch-r1", "nn-n01"),
+        ("switch-r1", "nn-n02"),
+        ("switch-r1", "uplink"),
+        ("core", "r1"),
+    }
+    with pytest.raises(PlatformUnavailable, match="not hosts of the racks platform: nn-n09"):
+        rack_network_ports(racks, ["nn-n09"])
+
+
+@needs_simgrid
+def test_link_counters_count_a_transfers_bytes_and_its_bottleneck_time(tmp_path, smpi_programs):
+    """1 MiB ping-pongs between the racks, counted over the timed part by the
+    measured program: each direction's NIC, switch port, uplink and core port
+    carried every message once (beside the loop's collectives), a node of
+    neither rank nothing; each 400 Mbit/s uplink ran at its full rate for each
+    message up it, 2^20 x 8 / 400e6 s, the 1000 Mbit/s NICs never did."""
+    platform = simgrid_platform(tmp_path, latency_us=5)
+    size, iterations = 1 << 20, 4
+    argv = [str(smpi_programs / "pingpong"), "--size", str(size), "--warmup", "1"]
+    measured = Job("pingpong", [*argv, "--iterations", str(iterations)], 2, tmp_path / "m.csv")
+    counters = tmp_path / "counters.csv"
+    corun(platform, measured, log=tmp_path / "log", timeout_s=120,
+          counters_output=counters, counter_interval_s=0.05)  # fmt: skip
+    rows = pd.read_csv(counters)
+    assert list(rows.columns) == COLUMNS
+    final = rows[rows["time_s"] == rows["time_s"].max()].set_index(["device", "port", "counter"])
+    sent = iterations * size
+    route = [("nn-n01", "nic"), ("switch-r1", "uplink"), ("core", "r2"), ("switch-r2", "nn-n03")]
+    back = [("nn-n03", "nic"), ("switch-r2", "uplink"), ("core", "r1"), ("switch-r1", "nn-n01")]
+    for device, port in route + back:
+        # Beside the messages, a few KiB of the loop's small collectives.
+        assert sent <= final.loc[(device, port, "tx_bytes"), "value"] < sent + 16384
+    assert final.loc[("nn-n02", "nic", "tx_bytes"), "value"] == 0
+    transfer_ns = size * 8 / 400e6 * 1e9
+    uplink_ns = final.loc[("switch-r1", "uplink", "saturated_ns"), "value"]
+    # Saturation is sampled every 100 us: up to two samples off per message.
+    assert abs(uplink_ns - iterations * transfer_ns) <= iterations * 2e5
+    assert final.loc[("nn-n01", "nic", "saturated_ns"), "value"] == 0
+    # Read every 50 ms of simulated time between the start and the end.
+    assert rows["time_s"].nunique() >= 2 + int(iterations * 2 * transfer_ns * 1e-9 / 0.05) - 1
+    packet = simgrid_platform(tmp_path, network_model="packet")
+    with pytest.raises(PlatformUnavailable, match="network_model flow"):
+        corun(packet, measured, log=tmp_path / "log", timeout_s=120, counters_output=counters)
 
 
 @needs_simgrid

@@ -5,9 +5,12 @@ import shutil
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from netnoise.cpusets import CoreSets
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 class PlatformUnavailable(RuntimeError):
@@ -121,11 +124,29 @@ class Platform(ABC):
         """:meth:`mpi_launch` as this platform builds it: ``nodes`` (empty: any) are
         allowed here, and ``env`` is a copy the launch may keep."""
 
-    def corun_launch(self, programs: list[tuple[list[str], int]], env: dict[str, str]) -> Launch:
-        """One launch that runs every ``(program, ranks)`` at once, each program's
-        rank i on the platform's host i; ``env`` as :meth:`mpi_launch`'s. Only a
-        simulated platform runs a co-run so."""
+    def corun_launch(
+        self, programs: list[tuple[list[str], int, list[str]]], env: dict[str, str]
+    ) -> Launch:
+        """One launch that runs every ``(program, ranks, nodes)`` at once, each
+        program's ranks placed on its nodes as :meth:`mpi_launch` places them (no
+        nodes: rank i on the platform's host i); ``env`` as :meth:`mpi_launch`'s.
+        Only a simulated platform runs a co-run so."""
         raise PlatformUnavailable(f"platform {self.kind!r} runs each job in a launch of its own")
+
+    def link_counter_flags(self, path: Path, interval_s: float) -> list[str]:
+        """The options that make a simulated run's measured program write the
+        network's counters over its timed part to ``path``, read every
+        ``interval_s`` (0: at its start and end only); :meth:`simulated_counters`
+        reads them. A platform that runs on a real network reads its counters
+        beside the run instead."""
+        raise PlatformUnavailable(
+            f"platform {self.kind!r} reads the network's counters beside a run, not inside it"
+        )
+
+    def simulated_counters(self, path: Path) -> pd.DataFrame:
+        """The counters (:mod:`netnoise.counters`, tidy) a run wrote as
+        :meth:`link_counter_flags` asked."""
+        raise PlatformUnavailable(f"platform {self.kind!r} simulates no network")
 
     def core_sets(self) -> CoreSets | None:
         """The cores of the measured job and of everything else, each job in cgroups

@@ -21,6 +21,7 @@ import hashlib
 import re
 import shutil
 import subprocess
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -28,10 +29,12 @@ from typing import Any
 from xml.sax.saxutils import quoteattr
 
 import numpy as np
+import pandas as pd
 
+from netnoise import counters
 from netnoise.atomic import atomic_open
 from netnoise.config import rack_interleaved_nodes
-from netnoise.platform.base import Launch, Platform, PlatformUnavailable
+from netnoise.platform.base import Launch, Platform, PlatformUnavailable, one_node_per_rank
 from netnoise.sim.topology import XGFT, SpecError, Torus, parse_spec
 
 #: Where generated platform and host files go, relative to the working
@@ -57,8 +60,18 @@ SMPI_SETTINGS = (
     "network/crosstraffic:0",
 )
 
+#: Settings of the flow model only: SimGrid's link-load plugin, which counts
+#: each link's bytes for a program's --link-counters (csrc/simgrid/link_counters.c).
+#: It counts the flow model's load; the packet model's links have none.
+FLOW_SETTINGS = ("plugin:link_load",)
+
 #: The co-run dispatcher, beside the programs it runs.
 CORUN = "corun"
+
+#: The header of a program's --link-counters file.
+LINK_COUNTER_COLUMNS = ["time_s", "link", "bytes", "saturated_s"]
+#: The link SimGrid adds for a host's messages to itself.
+LOOPBACK = "__loopback__"
 
 _SIMULATED = re.compile(r"Simulated time: ([0-9.eE+-]+) seconds")
 _WALL = re.compile(r"The simulation took ([0-9.eE+-]+) seconds")
@@ -121,6 +134,15 @@ def graph_platform(
     return body
 
 
+def rack_hosts(testbed: dict[str, Any]) -> tuple[tuple[str, ...], ...]:
+    """The host names of each rack of the testbed's layout (``platform.testbed``),
+    as :func:`racks_platform` names them: the testbed's own node names."""
+    nodes, racks = testbed["nodes"], testbed["racks"]
+    per_rack = -(-nodes // racks)
+    names = [f"{testbed['prefix']}-n{i + 1:02d}" for i in range(nodes)]
+    return tuple(tuple(names[r * per_rack : (r + 1) * per_rack]) for r in range(racks))
+
+
 def racks_platform(
     testbed: dict[str, Any], latency_us: float, packets: bool = False
 ) -> GeneratedPlatform:
@@ -132,7 +154,7 @@ def racks_platform(
     traffic crosses the backbone."""
     nodes, racks = testbed["nodes"], testbed["racks"]
     per_rack = -(-nodes // racks)
-    names = [f"{testbed['prefix']}-n{i + 1:02d}" for i in range(nodes)]
+    names = [name for rack in rack_hosts(testbed) for name in rack]
     nic, backbone = testbed["nic_mbit"], testbed["backbone_mbit"]
     order = rack_interleaved_nodes(testbed, nodes)
     description = f"{nodes} nodes in {racks} rack(s), {testbed['nic_mbit']:g} Mbit/s node links" + (
@@ -269,6 +291,67 @@ def generate(platform_config: dict[str, Any]) -> GeneratedPlatform:
         raise PlatformUnavailable(f"platform.simgrid.topology: {err}") from None
 
 
+def rack_network_ports(
+    racks: Sequence[Sequence[str]], nodes: Iterable[str]
+) -> set[tuple[str, str]]:
+    """The network ports of a job on the racks platform, as
+    :func:`link_counter_rows` names them: its nodes' switch ports and, with
+    several racks, both ends of the uplink of every rack it occupies (as
+    ``netnoise.studies.variability.metrics.testbed_network_ports`` on the
+    testbed)."""
+    rack_of = {name: r + 1 for r, rack in enumerate(racks) for name in rack}
+    names = set(nodes)
+    unknown = names - rack_of.keys()
+    if unknown:
+        raise PlatformUnavailable(f"not hosts of the racks platform: {', '.join(sorted(unknown))}")
+    ports = {(f"switch-r{rack_of[n]}", n) for n in names}
+    if len(racks) > 1:
+        for rack in {rack_of[n] for n in names}:
+            ports |= {(f"switch-r{rack}", "uplink"), ("core", f"r{rack}")}
+    return ports
+
+
+def link_counter_rows(
+    readings: pd.DataFrame, racks: Sequence[Sequence[str]] | None
+) -> pd.DataFrame:
+    """The tidy counters (:mod:`netnoise.counters`) of a program's --link-counters
+    readings: ``tx_bytes`` and ``saturated_ns`` (the time the link ran at its full
+    rate) of every link. On the racks platform (``racks``: its host names per
+    rack) each direction of a link is the port that sends into it, named as on
+    the testbed: a node's link up is its NIC (``node_nic``), down the switch's
+    port toward it (``switch_port``); a rack's uplink up is the switch's
+    ``uplink``, down the core's port toward the rack (``core_port``). Other
+    platforms' links keep SimGrid's names, role ``link``."""
+    missing = set(LINK_COUNTER_COLUMNS) - set(readings.columns)
+    if missing:
+        raise ValueError(f"link counter readings lack column(s) {', '.join(sorted(missing))}")
+    ports: dict[str, tuple[str, str, str]] = {}
+    if racks is not None:
+        for r, rack in enumerate(racks, start=1):
+            for node in rack:
+                ports[f"nic-{node}_UP"] = (node, "nic", "node_nic")
+                ports[f"nic-{node}_DOWN"] = (f"switch-r{r}", node, "switch_port")
+            ports[f"uplink-r{r}_UP"] = (f"switch-r{r}", "uplink", "uplink")
+            ports[f"uplink-r{r}_DOWN"] = ("core", f"r{r}", "core_port")
+    rows = []
+    for reading in readings.itertuples(index=False):
+        link = str(reading.link)
+        if link == LOOPBACK:
+            continue
+        if racks is None:
+            device, port, role = link, "", "link"
+        elif link in ports:
+            device, port, role = ports[link]
+        else:
+            raise ValueError(f"link {link!r} is none of the racks platform's")
+        for counter, value in (
+            ("tx_bytes", float(reading.bytes)),
+            ("saturated_ns", round(float(reading.saturated_s) * 1e9)),
+        ):
+            rows.append((float(reading.time_s), device, port, role, counter, value))
+    return pd.DataFrame(rows, columns=counters.COLUMNS)
+
+
 def run_times(output: str) -> dict[str, float] | None:
     """The simulated and the wall time (seconds) smpirun printed last in ``output``,
     or None when it printed none (the run failed first)."""
@@ -288,7 +371,6 @@ class SimgridPlatform(Platform):
 
     kind = "simgrid"
     simulated = True
-    named_nodes_refused = "on simgrid rank i runs on the generated platform's host i"
 
     def __init__(self, config: dict[str, Any], directory: str | Path = PLATFORM_DIR):
         super().__init__(config)
@@ -320,12 +402,18 @@ class SimgridPlatform(Platform):
             f"{stem}-{digest}.hosts", hostfile
         )
 
+    @property
+    def settings(self) -> list[str]:
+        """The ``--cfg`` settings of every smpirun."""
+        flow = self.simgrid["network_model"] == "flow"
+        model = NETWORK_MODELS[self.simgrid["network_model"]]
+        return [*SMPI_SETTINGS, *(FLOW_SETTINGS if flow else ()), f"network/model:{model}"]
+
     def _smpirun(
         self, program: list[str], ranks: int, hosts: list[str] | None, env: dict[str, str]
     ) -> Launch:
         platform_file, hostfile = self.files(hosts)
-        model = NETWORK_MODELS[self.simgrid["network_model"]]
-        settings = [*SMPI_SETTINGS, f"network/model:{model}"]
+        settings = self.settings
         argv = [
             self.launcher,
             "-np",
@@ -341,21 +429,34 @@ class SimgridPlatform(Platform):
         # smpirun runs every rank in its own process: the ranks' variables are its own.
         return Launch(argv, env)
 
-    def _check_hosts(self, ranks: int) -> None:
-        hosts = len(self.generated.hosts)
-        if ranks > hosts:
+    def rank_hosts(self, ranks: int, nodes: list[str]) -> list[str]:
+        """The host of every rank: without ``nodes`` rank i on the platform's host
+        i; with them, on the named hosts in turn (or one named per rank)."""
+        if not nodes:
+            hosts = len(self.generated.hosts)
+            if ranks > hosts:
+                raise PlatformUnavailable(
+                    f"platform.simgrid.topology {self.simgrid['topology']!r} has {hosts} "
+                    f"hosts; a run of {ranks} ranks needs at least as many"
+                )
+            return self.generated.hosts[:ranks]
+        unknown = sorted(set(nodes) - set(self.generated.hosts))
+        if unknown:
             raise PlatformUnavailable(
-                f"platform.simgrid.topology {self.simgrid['topology']!r} has {hosts} hosts; "
-                f"a run of {ranks} ranks needs at least as many"
+                f"not hosts of the simulated platform ({self.generated.description}): "
+                + ", ".join(unknown[:8])
             )
+        one_node_per_rank(nodes, ranks)
+        return [nodes[i % len(nodes)] for i in range(ranks)]
 
     def build_launch(
         self, program: list[str], ranks: int, nodes: list[str], env: dict[str, str]
     ) -> Launch:
-        self._check_hosts(ranks)
-        return self._smpirun(program, ranks, None, env)
+        return self._smpirun(program, ranks, self.rank_hosts(ranks, nodes), env)
 
-    def corun_launch(self, programs: list[tuple[list[str], int]], env: dict[str, str]) -> Launch:
+    def corun_launch(
+        self, programs: list[tuple[list[str], int, list[str]]], env: dict[str, str]
+    ) -> Launch:
         dispatcher = Path(programs[0][0][0]).parent / CORUN
         if not dispatcher.exists():
             raise PlatformUnavailable(
@@ -364,11 +465,31 @@ class SimgridPlatform(Platform):
             )
         words: list[str] = []
         hosts: list[str] = []
-        for program, ranks in programs:
-            self._check_hosts(ranks)
+        for program, ranks, nodes in programs:
             words += [*([":"] if words else []), "-np", str(ranks), *program]
-            hosts += self.generated.hosts[:ranks]
+            hosts += self.rank_hosts(ranks, nodes)
         return self._smpirun([str(dispatcher), *words], len(hosts), hosts, env)
+
+    @property
+    def racks(self) -> tuple[tuple[str, ...], ...] | None:
+        """The host names of each rack on the racks platform (topology
+        ``testbed``); None on the others."""
+        if self.simgrid["topology"] != "testbed":
+            return None
+        return rack_hosts(self.config["testbed"])
+
+    def link_counter_flags(self, path: Path, interval_s: float) -> list[str]:
+        """The measured program's options that make it write the links' counters
+        over its timed part to ``path`` (csrc/simgrid/link_counters.c)."""
+        if self.simgrid["network_model"] != "flow":
+            raise PlatformUnavailable(
+                "link counters need platform.simgrid.network_model flow: SimGrid's "
+                "link-load plugin counts the flow model's load, the packet model has none"
+            )
+        return ["--link-counters", str(path), "--link-counter-interval", f"{interval_s:g}"]
+
+    def simulated_counters(self, path: Path) -> pd.DataFrame:
+        return link_counter_rows(pd.read_csv(path), self.racks)
 
     def check(self) -> None:
         if shutil.which(self.launcher) is None:
@@ -398,7 +519,7 @@ class SimgridPlatform(Platform):
             "network": generated.description,
             "latency_us": self.simgrid["latency_us"],
             "platform_sha256": generated.sha256,
-            "settings": [*SMPI_SETTINGS],
+            "settings": self.settings,
             "computation": (
                 "not simulated: a rank's sleeps take simulated time, its arithmetic none"
             ),
