@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from collections import Counter
 
 import numpy as np
@@ -11,8 +12,10 @@ import pandas as pd
 import pytest
 
 from netnoise.cli import main as cli_main
-from netnoise.config import validate
+from netnoise.config import study_platform, validate
 from netnoise.io import read_benchmark
+from netnoise.platform import PlatformUnavailable
+from netnoise.platform.simgrid import SimgridPlatform, rack_network_ports
 from netnoise.platform.testbed import TestbedPlatform
 from netnoise.provenance import read_sidecar
 from netnoise.studies.variability import analysis as study
@@ -29,7 +32,9 @@ from netnoise.studies.variability.campaign import (
     racks_spanned,
     run_keys,
     run_seed,
+    simgrid_machine,
 )
+from netnoise.studies.variability.features import FEATURES
 from netnoise.testbed.fabric import TestbedSpec
 from netnoise.testbed.queue_time import QueueTime
 from tests.conftest import UNJUDGED_CPU
@@ -157,6 +162,81 @@ def test_runs_are_planned_index_by_index_and_batched():
 
 @pytest.mark.root
 @pytest.mark.mpi
+def _simgrid_platform(topology: str = "testbed") -> SimgridPlatform:
+    """The variability study's layout in SimGrid: two racks of four nodes, 50 Mbit/s
+    node links, a 100 Mbit/s backbone, 5 us links."""
+    config = validate(
+        {
+            "platform": {
+                "kind": "simgrid",
+                "testbed": {"prefix": "nvs", "nodes": 8, "nic_mbit": 50},
+                "simgrid": {"latency_us": 5},
+            },
+            "impact_compression": {"enabled": False},
+            "network_noise": {"benchmark": {"enabled": False}},
+            "latency_variation": {"enabled": False},
+        }
+    )
+    study = {**config["variability"], "simgrid": {"topology": topology}}
+    return SimgridPlatform(study_platform(config["platform"], study))
+
+
+def test_a_simgrid_campaign_needs_the_testbeds_racks_of_named_hosts():
+    machine = simgrid_machine(_simgrid_platform())
+    assert machine.racks == (
+        ("nvs-n01", "nvs-n02", "nvs-n03", "nvs-n04"),
+        ("nvs-n05", "nvs-n06", "nvs-n07", "nvs-n08"),
+    )
+    assert machine.nic_mbit == 50
+    with pytest.raises(PlatformUnavailable, match=r"variability\.simgrid\.topology: testbed"):
+        simgrid_machine(_simgrid_platform("torus:2x4"))
+
+
+@pytest.mark.skipif(shutil.which("smpirun") is None, reason="SimGrid not installed")
+def test_campaign_runs_in_simgrid_feed_the_model_with_the_links_counters(smpi_programs, tmp_path):
+    """Production and maximal runs of halo3d on the simulated layout, measured as
+    the workflow measures them: each run's counters come from inside the
+    simulation, under the testbed's port names, and give every feature of the
+    model; the maximal background moves more bytes over the job's ports and
+    holds its links at full rate longer than a quiet production run."""
+    platform = _simgrid_platform()
+    machine = simgrid_machine(platform)
+    apps = {"halo3d": Measured(str(smpi_programs / "halo3d"), ("--steps", "20"), warmup=1)}
+
+    def measure(keys, campaign):
+        return measure_runs(
+            platform,
+            machine,
+            keys,
+            apps,
+            campaign=campaign,
+            seed=2,
+            out_dir=tmp_path / campaign,
+            programs={n: str(smpi_programs / n) for n in ("loadgen", "compressionb")},
+            log=tmp_path / "campaign.log",
+            timeout_s=300,
+            counter_interval_s=0.05,
+        )
+
+    runs = measure(run_keys(["halo3d"], [2], 4), "production")
+    (busy,) = measure([RunKey("halo3d", 4, 0)], "maximal")
+    table = study.tidy_runs([*runs, busy])
+    assert set(table["stall_counter"]) == {"saturated_ns"}
+    assert table.loc[:, list(FEATURES)].notna().all().all()
+    for run in [*runs, busy]:
+        info = json.loads((run / "run.json").read_text())
+        counters = pd.read_csv(run / "counters.csv")
+        assert set(info["nodes"]) <= set(counters["device"])
+        assert {tuple(p) for p in info["network_ports"]} == rack_network_ports(
+            machine.racks, info["nodes"]
+        )
+        assert read_sidecar(run / "application.csv")["platform"]["kind"] == "simgrid"
+    quiet = table[table["campaign"] == "production"]
+    maximal = table[table["campaign"] == "maximal"].iloc[0]
+    assert maximal["network_bytes_mean"] > quiet["network_bytes_mean"].min()
+    assert maximal["network_stalls_mean"] > quiet["network_stalls_mean"].min()
+
+
 @pytest.mark.slow
 @pytest.mark.skipif(os.geteuid() != 0, reason="network namespaces need root")
 def test_campaign_runs_feed_the_variability_cli(built_programs, tmp_path, capsys):

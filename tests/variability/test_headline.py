@@ -44,6 +44,28 @@ def test_a_weak_model_is_not_reproduced_and_a_borderline_bound_is_inconclusive()
     )
 
 
+def test_simulated_counters_bound_the_accuracy_and_reproduce_nothing():
+    """On a simulated network's counters an accuracy that meets the paper's is an
+    upper bound (not measurable there); one that misses it stays not reproduced."""
+    good = headline_claims(_evaluation(0.93, 0.01, 0.99, runs=500).assign(clock="simulated"))
+    assert _verdicts(good) == {
+        "counters_predict_runtime": v.NOT_MEASURABLE,
+        "bound_contains_runtime": v.NOT_MEASURABLE,
+    }
+    assert "upper bound, not a reproduction" in good["reason"].iloc[0]
+    weak = headline_claims(_evaluation(0.34, 0.05, 0.5).assign(clock="simulated"))
+    assert set(_verdicts(weak).values()) == {v.NOT_REPRODUCED}
+    assert (
+        "simulated counters, which see exactly what slows a run, fall short"
+        in (weak["reason"].iloc[0])
+    )
+    borderline = headline_claims(_evaluation(0.34, 0.05, 0.92).assign(clock="simulated"))
+    assert _verdicts(borderline)["bound_contains_runtime"] == v.INCONCLUSIVE
+    assert "fall short" not in borderline["reason"].iloc[1]
+    wall = headline_claims(_evaluation(0.93, 0.01, 0.99, runs=500).assign(clock="wall"))
+    assert set(_verdicts(wall).values()) == {v.REPRODUCED}
+
+
 def test_the_claims_words_name_the_targets_the_code_judges_by():
     from netnoise.studies.variability import headline
 

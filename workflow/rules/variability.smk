@@ -127,6 +127,7 @@ rule tabulate_variability:
     params:
         model=VB["model"],
         seed=VB["seed"],
+        clock=PLATFORM_CLOCK,
     script:
         "../scripts/variability/tabulate.py"
 

@@ -14,6 +14,8 @@ with logged(snakemake.log[0]), contextlib.ExitStack() as stack:
         machine = campaign.cluster_machine(
             platform, cluster["link_mbit"], cluster["ports"], snakemake.log[0]
         )
+    elif platform.kind == "simgrid":
+        machine = campaign.simgrid_machine(platform)
     else:
         platform.check()
         spec = platform.testbed.spec

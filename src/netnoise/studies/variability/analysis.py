@@ -115,7 +115,8 @@ METRICS = (
     (
         "network tile stall-to-flit ratio",
         "relative congestion on network",
-        "{stalls} per transmitted packet of each network port",
+        "{stalls} per transmitted packet (per byte where no packets are counted) "
+        "of each network port",
         "stall_ratio",
     ),
     (
@@ -143,6 +144,7 @@ STALL_NAMES = {
     "qdisc_stall_ns": "time the queue held packets (qdisc_stall_ns)",
     "xmit_wait_ticks": "PortXmitWait ticks",
     "qdisc_overlimits": "qdisc overlimits",
+    "saturated_ns": "time the simulated link ran at its full rate (saturated_ns)",
 }
 # Table IV: the paper's three metrics, as columns of the tidy table.
 CORRELATED = {

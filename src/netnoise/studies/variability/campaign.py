@@ -66,6 +66,13 @@ Where runs are placed and their counters read is a :class:`Machine`:
   of the job's NICs and of every switch port and uplink, read over netlink, and
   (``variability.queue_time``) the time the fabric's queues held packets
   (:mod:`netnoise.testbed.queue_time`);
+- the testbed's layout in SimGrid (:func:`simgrid_machine`): the same racks of
+  named hosts in simulated time; the measured program reads every link's bytes
+  and the time it ran at full rate over its timed part (SimGrid's link-load
+  plugin, csrc/simgrid/link_counters.c), with the same port names. These
+  counters see exactly what the flow model shares the links by, and nothing
+  else slows a simulated run: a model's fit there is an upper bound on what
+  counters can explain, not a reproduction of the paper's;
 - a Slurm job's allocation (:func:`cluster_machine`): a production campaign on
   a cluster is a series of Slurm jobs spread over time under the machine's own
   background, each a batch of runs. A run draws its placement within the
@@ -95,7 +102,8 @@ import pandas as pd
 from netnoise.atomic import write_json
 from netnoise.counters import Snapshot, remote
 from netnoise.io import read_benchmark
-from netnoise.platform import Platform
+from netnoise.platform import Platform, PlatformUnavailable
+from netnoise.platform.simgrid import SimgridPlatform, rack_network_ports
 from netnoise.platform.slurm import Slurm, allocation_nodes, leaf_switches
 from netnoise.run import Job, corun
 from netnoise.studies.variability.metrics import COUNTERS_FILE, RUN_FILE, testbed_network_ports
@@ -198,7 +206,8 @@ class Machine:
 
     racks: tuple[tuple[str, ...], ...]
     nic_mbit: float
-    counters: Callable[[Sequence[str], Path], AbstractContextManager[Snapshot]]
+    # None: the simulation reads the counters itself (Platform.link_counter_flags).
+    counters: Callable[[Sequence[str], Path], AbstractContextManager[Snapshot | None]]
     network_ports: Callable[[Sequence[str], pd.DataFrame], set[tuple[str, str]]]
 
 
@@ -253,6 +262,27 @@ def cluster_machine(
         nic_mbit or 0.0,
         counters,
         lambda _nodes, samples: remote.network_ports(samples.to_dict("records")),
+    )
+
+
+def simgrid_machine(platform: SimgridPlatform) -> Machine:
+    """The testbed's layout simulated (``platform.simgrid.topology: testbed``): its
+    racks of hosts named as the testbed's nodes, their links counted inside the
+    simulation by the measured program (SimGrid's link-load plugin). Those
+    counters see exactly the load the flow model shares the links by, none of the
+    noise of a real network's counters."""
+    racks = platform.racks
+    if racks is None:
+        raise PlatformUnavailable(
+            f"variability on simgrid needs platform.simgrid.topology testbed (racks of "
+            f"named hosts, as the testbed's), not {platform.simgrid['topology']!r}; set "
+            "variability.simgrid.topology: testbed"
+        )
+    return Machine(
+        racks,
+        platform.config["testbed"]["nic_mbit"],
+        lambda _nodes, _run_dir: contextlib.nullcontext(),
+        lambda nodes, _samples: rack_network_ports(racks, nodes),
     )
 
 

@@ -29,14 +29,18 @@ network tile ``INQ_PRF_INCOMING_FLIT_VC*``  ``tx_bytes`` of those ports (``qdisc
                                             once per tile
 flits in the stall-to-flit ratio            ``tx_packets`` (``qdisc_packets``): stalls are
                                             counted per packet or per tick below, so the
-                                            ratio is per packet, not per byte
+                                            ratio is per packet, not per byte (a
+                                            simulated flow model counts no packets:
+                                            there per byte)
 ``INQ_PRF_ROWBUS_STALL_CNT`` (cycles a      ``qdisc_stall_ns`` (time the port's queue held
 flit ready to forward could not move)       a packet, :mod:`netnoise.testbed.queue_time`);
                                             without it ``qdisc_overlimits`` (tbf: events, a
                                             dequeue that found a packet but no tokens) or,
                                             on InfiniBand, ``xmit_wait_ticks``
                                             (PortXmitWait: ticks with data to send and no
-                                            credits, the counter the paper's artifact names)
+                                            credits, the counter the paper's artifact names);
+                                            in SimGrid ``saturated_ns`` (time the link
+                                            ran at its full rate: flows held back)
 (none: Aries is lossless)                   ``qdisc_drops``: auxiliary metric only
 (none: no gauge on Aries)                   ``qdisc_backlog_bytes`` (gauge): auxiliary
                                             summary only
@@ -102,8 +106,11 @@ NIC_ROLES = frozenset({"node_nic"})
 NETWORK_ROLES = frozenset({"switch_port", "uplink", "core_port"})
 # First counter present on a port is used.
 # Time counters first: the Aries counter counts stalled cycles, not events.
-STALL_COUNTERS = ("qdisc_stall_ns", "xmit_wait_ticks", "qdisc_overlimits")
-PACKET_COUNTERS = ("tx_packets", "qdisc_packets")
+# saturated_ns is a simulated link's (netnoise.platform.simgrid.link_counter_rows).
+STALL_COUNTERS = ("qdisc_stall_ns", "xmit_wait_ticks", "qdisc_overlimits", "saturated_ns")
+# A flit is a fixed amount of data: where no packets are counted (a flow
+# model's links) bytes are the units the stalls are shared over.
+PACKET_COUNTERS = ("tx_packets", "qdisc_packets", "tx_bytes")
 BYTE_COUNTERS = ("tx_bytes", "qdisc_bytes")
 DROP_COUNTERS = ("qdisc_drops", "tx_dropped")
 STATS = ("mean", "var", "p75", "p95", "p99")
