@@ -112,7 +112,7 @@ class Platform(ABC):
         """
         if nodes and self.named_nodes_refused:
             raise PlatformUnavailable(
-                "placing ranks on named nodes needs platform.kind testbed or slurm; "
+                "placing ranks on named nodes needs platform.kind testbed, slurm or simgrid; "
                 + self.named_nodes_refused
             )
         return self.build_launch(program, ranks, list(nodes or []), dict(env or {}))

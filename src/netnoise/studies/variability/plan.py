@@ -142,7 +142,8 @@ def skipped(platform_kind: str) -> str | None:
         return None
     return (
         "variability (seed 002) skipped: its runs are placed on nodes and read the "
-        "counters of their links, which localhost has not; use platform.kind testbed or slurm"
+        "counters of their links, which localhost has not; use platform.kind testbed, "
+        "slurm or simgrid"
     )
 
 
