@@ -115,8 +115,7 @@ METRICS = (
     (
         "network tile stall-to-flit ratio",
         "relative congestion on network",
-        "{stalls} per transmitted packet (per byte where no packets are counted) "
-        "of each network port",
+        "{stalls} per transmitted {unit} of each network port",
         "stall_ratio",
     ),
     (
@@ -236,13 +235,15 @@ def metrics_table(table: pd.DataFrame) -> pd.DataFrame:
     recorded = table.get("stall_counter", pd.Series(dtype=object)).dropna()
     used = sorted({c for cell in recorded for c in str(cell).split(",") if c})
     stalls = " / ".join(STALL_NAMES.get(c, c) for c in used) or "no stall counter"
+    # A simulated flow model counts no packets: its ratio is per byte (metrics.PACKET_COUNTERS).
+    unit = "byte" if "saturated_ns" in used else "packet"
     rows = []
     for metric, definition, counters, key in METRICS:
         column = key if key in ("nodes", "net_to_nic_ratio") else f"{key}_mean"
         row = {
             "metric": metric,
             "paper_definition": definition,
-            "netnoise_counters": counters.format(stalls=stalls),
+            "netnoise_counters": counters.format(stalls=stalls, unit=unit),
             "statistics": key if key == "nodes" else ", ".join(f"{key}_{s}" for s in STATS),
         }
         for campaign in CAMPAIGNS:
