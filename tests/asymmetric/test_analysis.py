@@ -96,6 +96,21 @@ def test_evaluation_recovers_a_model_that_is_right(tmp_path, config, rack_nodes,
     # Where the models disagree, the asymmetric one (the truth here) is right.
     disagree = within[within["n_disagree"] > 0]
     assert (disagree["disagree_within10_pct"] == 100).all()
+    # No margin can exceed the share of links whose two predictions differ, and
+    # with the asymmetric model exact the margin is the share where fairness misses.
+    predicted = errors[errors["family"] == "random"].pivot_table(
+        index=["d", "trial", "link"], columns="model", values=["time_pred_s", "within_10pct"]
+    )
+    differ = ~np.isclose(
+        predicted["time_pred_s"]["asymmetric"], predicted["time_pred_s"]["fairness"], rtol=1e-9
+    )
+    per_pattern = pd.Series(differ, index=predicted.index).groupby(["d", "trial"]).mean()
+    bound = 100 * per_pattern.groupby("d").mean()
+    assert within.set_index("d")["max_margin_pct"].to_dict() == pytest.approx(bound.to_dict())
+    assert (bound > 0).any() and (bound < 100).all()
+    won = predicted["within_10pct"]["asymmetric"] - predicted["within_10pct"]["fairness"]
+    margin = 100 * won.astype(float).groupby(["d", "trial"]).mean().groupby("d").mean()
+    assert (margin <= bound + 1e-9).all() and (margin > 0).any()
     rand = links[links["family"] == "random"].set_index(["trial", "link"])["time_s"]
     for row in within.itertuples():
         times = rand[

@@ -175,7 +175,11 @@ def precision(
     95 % intervals over the patterns of both models' shares
     (``within10_low_pct`` … ``fair_within10_high_pct``), and, on the links
     where the two models' predictions differ by more than 10 %,
-    ``n_disagree`` with each model's share within 10 % there.
+    ``n_disagree`` with each model's share within 10 % there, and
+    ``max_margin_pct``: the largest margin by which either model's share can beat
+    the other's, the share of links whose two predictions differ at all (a mean
+    over the patterns, as :mod:`.headline` averages the margin), which no
+    measurement can exceed.
     """
     random = errors[errors["family"] == "random"]
     keys = ["family", "congestion", "trial", "link"]
@@ -202,6 +206,8 @@ def precision(
         durations = group["time_meas_s"] / group["congestion"].map(rtt)
         predictions = group[["time_pred_s", "fair_pred_s"]]
         disagree = predictions.max(axis=1) > (1 + TOLERANCE) * predictions.min(axis=1)
+        # Both models put a link with one prediction on the same side of 10 %.
+        differ = predictions.max(axis=1) > (1 + 1e-9) * predictions.min(axis=1)
         low, high = bootstrap_share(group["within_10pct"], group["trial"], seed=BOOTSTRAP_SEED)
         fair_low, fair_high = bootstrap_share(
             group["fair_within"], group["trial"], seed=BOOTSTRAP_SEED
@@ -228,6 +234,7 @@ def precision(
                 * float(group.loc[disagree, "fair_within"].astype(float).mean())
                 if disagree.any()
                 else np.nan,
+                "max_margin_pct": 100 * float(differ.groupby(group["trial"]).mean().mean()),
             }
         )
     return pd.DataFrame(rows)
