@@ -46,8 +46,9 @@ using namespace ns3;
 namespace
 {
 
-// Linux's largest autotuned socket buffers (tcp_wmem, tcp_rmem maxima): ns-3's
-// 128 kB default would cap a window below the path's bandwidth-delay product.
+// Without --socket-buffer-bytes, Linux's largest autotuned socket buffers
+// (tcp_wmem, tcp_rmem maxima): ns-3's 128 kB default would cap a window below the
+// path's bandwidth-delay product.
 constexpr uint32_t SEND_BUFFER_BYTES = 4194304;
 constexpr uint32_t RECEIVE_BUFFER_BYTES = 6291456;
 constexpr uint16_t FIRST_PORT = 5000;
@@ -80,6 +81,7 @@ struct Options
     uint32_t maxIterations = 2000;
     double ciWidth = 0.02;
     double stallS = 20;
+    uint32_t socketBufferBytes = 0;
 };
 
 [[noreturn]] void
@@ -298,7 +300,11 @@ Trial::StartIteration()
         BulkSendHelper send("ns3::TcpSocketFactory",
                             InetSocketAddress(m_address[m_links[l].dst], FIRST_PORT + l));
         send.SetAttribute("MaxBytes", UintegerValue(m_links[l].bytes));
-        send.SetAttribute("SendSize", UintegerValue(m_opt.segmentBytes * 16));
+        // A write the send buffer can never take would wait for good; half of it
+        // keeps the next write queued while one is in flight.
+        const uint32_t write = m_opt.socketBufferBytes ? m_opt.socketBufferBytes / 2
+                                                       : m_opt.segmentBytes * 16;
+        send.SetAttribute("SendSize", UintegerValue(std::min(write, m_opt.segmentBytes * 16)));
         ApplicationContainer app = send.Install(m_hosts.Get(m_links[l].src));
         m_apps[l] = DynamicCast<BulkSendApplication>(app.Get(0));
         m_start[l] = now + MicroSeconds(m_jitter->GetValue());
@@ -502,6 +508,10 @@ main(int argc, char** argv)
                  "simulated seconds after its start at which an unfinished iteration is dropped "
                  "as stalled (more than a tenth of the iterations, at least 2, fail the run)",
                  o.stallS);
+    cmd.AddValue("socket-buffer-bytes",
+                 "send and receive buffer of every socket, the window's ceiling (bytes; 0: "
+                 "Linux's autotuning maxima), as MPI's btl_tcp_sndbuf and btl_tcp_rcvbuf set it",
+                 o.socketBufferBytes);
     cmd.Parse(argc, argv);
 
     if (o.pattern.empty())
@@ -523,6 +533,13 @@ main(int argc, char** argv)
     if (o.queueDisc != "fifo" && o.queueDisc != "red")
         Fail("--queue-disc must be fifo or red, got '" + o.queueDisc + "'");
     ParseQueue(o.queue);
+    if (o.socketBufferBytes != 0 && o.socketBufferBytes < 4 * o.segmentBytes)
+        Fail("--socket-buffer-bytes must be 0 or at least four segments");
+    if (o.socketBufferBytes != 0)
+    {
+        Config::SetDefault("ns3::TcpSocket::SndBufSize", UintegerValue(o.socketBufferBytes));
+        Config::SetDefault("ns3::TcpSocket::RcvBufSize", UintegerValue(o.socketBufferBytes));
+    }
 
     RngSeedManager::SetSeed(o.seed);
     Config::SetDefault("ns3::TcpL4Protocol::SocketType",

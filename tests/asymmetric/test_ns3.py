@@ -35,6 +35,7 @@ TREE = {
     "min_rto_ms": 200,
     "jitter_us": 20,
     "seed": 1,
+    "socket_buffer_bytes": None,
 }
 
 
@@ -104,6 +105,49 @@ def test_links_take_their_bytes_at_the_bottlenecks_rate_together(
     assert makespan == pytest.approx(links * wire_seconds(MB, TREE[bottleneck]), rel=rel)
     # No link carries its bytes faster than its NIC's rate.
     assert data["time_s"].min() > wire_seconds(MB, TREE["nic_mbit"])
+
+
+@pytest.mark.slow
+def test_fixed_windows_in_a_queue_that_holds_them_show_the_asymmetric_property(
+    ns3_program, tmp_path
+):
+    """One host sends a transfer out while two send to it, through 64-packet queues.
+    With the kernel's windows CUBIC's losses keep the outgoing transfer well above
+    the incoming ones; with 16 kB windows, which the queue holds, its ACKs wait
+    behind their data and all three move at half the NIC (the asymmetric model's
+    1/δ⁺), as the paper's Fig. 4 has it."""
+    first = ns3.racks(TREE)["1"]
+    trials = pd.DataFrame(
+        {
+            "trial": 0,
+            "link": [0, 1, 2],
+            "src": [first[0], first[2], first[3]],
+            "dst": [first[1], first[0], first[0]],
+            "bytes": MB,
+        }
+    )
+    times = {}
+    for window in (None, 16384):
+        output = tmp_path / f"window{window}.csv"
+        ns3.simulate(
+            ns3_program,
+            trials,
+            [output],
+            ns3={**TREE, "queue": "64p", "socket_buffer_bytes": window},
+            congestion="cubic",
+            iterations={"min": 3, "max": 6, "ci_width": 0.02},
+            log=tmp_path / "ns3.log",
+            timeout_s=120,
+            config={},
+            inputs={},
+        )
+        times[window] = read_benchmark(output).data.groupby("link")["time_s"].mean()
+    shared = 2 * wire_seconds(MB, TREE["nic_mbit"])
+    fixed = times[16384]
+    assert fixed.to_numpy() == pytest.approx([shared] * 3, rel=0.05)
+    kernel = times[None]
+    assert kernel[0] < 0.8 * kernel[1:].min()
+    assert kernel[1:].to_numpy() == pytest.approx([shared] * 2, rel=0.05)
 
 
 @pytest.mark.slow
@@ -178,6 +222,8 @@ def test_ns3_config_problems_name_the_key():
         resolved(network="ns3", ns3={"nodes": 32, "racks": 3}, congestion_controls=["default"])
     assert "asymmetric.ns3.nodes: 32 nodes do not split evenly" in str(err.value)
     assert "asymmetric.congestion_controls: default (the nodes' own TCP)" in str(err.value)
+    with pytest.raises(ConfigError, match=r"asymmetric\.ns3\.socket_buffer_bytes: 8000 bytes"):
+        resolved(network="ns3", ns3={"socket_buffer_bytes": 8000, "segment_bytes": 8948})
 
 
 def test_queue_depth_in_bytes_of_the_tree():

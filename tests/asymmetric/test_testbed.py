@@ -25,6 +25,11 @@ def test_study_platform_replaces_only_the_study_keys(config):
     assert config["platform"]["testbed"]["prefix"] == "na"  # the shared config is untouched
     named = resolved(testbed={"prefix": "nax"})
     assert study_platform(named["platform"], named["asymmetric"])["testbed"]["prefix"] == "nax"
+    assert testbed["socket_buffer_bytes"] == config["asymmetric"]["testbed"]["socket_buffer_bytes"]
+    fixed = resolved(testbed={"socket_buffer_bytes": 32768})
+    merged = study_platform(fixed["platform"], fixed["asymmetric"])
+    assert merged["testbed"]["socket_buffer_bytes"] == 32768
+    assert fixed["platform"]["testbed"]["socket_buffer_bytes"] is None
 
 
 def test_study_platform_keeps_the_study_runs_up_to_its_own_cpu_tolerance():

@@ -88,6 +88,12 @@ def test_testbed_joins_the_injector_and_the_congestion_shim(tmp_path):
         "NN_TCP_CONGESTION=reno",
     ]
     assert argv[-1] == str(tmp_path / "pingpong")
+    assert "btl_tcp_sndbuf" not in argv  # the kernel's autotuning
+
+    fixed = TestbedPlatform({"testbed": {**testbed, "socket_buffer_bytes": 65536}})
+    argv = fixed.mpi_launch([str(tmp_path / "pingpong")], 2, env=RANK_ENV).argv
+    mca = {argv[i + 1]: argv[i + 2] for i, word in enumerate(argv) if word == "--mca"}
+    assert mca["btl_tcp_sndbuf"] == mca["btl_tcp_rcvbuf"] == "65536"
 
 
 def test_missing_launcher_is_a_clear_error():

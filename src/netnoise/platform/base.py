@@ -36,6 +36,14 @@ def mpirun_exports(env: dict[str, str] | None) -> list[str]:
     return words
 
 
+def socket_buffer_mca(size: int | None) -> list[str]:
+    """``mpirun`` words that give every TCP socket of the ranks ``size`` bytes of send
+    and receive buffer, the ceiling of its window (none: the kernel's autotuning)."""
+    if size is None:
+        return []
+    return ["--mca", "btl_tcp_sndbuf", str(size), "--mca", "btl_tcp_rcvbuf", str(size)]
+
+
 TCP_SHIM = "libnntcpcc.so"
 
 

@@ -17,6 +17,7 @@ from netnoise.platform.base import (
     mpirun_exports,
     one_node_per_rank,
     open_mpi_root_env,
+    socket_buffer_mca,
     tcp_congestion_env,
 )
 from netnoise.testbed.fabric import Testbed, TestbedError, TestbedSpec
@@ -142,6 +143,7 @@ class TestbedPlatform(Platform):
             "--mca",
             "btl_tcp_links",
             str(spec.btl_tcp_links),
+            *socket_buffer_mca(spec.socket_buffer_bytes),
             # Every namespace shares the host's cores: binding would stack ranks on the
             # first core of the job's cpuset. The cpuset alone confines the job.
             # Waiting ranks sleep in netnoise's wait layer (csrc/common/nn_wait.h), so

@@ -74,6 +74,7 @@ class TestbedSpec:
     tcp_congestion: str
     btl_tcp_links: int
     tcp_rto_min_ms: float | None = None
+    socket_buffer_bytes: int | None = None
     backbone_arbitration: str = "fifo"
     mtu_bytes: int = 1500
 
@@ -503,6 +504,7 @@ exec ip netns exec "$ns" unshare --uts sh -c 'hostname "$0" && exec sh -c "$1"' 
             "mtu_bytes": spec.mtu_bytes,
             "tcp_congestion": spec.tcp_congestion,
             "tcp_rto_min_ms": spec.tcp_rto_min_ms,
+            "socket_buffer_bytes": spec.socket_buffer_bytes,
             "nodes": [
                 {"name": n.name, "address": n.address, "rack": n.rack} for n in spec.node_list()
             ],

@@ -34,13 +34,16 @@ def iperf3_links(
     seconds: float = 3,
     congestion: str | None = None,
     omit_s: int = 1,
+    socket_buffer_bytes: int | None = None,
 ) -> list[dict[str, Any]]:
     """Concurrent TCP transfers, one iperf3 client and server per link ``(src, dst)``.
 
     Every server listens on its node before any client starts, so the transfers
     start together; each then runs ``omit_s`` unrecorded seconds (slow start)
-    and ``seconds`` recorded ones. Per link: goodput at the receiver
-    (``mbit``), retransmitted segments and the sender's mean smoothed RTT (µs).
+    and ``seconds`` recorded ones; ``socket_buffer_bytes`` fixes every socket's
+    buffers, as iperf3's ``--window`` does (none: the kernel's autotuning). Per
+    link: goodput at the receiver (``mbit``), retransmitted segments and the
+    sender's mean smoothed RTT (µs).
     """
     servers: list[subprocess.Popen] = []
     clients: list[subprocess.Popen] = []
@@ -61,6 +64,8 @@ def iperf3_links(
             argv += ["-t", f"{seconds:g}", "-O", str(omit_s), "--json"]
             if congestion:
                 argv += ["-C", congestion]
+            if socket_buffer_bytes is not None:
+                argv += ["--window", str(socket_buffer_bytes)]
             clients.append(
                 lifeline.spawn(
                     testbed.exec_argv(testbed.node(src), argv),

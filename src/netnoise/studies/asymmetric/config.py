@@ -68,6 +68,13 @@ def _ns3_problems(study: dict[str, Any]) -> list[str]:
             "asymmetric.congestion_controls: default (the nodes' own TCP) has no meaning in "
             "ns-3 (asymmetric.network: ns3); choose among cubic, bbr and reno"
         )
+    buffer, segment = ns3["socket_buffer_bytes"], ns3["segment_bytes"]
+    if buffer is not None and buffer < 4 * segment:
+        problems.append(
+            f"asymmetric.ns3.socket_buffer_bytes: {buffer} bytes hold fewer than four "
+            f"segments of asymmetric.ns3.segment_bytes ({segment}); use at least {4 * segment} "
+            "or null"
+        )
     return problems + _pattern_problems(study, nodes // racks, racks)
 
 

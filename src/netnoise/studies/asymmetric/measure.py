@@ -91,7 +91,13 @@ def measure_tcp(
     for trial, links in trials.groupby("trial", sort=True):
         links = links.sort_values("link")
         pairs = list(zip(links["src"], links["dst"], strict=True))
-        results = iperf3_links(testbed, pairs, seconds, congestion)
+        results = iperf3_links(
+            testbed,
+            pairs,
+            seconds,
+            congestion,
+            socket_buffer_bytes=testbed.spec.socket_buffer_bytes,
+        )
         for (link, src, dst), result in zip(
             links[["link", "src", "dst"]].itertuples(index=False), results, strict=True
         ):

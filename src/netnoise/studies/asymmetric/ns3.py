@@ -81,6 +81,7 @@ def command(
         "min-rto-ms": ns3["min_rto_ms"],
         "jitter-us": ns3["jitter_us"],
         "seed": seed,
+        "socket-buffer-bytes": ns3["socket_buffer_bytes"] or 0,
         "min-iterations": iterations["min"],
         "max-iterations": iterations["max"],
         "ci-width": iterations["ci_width"],

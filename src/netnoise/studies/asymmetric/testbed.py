@@ -17,7 +17,7 @@ from netnoise.testbed.fabric import TestbedSpec
 
 # Keys of asymmetric.testbed that replace those of platform.testbed.
 TESTBED_KEYS = ("prefix", "nodes", "racks", "nic_mbit", "backbone_mbit", "queue_bytes")
-TESTBED_KEYS += ("burst_bytes", "btl_tcp_links")
+TESTBED_KEYS += ("burst_bytes", "btl_tcp_links", "socket_buffer_bytes")
 
 
 def study_prefix(platform: Mapping[str, Any], study: Mapping[str, Any]) -> str:
