@@ -43,16 +43,17 @@ def shipped_studies() -> set[str]:
     return {s.key for s in STUDIES if config.get(s.key, {}).get("enabled", True)}
 
 
-def quick_study_with(overlay: str) -> dict:
-    """config/config.yaml with ``config/<overlay>`` merged over it, as ``--configfile``
-    merges them, validated."""
+def quick_study_with(*overlays: str) -> dict:
+    """config/config.yaml with each ``config/<overlay>`` merged over it in turn, as
+    ``--configfile`` merges them, validated."""
     import yaml
     from snakemake.utils import update_config
 
     from netnoise.config import validate
 
     config = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
-    update_config(config, yaml.safe_load((REPO / "config" / overlay).read_text()))
+    for overlay in overlays:
+        update_config(config, yaml.safe_load((REPO / "config" / overlay).read_text()))
     return validate(config)
 
 

@@ -49,9 +49,7 @@ def test_real_application_recipes_merge_into_a_study_config():
     assert apps["lulesh"]["figure_of_merit"]["unit"] == "z/s"
 
 
-@pytest.mark.parametrize(
-    "overlay", ["testbed-bundle.yaml", "testbed-full.yaml", "asymmetric-shallow-queue.yaml"]
-)
+@pytest.mark.parametrize("overlay", ["testbed-bundle.yaml", "testbed-full.yaml"])
 def test_testbed_overlays_merge_into_a_valid_study(overlay):
     assert quick_study_with(overlay)["platform"]["kind"] == "testbed"
 
