@@ -92,6 +92,7 @@ class Study:
             f"notebooks/{self.number}_{key}.ipynb",
             f"resources/reference/{key}/**/*",
             f"config/{key}-*.yaml",
+            f"docs/{key}.md",
         )
 
     def files(self, root: Path = REPO) -> list[str]:
