@@ -24,6 +24,7 @@ def _within10(share: float) -> pd.DataFrame:
                 "within10_high_pct": share + 5,
                 "cap_stopped_pct": 0.0,
                 "ceiling_pct": 97.0,
+                "max_margin_pct": 4.0 * d,
             }
             for d in (1, 2)
         ]
@@ -79,3 +80,9 @@ def test_the_claims_words_name_the_targets_the_code_judges_by():
 
     assert f"≥ {headline.ASYMMETRY_TARGET}" in headline.PROPERTY.target
     assert f"≥ {headline.PAPER_WITHIN10_PCT:g} %" in headline.WITHIN_10.target
+
+
+def test_the_margin_is_told_beside_the_largest_it_could_be():
+    claims = headline_claims(_properties([0.9, 0.8, 0.95]), _within10(85), _errors(9))
+    beats = claims.set_index("claim_id").loc["beats_fairness_model", "reason"]
+    assert beats.endswith("the models' predictions differ on 4 % of its links")

@@ -42,6 +42,15 @@ def _precision(row: pd.Series) -> str:
     )
 
 
+def _margin_bound(within10: pd.DataFrame, case: str) -> str:
+    """What bounds the margin of ``case`` ("congestion, d = d"): the share of its
+    links whose two predictions differ at all (``max_margin_pct``)."""
+    for _, row in within10.iterrows():
+        if f"{row['congestion']}, d = {row['d']:g}" == case:
+            return f"the models' predictions differ on {row['max_margin_pct']:.0f} % of its links"
+    return ""
+
+
 def _advantage(errors: pd.DataFrame) -> list[tuple[str, v.Judgement, v.Estimate]]:
     """Per d and congestion control: the asymmetric model's share within 10 %
     minus the fairness model's on the same links, a mean over the patterns."""
@@ -98,6 +107,8 @@ def headline_claims(
                 v.NOTHING if weakest is None else _within(weakest),
                 v.with_context(within_judgement, "" if weakest is None else _precision(weakest)),
             ),
-            BEATS_FAIRNESS.row(beats_estimate, beats),
+            BEATS_FAIRNESS.row(
+                beats_estimate, v.with_context(beats, _margin_bound(within10, label_d))
+            ),
         ]
     )
