@@ -46,6 +46,33 @@ def wire_seconds(payload: int, mbit: float) -> float:
     return 8 * (payload + 54 * segments) / (mbit * 1e6)
 
 
+def simulate_cubic(
+    program,
+    trials: pd.DataFrame,
+    outputs: list[Path],
+    tree: dict,
+    *,
+    log: Path,
+    iterations: tuple[int, int] = (3, 6),
+    timeout_s: int = 120,
+) -> None:
+    """``trials`` simulated with CUBIC on ``tree``, each for ``iterations`` (least,
+    most) towards a 2 % interval; its results ``outputs``, its log ``log``."""
+    least, most = iterations
+    ns3.simulate(
+        program,
+        trials,
+        outputs,
+        ns3=tree,
+        congestion="cubic",
+        iterations={"min": least, "max": most, "ci_width": 0.02},
+        log=log,
+        timeout_s=timeout_s,
+        config={},
+        inputs={},
+    )
+
+
 @pytest.fixture(scope="module")
 def ns3_program(tmp_path_factory) -> Path:
     """asymmetric_ns3, built once (make install-ns3) into a temporary directory."""
@@ -70,18 +97,7 @@ def simulated(ns3_program, tmp_path_factory):
     trials["experiment"] = trials["trial"].map({0: "alone", 1: "nic", 2: "backbone"})
     root = tmp_path_factory.mktemp("ns3-run")
     outputs = [root / f"trial{t}.csv" for t in range(3)]
-    ns3.simulate(
-        ns3_program,
-        trials,
-        outputs,
-        ns3=TREE,
-        congestion="cubic",
-        iterations={"min": 3, "max": 6, "ci_width": 0.02},
-        log=root / "ns3.log",
-        timeout_s=120,
-        config={"test": True},
-        inputs={},
-    )
+    simulate_cubic(ns3_program, trials, outputs, TREE, log=root / "ns3.log")
     return trials, outputs
 
 
@@ -129,18 +145,8 @@ def test_fixed_windows_in_a_queue_that_holds_them_show_the_asymmetric_property(
     times = {}
     for window in (None, 16384):
         output = tmp_path / f"window{window}.csv"
-        ns3.simulate(
-            ns3_program,
-            trials,
-            [output],
-            ns3={**TREE, "queue": "64p", "socket_buffer_bytes": window},
-            congestion="cubic",
-            iterations={"min": 3, "max": 6, "ci_width": 0.02},
-            log=tmp_path / "ns3.log",
-            timeout_s=120,
-            config={},
-            inputs={},
-        )
+        tree = {**TREE, "queue": "64p", "socket_buffer_bytes": window}
+        simulate_cubic(ns3_program, trials, [output], tree, log=tmp_path / "ns3.log")
         times[window] = read_benchmark(output).data.groupby("link")["time_s"].mean()
     shared = 2 * wire_seconds(MB, TREE["nic_mbit"])
     fixed = times[16384]
@@ -173,17 +179,14 @@ def simulate_one_link(program, tmp_path: Path, src: str, tree: dict) -> None:
     trials = pd.DataFrame(
         {"trial": [0], "link": [0], "src": [src], "dst": ["ns3-r1n02"], "bytes": [MB]}
     )
-    ns3.simulate(
+    simulate_cubic(
         program,
         trials,
         [tmp_path / "trial0.csv"],
-        ns3=tree,
-        congestion="cubic",
-        iterations={"min": 2, "max": 2, "ci_width": 0.02},
+        tree,
         log=tmp_path / "ns3.log",
+        iterations=(2, 2),
         timeout_s=60,
-        config={},
-        inputs={},
     )
 
 
