@@ -42,17 +42,22 @@ def _precision(row: pd.Series) -> str:
     )
 
 
+def _case(congestion: str, d: float) -> str:
+    """How the claims table names one congestion control at one d."""
+    return f"{congestion}, d = {d:g}"
+
+
 def _margin_bound(within10: pd.DataFrame, case: str) -> str:
-    """What bounds the margin of ``case`` ("congestion, d = d"): the share of its
-    links whose two predictions differ at all (``max_margin_pct``)."""
+    """What bounds the margin of ``case``: the share of its links whose two
+    predictions differ at all (``max_margin_pct``)."""
     for _, row in within10.iterrows():
-        if f"{row['congestion']}, d = {row['d']:g}" == case:
+        if _case(row["congestion"], row["d"]) == case:
             return f"the models' predictions differ on {row['max_margin_pct']:.0f} % of its links"
     return ""
 
 
-def _advantage(errors: pd.DataFrame) -> list[tuple[str, v.Judgement, v.Estimate]]:
-    """Per d and congestion control: the asymmetric model's share within 10 %
+def _advantage(errors: pd.DataFrame) -> list[tuple[float, str, v.Judgement, v.Estimate]]:
+    """Per d and congestion control (with the case's name): the asymmetric model's share within 10 %
     minus the fairness model's on the same links, a mean over the patterns."""
     random = errors[errors["family"] == "random"]
     keys = ["congestion", "d", "trial", "link"]
@@ -67,7 +72,7 @@ def _advantage(errors: pd.DataFrame) -> list[tuple[str, v.Judgement, v.Estimate]
         per_pattern = group.groupby("trial")[["asymmetric", "fairness"]].mean()
         estimate = v.mean_estimate(100 * (per_pattern["asymmetric"] - per_pattern["fairness"]))
         judgement = v.judge_bound(estimate, ">", 0, unit="points", samples="patterns")
-        cases.append((f"{congestion}, d = {d:g}", judgement, estimate))
+        cases.append((d, _case(congestion, d), judgement, estimate))
     return cases
 
 
@@ -79,7 +84,7 @@ def headline_claims(
     asymmetry = v.mean_estimate(asymmetric["asymmetry"])
     per_row = [
         (
-            f"{r['congestion']}, d = {r['d']:g}",
+            _case(r["congestion"], r["d"]),
             v.judge_bound(_within(r), ">=", PAPER_WITHIN10_PCT, unit="%", samples="patterns"),
             r,
         )
@@ -88,10 +93,8 @@ def headline_claims(
     label, within_judgement = v.worst_of((lab, j) for lab, j, _ in per_row)
     weakest = next((r for lab, _, r in per_row if lab == label), None)
     # Each d must be predicted better under at least one congestion control.
-    advantage = _advantage(errors)
     per_d = {}
-    for case, judgement, estimate in advantage:
-        d = case.split("d = ")[1]
+    for d, case, judgement, estimate in _advantage(errors):
         best = per_d.get(d)
         if best is None or estimate.value > best[2].value:
             per_d[d] = (case, judgement, estimate)
