@@ -1,11 +1,17 @@
-"""Fixtures of seed 003's tests: the default config, its racks and a fitted platform."""
+"""Fixtures of seed 003's tests: the default config, its racks, a fitted platform
+and the ns-3 program."""
 
 from __future__ import annotations
 
+import shutil
+from pathlib import Path
+
 import pytest
 
+from netnoise.studies.asymmetric import ns3
 from netnoise.studies.asymmetric.testbed import racks, study_platform
 from tests.asymmetric.support import resolved
+from tests.conftest import build_csrc
 
 
 @pytest.fixture(scope="module")
@@ -27,3 +33,11 @@ def fitted(config, rack_nodes) -> dict:
         "backbone_bps": 190e6,
         "testbed": testbed,
     }
+
+
+@pytest.fixture(scope="session")
+def ns3_program(tmp_path_factory) -> Path:
+    """asymmetric_ns3, built once (make install-ns3) into a temporary directory."""
+    if not Path("/usr/include/ns3/core-module.h").exists() or shutil.which("make") is None:
+        pytest.skip("ns-3 not installed (make setup installs libns3-dev)")
+    return build_csrc(tmp_path_factory.mktemp("ns3-build"), target="install-ns3") / ns3.PROGRAM

@@ -1,7 +1,9 @@
-"""Shared by seed 003's tests: a resolved config and synthetic p2p_concurrent results."""
+"""Shared by seed 003's tests: a resolved config, synthetic p2p_concurrent results
+and a small ns-3 tree to simulate on."""
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import numpy as np
@@ -10,6 +12,7 @@ import pandas as pd
 from netnoise.config import validate
 from netnoise.io import write_benchmark
 from netnoise.studies.asymmetric import model as am
+from netnoise.studies.asymmetric import ns3
 from netnoise.studies.asymmetric.tidy import tidy_mpi
 from tests.conftest import REPO
 
@@ -52,3 +55,56 @@ def synthetic_runs(tmp_path, trials, platform, model, family, congestion):
         write_p2p_result(path, group, times)
         paths.append(path)
     return tidy_mpi(paths, trials, family, congestion)
+
+
+MB = 1_000_000
+# A small tree: 100 Mbit/s NICs, a 300 Mbit/s backbone that four NICs overfill, and
+# queues deeper than a transfer (690 segments), so no loss stretches the times.
+TREE = {
+    "nodes": 8,
+    "racks": 2,
+    "nic_mbit": 100,
+    "backbone_mbit": 300,
+    "delay_us": 5,
+    "queue_disc": "fifo",
+    "queue": "1000p",
+    "segment_bytes": 1448,
+    "min_rto_ms": 200,
+    "jitter_us": 20,
+    "seed": 1,
+    "socket_buffer_bytes": None,
+}
+
+
+def wire_seconds(payload: int, mbit: float) -> float:
+    """Seconds ``payload`` bytes of TCP take on a link of ``mbit``: every 1448-byte
+    segment carries 20 bytes of IPv4, 32 of TCP with timestamps, 2 of PPP."""
+    segments = math.ceil(payload / 1448)
+    return 8 * (payload + 54 * segments) / (mbit * 1e6)
+
+
+def simulate_cubic(
+    program,
+    trials: pd.DataFrame,
+    outputs: list[Path],
+    tree: dict,
+    *,
+    log: Path,
+    iterations: tuple[int, int] = (3, 6),
+    timeout_s: int = 120,
+) -> None:
+    """``trials`` simulated with CUBIC on ``tree``, each for ``iterations`` (least,
+    most) towards a 2 % interval; its results ``outputs``, its log ``log``."""
+    least, most = iterations
+    ns3.simulate(
+        program,
+        trials,
+        outputs,
+        ns3=tree,
+        congestion="cubic",
+        iterations={"min": least, "max": most, "ci_width": 0.02},
+        log=log,
+        timeout_s=timeout_s,
+        config={},
+        inputs={},
+    )

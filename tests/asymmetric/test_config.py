@@ -24,6 +24,22 @@ from tests.conftest import quick_study_with
         ({"iterations": {"min": 20, "max": 10}}, "asymmetric.iterations.min: 20 exceeds"),
         ({"testbed": {"prefix": "na"}}, "the study's testbed needs its own"),
         ({"testbed": {"nodes": 8, "racks": 4}}, "the Alltoallv needs 4"),
+        (
+            {"regime": {"enabled": True, "backbone_degree": [16, 1]}},
+            "asymmetric.regime.backbone_degree: [16, 1] needs 16 hosts per rack; "
+            "asymmetric.ns3 has 15",
+        ),
+        (
+            {
+                "regime": {"enabled": True, "socket_buffer_bytes": [None, 8000]},
+                "ns3": {"segment_bytes": 8948},
+            },
+            "asymmetric.regime.socket_buffer_bytes: 8000 bytes hold fewer than four",
+        ),
+        (
+            {"regime": {"enabled": True, "max_iterations": 3}, "iterations": {"min": 5}},
+            "asymmetric.regime.max_iterations: 3 is below asymmetric.iterations.min (5)",
+        ),
     ],
 )
 def test_config_errors_name_the_key(asymmetric, message):

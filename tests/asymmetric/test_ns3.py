@@ -3,8 +3,6 @@ by hand, and the config and plan of asymmetric.network: ns3."""
 
 from __future__ import annotations
 
-import math
-import shutil
 from pathlib import Path
 
 import pandas as pd
@@ -17,68 +15,7 @@ from netnoise.studies.asymmetric import ns3, plan
 from netnoise.studies.asymmetric.cluster import link_rates, rack_map
 from netnoise.studies.asymmetric.config import problems
 from netnoise.studies.asymmetric.tidy import tidy_mpi
-from tests.asymmetric.support import resolved
-from tests.conftest import build_csrc
-
-MB = 1_000_000
-# A small tree: 100 Mbit/s NICs, a 300 Mbit/s backbone that four NICs overfill, and
-# queues deeper than a transfer (690 segments), so no loss stretches the times.
-TREE = {
-    "nodes": 8,
-    "racks": 2,
-    "nic_mbit": 100,
-    "backbone_mbit": 300,
-    "delay_us": 5,
-    "queue_disc": "fifo",
-    "queue": "1000p",
-    "segment_bytes": 1448,
-    "min_rto_ms": 200,
-    "jitter_us": 20,
-    "seed": 1,
-    "socket_buffer_bytes": None,
-}
-
-
-def wire_seconds(payload: int, mbit: float) -> float:
-    """Seconds ``payload`` bytes of TCP take on a link of ``mbit``: every 1448-byte
-    segment carries 20 bytes of IPv4, 32 of TCP with timestamps, 2 of PPP."""
-    segments = math.ceil(payload / 1448)
-    return 8 * (payload + 54 * segments) / (mbit * 1e6)
-
-
-def simulate_cubic(
-    program,
-    trials: pd.DataFrame,
-    outputs: list[Path],
-    tree: dict,
-    *,
-    log: Path,
-    iterations: tuple[int, int] = (3, 6),
-    timeout_s: int = 120,
-) -> None:
-    """``trials`` simulated with CUBIC on ``tree``, each for ``iterations`` (least,
-    most) towards a 2 % interval; its results ``outputs``, its log ``log``."""
-    least, most = iterations
-    ns3.simulate(
-        program,
-        trials,
-        outputs,
-        ns3=tree,
-        congestion="cubic",
-        iterations={"min": least, "max": most, "ci_width": 0.02},
-        log=log,
-        timeout_s=timeout_s,
-        config={},
-        inputs={},
-    )
-
-
-@pytest.fixture(scope="module")
-def ns3_program(tmp_path_factory) -> Path:
-    """asymmetric_ns3, built once (make install-ns3) into a temporary directory."""
-    if not Path("/usr/include/ns3/core-module.h").exists() or shutil.which("make") is None:
-        pytest.skip("ns-3 not installed (make setup installs libns3-dev)")
-    return build_csrc(tmp_path_factory.mktemp("ns3-build"), target="install-ns3") / ns3.PROGRAM
+from tests.asymmetric.support import MB, TREE, resolved, simulate_cubic, wire_seconds
 
 
 @pytest.fixture(scope="module")
@@ -121,39 +58,6 @@ def test_links_take_their_bytes_at_the_bottlenecks_rate_together(
     assert makespan == pytest.approx(links * wire_seconds(MB, TREE[bottleneck]), rel=rel)
     # No link carries its bytes faster than its NIC's rate.
     assert data["time_s"].min() > wire_seconds(MB, TREE["nic_mbit"])
-
-
-@pytest.mark.slow
-def test_fixed_windows_in_a_queue_that_holds_them_show_the_asymmetric_property(
-    ns3_program, tmp_path
-):
-    """One host sends a transfer out while two send to it, through 64-packet queues.
-    With the kernel's windows CUBIC's losses keep the outgoing transfer well above
-    the incoming ones; with 16 kB windows, which the queue holds, its ACKs wait
-    behind their data and all three move at half the NIC (the asymmetric model's
-    1/δ⁺), as the paper's Fig. 4 has it."""
-    first = ns3.racks(TREE)["1"]
-    trials = pd.DataFrame(
-        {
-            "trial": 0,
-            "link": [0, 1, 2],
-            "src": [first[0], first[2], first[3]],
-            "dst": [first[1], first[0], first[0]],
-            "bytes": MB,
-        }
-    )
-    times = {}
-    for window in (None, 16384):
-        output = tmp_path / f"window{window}.csv"
-        tree = {**TREE, "queue": "64p", "socket_buffer_bytes": window}
-        simulate_cubic(ns3_program, trials, [output], tree, log=tmp_path / "ns3.log")
-        times[window] = read_benchmark(output).data.groupby("link")["time_s"].mean()
-    shared = 2 * wire_seconds(MB, TREE["nic_mbit"])
-    fixed = times[16384]
-    assert fixed.to_numpy() == pytest.approx([shared] * 3, rel=0.05)
-    kernel = times[None]
-    assert kernel[0] < 0.8 * kernel[1:].min()
-    assert kernel[1:].to_numpy() == pytest.approx([shared] * 2, rel=0.05)
 
 
 @pytest.mark.slow

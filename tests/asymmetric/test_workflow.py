@@ -26,7 +26,11 @@ def test_workflow_plans_the_study_on_the_testbed_not_localhost(tmp_path):
     overlay = tmp_path / "overlay.yaml"
     overlay.write_text("platform:\n  testbed:\n    prefix: na\n")
     measured = [f"measure_asymmetric_{trial}" for trial in (*TRIALS, "tcp")]
-    dry_run(overlay, ["validate_asymmetric_testbed", *measured, "plot_asymmetric"], [])
+    dry_run(
+        overlay,
+        ["validate_asymmetric_testbed", *measured, "plot_asymmetric"],
+        ["simulate_asymmetric_regime"],
+    )
     # Seeds 000 and 004 need the link rate off the testbed; it is not what this checks.
     overlay.write_text(
         "platform:\n  kind: localhost\nlatency_variation:\n  enabled: false\n"
@@ -37,6 +41,7 @@ def test_workflow_plans_the_study_on_the_testbed_not_localhost(tmp_path):
 
 def test_workflow_simulates_the_study_in_ns3_with_its_overlay():
     simulated = [f"simulate_asymmetric_{trial}" for trial in TRIALS]
+    simulated += ["simulate_asymmetric_regime", "plot_asymmetric_regime"]
     planned = ["build_ns3_programs", *simulated, "fit_asymmetric_platform", "tabulate_asymmetric"]
     unplanned = ["validate_asymmetric_testbed", "measure_asymmetric", "asymmetric (seed 003) skip"]
     dry_run("config/asymmetric-ns3.yaml", planned, unplanned)

@@ -10,6 +10,7 @@ from netnoise.studies.asymmetric import cluster as asymmetric_cluster
 from netnoise.studies.asymmetric import ns3 as asymmetric_ns3
 from netnoise.studies.asymmetric import patterns as asymmetric_patterns
 from netnoise.studies.asymmetric import plan as asymmetric_plan
+from netnoise.studies.asymmetric import regime as asymmetric_regime
 from netnoise.studies.asymmetric import testbed as asymmetric_testbed
 
 AS = config["asymmetric"]
@@ -35,6 +36,7 @@ if AS["enabled"] and AS_SKIPPED:
 wildcard_constraints:
     congestion=r"cubic|bbr|reno|default",
     family=r"properties|random|alltoallv",
+    regime_point=r"p\d+",
 
 
 # Cheap table and figure steps run on the submitting host under a cluster
@@ -47,6 +49,8 @@ localrules:
     predict_asymmetric_links,
     tabulate_asymmetric,
     plot_asymmetric,
+    tabulate_asymmetric_regime,
+    plot_asymmetric_regime,
 
 
 study_targets(
@@ -379,3 +383,69 @@ rule plot_asymmetric:
         random_congestion_controls=AS["random"]["congestion_controls"],
     script:
         "../scripts/asymmetric/plot.py"
+
+
+# Where the asymmetric property lives (asymmetric.regime): every point of the
+# sweeps simulated in ns-3 whatever the study's network, a congestion control
+# and point per job.
+rule simulate_asymmetric_regime:
+    input:
+        program=program(asymmetric_ns3.PROGRAM),
+    output:
+        results=asymmetric_regime.results(AS_PATHS.raw),
+        provenance=asymmetric_regime.results(AS_PATHS.raw, ".prov.json"),
+    log:
+        f"{AS_PATHS.logs}/regime_{{congestion}}_{{regime_point}}.log",
+    benchmark:
+        f"{AS_PATHS.benchmarks}/regime_{{congestion}}_{{regime_point}}.tsv"
+    conda:
+        "../../envs/build.yaml"
+    params:
+        point=lambda wc: asymmetric_regime.named_point(AS, wc.regime_point),
+        iterations=asymmetric_regime.stopping_rule(AS),
+        timeout_s=config["platform"]["timeout_s"],
+        config=lambda wc: asymmetric_plan.run_config(AS, wc.congestion),
+    script:
+        "../scripts/asymmetric/simulate_regime.py"
+
+
+rule tabulate_asymmetric_regime:
+    input:
+        [
+            path
+            for cc in AS["regime"]["congestion_controls"]
+            for path in asymmetric_regime.result_paths(AS_PATHS.raw, AS, cc)
+        ],
+    output:
+        f"{AS_PATHS.tables}/{asymmetric_plan.REGIME_TABLE}.csv",
+    log:
+        f"{AS_PATHS.logs}/tabulate_regime.log",
+    conda:
+        "../../envs/analysis.yaml"
+    params:
+        study=AS,
+        congestion_controls=AS["regime"]["congestion_controls"],
+    script:
+        "../scripts/asymmetric/tabulate_regime.py"
+
+
+rule plot_asymmetric_regime:
+    input:
+        regime=f"{AS_PATHS.tables}/{asymmetric_plan.REGIME_TABLE}.csv",
+        style=figure_style(),
+    output:
+        svg=[f"{AS_PATHS.figures}/{asymmetric_plan.REGIME_FIGURE}.svg"],
+        png=[
+            report_result(
+                f"{AS_PATHS.figures}/{asymmetric_plan.REGIME_FIGURE}.png",
+                "asymmetric",
+                asymmetric_plan.REGIME_FIGURE,
+                caption=f"{AS_PATHS.captions}/{asymmetric_plan.REGIME_FIGURE}.rst",
+            )
+        ],
+    log:
+        f"{AS_PATHS.logs}/plot_regime.log",
+    conda:
+        "../../envs/analysis.yaml"
+    script:
+        "../scripts/asymmetric/plot_regime.py"

@@ -14,10 +14,48 @@ def problems(config: dict[str, Any]) -> list[str]:
         return []
     platform = config.get("platform", {})
     if study["network"] == "ns3":
-        return _ns3_problems(study)
-    if platform.get("kind") == "slurm":
-        return _cluster_problems(study, platform.get("slurm", {}))
-    return _testbed_problems(study, platform.get("testbed", {}).get("prefix"))
+        found = _ns3_problems(study)
+    elif platform.get("kind") == "slurm":
+        found = _cluster_problems(study, platform.get("slurm", {}))
+    else:
+        found = _testbed_problems(study, platform.get("testbed", {}).get("prefix"))
+    return found + _regime_problems(study)
+
+
+def _small_windows(key: str, buffers: list[int | None], tree: dict[str, Any]) -> list[str]:
+    """Socket buffers (``asymmetric.<key>``) of fewer than four of the tree's segments,
+    which leave TCP no room for fast retransmit."""
+    segment = tree["segment_bytes"]
+    small = [b for b in buffers if b is not None and b < 4 * segment]
+    if not small:
+        return []
+    return [
+        f"asymmetric.{key}: {', '.join(map(str, small))} bytes hold fewer than four segments "
+        f"of asymmetric.ns3.segment_bytes ({segment}); use at least {4 * segment} or null"
+    ]
+
+
+def _regime_problems(study: dict[str, Any]) -> list[str]:
+    """The ns-3 sweeps: experiments the tree holds, windows of several segments, a cap
+    above the least iterations."""
+    regime, tree = study["regime"], study["ns3"]
+    if not regime["enabled"]:
+        return []
+    problems = []
+    per_rack = tree["nodes"] // tree["racks"]
+    if max(regime["backbone_degree"]) > per_rack:
+        problems.append(
+            f"asymmetric.regime.backbone_degree: {regime['backbone_degree']} needs "
+            f"{max(regime['backbone_degree'])} hosts per rack; asymmetric.ns3 has {per_rack}"
+        )
+    problems += _small_windows("regime.socket_buffer_bytes", regime["socket_buffer_bytes"], tree)
+    least = study["iterations"]["min"]
+    if regime["max_iterations"] < least:
+        problems.append(
+            f"asymmetric.regime.max_iterations: {regime['max_iterations']} is below "
+            f"asymmetric.iterations.min ({least})"
+        )
+    return problems
 
 
 def _cluster_problems(study: dict[str, Any], slurm: dict[str, Any]) -> list[str]:
@@ -68,13 +106,7 @@ def _ns3_problems(study: dict[str, Any]) -> list[str]:
             "asymmetric.congestion_controls: default (the nodes' own TCP) has no meaning in "
             "ns-3 (asymmetric.network: ns3); choose among cubic, bbr and reno"
         )
-    buffer, segment = ns3["socket_buffer_bytes"], ns3["segment_bytes"]
-    if buffer is not None and buffer < 4 * segment:
-        problems.append(
-            f"asymmetric.ns3.socket_buffer_bytes: {buffer} bytes hold fewer than four "
-            f"segments of asymmetric.ns3.segment_bytes ({segment}); use at least {4 * segment} "
-            "or null"
-        )
+    problems += _small_windows("ns3.socket_buffer_bytes", [ns3["socket_buffer_bytes"]], ns3)
     return problems + _pattern_problems(study, nodes // racks, racks)
 
 

@@ -237,3 +237,67 @@ def alltoallv(table: pd.DataFrame) -> plt.Figure:
     ax.set_title("Alltoallv on four nodes of one rack (labels: prediction error)")
     ax.legend(fontsize=8, loc="upper center", ncol=3, bbox_to_anchor=(0.5, -0.1))
     return fig
+
+
+#: The sweeps of the regime table, each a panel: its x column, axis label and scale.
+REGIME_PANELS = (
+    ("queue_window", "queue_bytes", "queue of every port (bytes)", "log"),
+    ("transfer_length", "message_mb", "message (paper MB)", "log"),
+    ("backbone_ratio", "backbone_ratio", "backbone rate / NIC rate", "log"),
+)
+
+
+def _window_label(window: float) -> str:
+    return "autotuned windows" if pd.isna(window) else f"{window / 1024:g} KiB windows"
+
+
+def regime(table: pd.DataFrame) -> plt.Figure:
+    """Where the asymmetric property lives (ns-3 sweeps): the outgoing links'
+    asymmetry (0: the fairness model's rate, 1: the asymmetric model's) against
+    queue depth per window, message size and NIC:backbone ratio; bars: the
+    interval the links' 95 % intervals give."""
+    fig, axes = plt.subplots(1, len(REGIME_PANELS), figsize=(13, 4.2), sharey=True)
+    congestions = sorted(table["congestion"].unique())
+    markers = dict(zip(congestions, "osD^", strict=False))
+    for ax, (sweep, x, label, scale) in zip(axes, REGIME_PANELS, strict=True):
+        rows = table[table["sweep"] == sweep]
+        by_window = rows["socket_buffer_bytes"].fillna(-1)
+        for (cc, _), group in rows.groupby(["congestion", by_window], sort=True):
+            group = group.sort_values(x)
+            ax.errorbar(
+                group[x],
+                group["asymmetry"],
+                yerr=[
+                    group["asymmetry"] - group["asymmetry_low"],
+                    group["asymmetry_high"] - group["asymmetry"],
+                ],
+                marker=markers[cc],
+                capsize=2,
+                label=f"{cc}, {_window_label(group['socket_buffer_bytes'].iloc[0])}",
+            )
+        if rows["asymmetry"].isna().any():
+            ax.annotate(
+                "missing points: both models give the same rates",
+                (0.02, 0.02),
+                xycoords="axes fraction",
+                fontsize=7,
+            )
+        for level, name in ((0, "fairness model"), (1, "asymmetric model")):
+            ax.axhline(level, color="0.55" if level == 0 else "black", lw=0.8, ls="--")
+            ax.annotate(
+                name,
+                (1.0, level),
+                xycoords=("axes fraction", "data"),
+                ha="right",
+                va="bottom",
+                fontsize=7,
+            )
+        ax.set_xlabel(label)
+        ax.set_title(sweep.replace("_", " "), fontsize=10)
+        if rows.empty:
+            ax.annotate("not swept", (0.5, 0.5), xycoords="axes fraction", ha="center")
+            continue
+        ax.set_xscale(scale)
+        ax.legend(fontsize=7, loc="center left")
+    axes[0].set_ylabel("asymmetry of the outgoing links")
+    return fig

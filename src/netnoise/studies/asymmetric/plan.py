@@ -16,6 +16,9 @@ from netnoise.report import ABOUT, HEADLINE_CLAIMS, Result
 from netnoise.studies.asymmetric.patterns import FAMILIES, trial_count
 
 TABLE_NAMES = ("table2", "within10", "properties", "alltoallv")
+#: The table and figure of the ns-3 sweeps (asymmetric.regime).
+REGIME_TABLE, REGIME_FIGURE = "regime", "regime_asymmetry"
+EXTENSIONS = ("svg", "png")
 #: The report's results in the paper's order (netnoise.report); one Fig. 6 per
 #: congestion control the schema allows.
 REPORT_RESULTS = (
@@ -26,6 +29,17 @@ REPORT_RESULTS = (
     Result("fig4a_nic_bidirectional", "Fig. 4a · links into and out of one NIC at once"),
     Result("fig4b_backbone_bidirectional", "Fig. 4b · links into and out of a rack at once"),
     Result("properties", "Sec. 5 · link shares of every property experiment (table)"),
+    Result(
+        "regime",
+        "Where the asymmetric property lives · ns-3 sweeps (table)",
+        {
+            "queue_bdp": "BDPs",
+            "queue_windows": "windows",
+            "backbone_ratio": "× NIC",
+            "loaded_rtts_at_least": "round trips",
+        },
+    ),
+    Result("regime_asymmetry", "Where the asymmetric property lives · ns-3 sweeps (figure)"),
     Result("table2", "Table II · prediction errors of the random patterns"),
     Result("within10", "Sec. 7.2 · share of links predicted within 10 %"),
     *(
@@ -110,15 +124,25 @@ def on_testbed(study: Mapping[str, Any], kind: str) -> bool:
 
 
 def targets(tables: str, figures: str, study: Mapping[str, Any], kind: str) -> list[str]:
-    """The study's final files (its figures, tables and, on the testbed, the check of
-    its links) under the folders ``tables`` and ``figures``; none where it is skipped."""
+    """The study's final files (its figures, tables, the ns-3 sweeps where enabled
+    and, on the testbed, the check of its links) under the folders ``tables`` and
+    ``figures``; none where it is skipped."""
     if skipped(kind, study):
         return []
     validation = [f"{tables}/testbed_validation.csv"] if on_testbed(study, kind) else []
+    regime = (
+        [
+            f"{tables}/{REGIME_TABLE}.csv",
+            *(f"{figures}/{REGIME_FIGURE}.{ext}" for ext in EXTENSIONS),
+        ]
+        if study["regime"]["enabled"]
+        else []
+    )
     return [
-        *(f"{figures}/{name}.{ext}" for name in figure_names(study) for ext in ("svg", "png")),
+        *(f"{figures}/{name}.{ext}" for name in figure_names(study) for ext in EXTENSIONS),
         *(f"{tables}/{name}.csv" for name in TABLE_NAMES),
         *validation,
+        *regime,
     ]
 
 
