@@ -10,7 +10,7 @@ import pytest
 
 from netnoise.config import ConfigError
 from netnoise.io import read_benchmark
-from netnoise.provenance import read_sidecar, sidecar_path, summary_table
+from netnoise.provenance import cpu_summary, read_sidecar, sidecar_path, summary_table
 from netnoise.studies.asymmetric import ns3, plan
 from netnoise.studies.asymmetric.cluster import link_rates, rack_map
 from netnoise.studies.asymmetric.config import problems
@@ -75,6 +75,9 @@ def test_results_read_as_p2p_concurrent_results(simulated):
     table = summary_table([sidecar_path(path) for path in outputs], root=outputs[0].parent)
     assert table["platform"].tolist() == ["ns3"] * 3
     assert table["nodes"].tolist() == [TREE["nodes"]] * 3
+    # Simulated time: the CPU summary counts them as simulated, not as unrecorded.
+    assert table["cpu_applicable"].tolist() == [False] * 3
+    assert cpu_summary(table)["simulated"].tolist() == [3]
 
 
 def simulate_one_link(program, tmp_path: Path, src: str, tree: dict) -> None:

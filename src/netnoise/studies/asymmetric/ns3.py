@@ -22,6 +22,7 @@ from typing import Any
 import pandas as pd
 
 from netnoise import provenance
+from netnoise.run import NOT_APPLICABLE
 
 PROGRAM = "asymmetric_ns3"
 #: A segment's bytes on the wire beyond its payload: IPv4 (20), TCP with
@@ -155,4 +156,5 @@ def simulate(
                 start=start,
                 end=provenance.now(),
                 exit_status=0,
+                extra={"cpu": dict(NOT_APPLICABLE)},
             )
