@@ -170,7 +170,7 @@ def summarize(
         "asymmetry": out["asymmetry"],
         "asymmetry_low": bounds[0],
         "asymmetry_high": bounds[1],
-        # The outgoing transfer's round trips are at most unloaded plus a full queue.
+        # A round trip lasts at most the unloaded one and a full queue's drain.
         "loaded_rtts_at_least": float(experiment["time_s"].mean()) / (rtt_s + drain_s),
         "iterations_min": int(links["iterations"].min()),
         "iterations_max": int(links["iterations"].max()),
