@@ -239,12 +239,17 @@ def alltoallv(table: pd.DataFrame) -> plt.Figure:
     return fig
 
 
-#: The sweeps of the regime table, each a panel: its x column, axis label and scale.
+#: The sweeps of the regime table, each a panel: its title, x column, the unit the
+#: column is divided by and the axis label.
 REGIME_PANELS = (
-    ("queue_window", "queue_bytes", "queue of every port (bytes)", "log"),
-    ("transfer_length", "message_mb", "message (paper MB)", "log"),
-    ("backbone_ratio", "backbone_ratio", "backbone rate / NIC rate", "log"),
+    ("queue_window", "queue × window", "queue_bytes", 1e3, "queue of every port (kB)"),
+    ("transfer_length", "transfer length", "message_mb", 1, "message (paper MB)"),
+    ("backbone_ratio", "NIC:backbone ratio", "backbone_ratio", 1, "backbone rate / NIC rate"),
 )
+
+
+def _tick(value: float) -> str:
+    return f"{value:,.0f}" if value >= 10 else f"{value:g}"
 
 
 def _window_label(window: float) -> str:
@@ -259,13 +264,13 @@ def regime(table: pd.DataFrame) -> plt.Figure:
     fig, axes = plt.subplots(1, len(REGIME_PANELS), figsize=(13, 4.2), sharey=True)
     congestions = sorted(table["congestion"].unique())
     markers = dict(zip(congestions, "osD^", strict=False))
-    for ax, (sweep, x, label, scale) in zip(axes, REGIME_PANELS, strict=True):
+    for ax, (sweep, title, column, unit, label) in zip(axes, REGIME_PANELS, strict=True):
         rows = table[table["sweep"] == sweep]
         by_window = rows["socket_buffer_bytes"].fillna(-1)
         for (cc, _), group in rows.groupby(["congestion", by_window], sort=True):
-            group = group.sort_values(x)
+            group = group.sort_values(column)
             ax.errorbar(
-                group[x],
+                group[column] / unit,
                 group["asymmetry"],
                 yerr=[
                     group["asymmetry"] - group["asymmetry_low"],
@@ -293,11 +298,14 @@ def regime(table: pd.DataFrame) -> plt.Figure:
                 fontsize=7,
             )
         ax.set_xlabel(label)
-        ax.set_title(sweep.replace("_", " "), fontsize=10)
+        ax.set_title(title, fontsize=10)
         if rows.empty:
             ax.annotate("not swept", (0.5, 0.5), xycoords="axes fraction", ha="center")
             continue
-        ax.set_xscale(scale)
-        ax.legend(fontsize=7, loc="center left")
+        ax.set_xscale("log")
+        ax.minorticks_off()
+        ticks = sorted(rows[column].unique() / unit)
+        ax.set_xticks(ticks, [_tick(t) for t in ticks])
+        ax.legend(fontsize=7, loc="best")
     axes[0].set_ylabel("asymmetry of the outgoing links")
     return fig
