@@ -10,11 +10,13 @@ import sys
 from pathlib import Path
 from typing import NoReturn
 
+import pandas as pd
 import yaml
 
 from netnoise import (
     __version__,
     bundle,
+    claims_summary,
     config,
     config_docs,
     cpubench,
@@ -23,7 +25,6 @@ from netnoise import (
     project,
     report,
     studies,
-    verdicts,
 )
 from netnoise.atomic import atomic_open
 from netnoise.platform import PlatformUnavailable
@@ -93,19 +94,25 @@ def _cmd_claims(args: argparse.Namespace) -> int:
             args.beside, {name: claims for name, (claims, _) in found.items()}
         )
         numbers = {study.key: study.number for study in studies.STUDIES}
-        print(verdicts.beside_markdown(by_platform, numbers), end="")
+        print(claims_summary.beside_markdown(by_platform, numbers), end="")
         return 0
     if args.update:
         numbers = {study.key: study.number for study in studies.STUDIES}
         markdown = "".join(
-            verdicts.summary_markdown(claims, platform, numbers)
+            claims_summary.summary_markdown(claims, platform, numbers)
             for platform, (claims, _) in found.items()
         )
         document = Path(args.update)
-        updated = verdicts.with_section(document.read_text(), markdown)
+        updated = claims_summary.with_section(document.read_text(), markdown)
         with atomic_open(document) as out:
             out.write(updated)
         print(f"{document}: claims summary updated")
+        return 0
+    if args.csv:
+        claims_summary.claims_csv(
+            pd.concat([claims.assign(platform=p) for p, (claims, _) in found.items()]),
+            sys.stdout,
+        )
         return 0
     _print_claims(found, markdown=args.markdown)
     return 0
@@ -115,10 +122,10 @@ def _print_claims(found: studies.PlatformClaims, *, markdown: bool = False) -> N
     numbers = {study.key: study.number for study in studies.STUDIES}
     for platform, (claims, cpu) in found.items():
         if markdown:
-            print(verdicts.summary_markdown(claims, platform, numbers), end="")
+            print(claims_summary.summary_markdown(claims, platform, numbers), end="")
         else:
-            cpu_lines = verdicts.cpu_records(cpu)
-            print("\n".join(verdicts.summary_lines(claims, platform, numbers, cpu_lines)))
+            cpu_lines = claims_summary.cpu_records(cpu)
+            print("\n".join(claims_summary.summary_lines(claims, platform, numbers, cpu_lines)))
 
 
 def _cmd_bundle_create(args: argparse.Namespace) -> int:
@@ -161,7 +168,7 @@ def _cmd_bundle_describe(args: argparse.Namespace) -> int:
         manifest,
         bundle.identify(args.bundle),
         cpu,
-        verdicts.summary_markdown(claims, platform, numbers),
+        claims_summary.summary_markdown(claims, platform, numbers),
     )
     if args.update:
         with atomic_open(args.update) as out:
@@ -354,8 +361,15 @@ def build_parser() -> argparse.ArgumentParser:
         "results", nargs="?", default="results", help="a run's results folder (default: results)"
     )
     claims.add_argument("--bundle", metavar="FILE", help="judge a results bundle instead")
-    claims.add_argument(
+    shown = claims.add_mutually_exclusive_group()
+    shown.add_argument(
         "--markdown", action="store_true", help="a Markdown table (the README's status)"
+    )
+    shown.add_argument(
+        "--csv",
+        action="store_true",
+        help="the claims table as CSV: every claim with its quote, kind, band"
+        " (target_low, target_high), unit of replication, value, interval and verdict",
     )
     claims.add_argument(
         "--beside",

@@ -34,8 +34,8 @@ from typing import Any
 
 import pandas as pd
 
+from netnoise import claims_summary, project, verdicts
 from netnoise import config as netnoise_config
-from netnoise import project, verdicts
 from netnoise.atomic import atomic_open
 
 #: Lets content taller than the window scroll from its top (Snakemake's template
@@ -279,7 +279,7 @@ def claims_html(claims: pd.DataFrame) -> str:
     evidence with the target; a study column only where several studies are."""
     several = claims["study"].nunique() > 1
     heads = ["Study"] if several else []
-    heads += ["Claim", "Paper", "Ours (95 % interval)", "Verdict", "Evidence"]
+    heads += ["Claim", "Paper", "Ours (95 % interval)", "Band", "Verdict", "Evidence"]
     rows = []
     for _, row in claims.iterrows():
         verdict = str(row["verdict"])
@@ -287,12 +287,15 @@ def claims_html(claims: pd.DataFrame) -> str:
         cells = [html.escape(str(row["study"]))] if several else []
         cells += [
             f'<span class="claim">{html.escape(str(row["claim"]))}</span>'
-            f'<br><span class="note">{html.escape(str(row["paper_where"]))}</span>',
+            f'<br><span class="note">“{html.escape(str(row["quote"]))}”'
+            f" ({html.escape(str(row['paper_where']))})</span>",
             html.escape(str(row["paper_value"])),
-            f'<span class="ours">{html.escape(verdicts.ours_text(row))}</span>',
+            f'<span class="ours">{html.escape(claims_summary.ours_text(row))}</span>',
+            f'<span class="ours">{html.escape(claims_summary.band(row))}</span>'
+            f'<br><span class="note">{html.escape(str(row["kind"]))}, over'
+            f" {html.escape(str(row['unit_of_replication']))}</span>",
             f'<span class="verdict {kind}">{html.escape(verdict)}</span>',
-            f"{html.escape(str(row['reason']))}"
-            f'<br><span class="note">target: {html.escape(str(row["target"]))}</span>',
+            html.escape(str(row["reason"])),
         ]
         rows.append("<tr>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
     head = "".join(f"<th>{html.escape(h)}</th>" for h in heads)
@@ -533,20 +536,21 @@ def claims_rst(
     """The landing page's summary of the headline claims: the count, then one
     line per claim with its verdict, its study's seed number (``numbers``), our
     value and the paper's, and each study's CPU record (``cpu``)."""
-    lines = [f"**{verdicts.headline_sentence(claims, platform)}.**", ""]
+    lines = [f"**{claims_summary.headline_sentence(claims, platform)}.**", ""]
     for study, rows in claims.groupby("study", sort=False):
         for _, row in rows.iterrows():
             lines.append(
                 f"- **{row['verdict']}** · {numbers.get(study, study)}"
-                f" · {_rst_text(row['claim'])} (ours {_rst_text(verdicts.ours_text(row))};"
-                f" paper {_rst_text(row['paper_value'])})"
+                f" · {_rst_text(row['claim'])} (ours"
+                f" {_rst_text(claims_summary.ours_text(row))}; band"
+                f" {_rst_text(claims_summary.band(row))}; paper {_rst_text(row['paper_value'])})"
             )
         if cpu and study in cpu:
             lines.append(f"- *{numbers.get(study, study)} {_rst_text(cpu[study])}*")
     lines += [
         "",
-        "Each study's *Headline claims* page, first in its category, gives the target and"
-        " the evidence behind every verdict; *Claims* holds them all in one table.",
+        "Each study's *Headline claims* page, first in its category, gives the paper's words,"
+        " the band and the evidence behind every verdict; *Claims* holds them all in one table.",
     ]
     return "\n".join(lines) + "\n"
 

@@ -122,7 +122,7 @@ def test_cpu_summary_gives_the_busy_share_of_saturated_results_apart():
 
 def test_results_in_simulated_time_have_a_cpu_record_that_does_not_apply():
     pd = pytest.importorskip("pandas")
-    from netnoise.verdicts import cpu_record
+    from netnoise.claims_summary import cpu_record
 
     table = pd.DataFrame(
         {

@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from netnoise import bundle, verdicts
+from netnoise import bundle, claims_summary
 from tests.conftest import REPO
 
 README = REPO / "README.md"
@@ -22,7 +22,7 @@ def test_the_readme_status_is_the_shipped_bundles_claims_summary():
         cwd=REPO,
     ).stdout
     text = README.read_text()
-    assert verdicts.with_section(text, generated) == text, (
+    assert claims_summary.with_section(text, generated) == text, (
         "README.md's claims summary differs from the shipped bundle's: run "
         "netnoise claims --bundle resources/cache/quick-testbed.tar.gz --update README.md"
     )
@@ -30,12 +30,12 @@ def test_the_readme_status_is_the_shipped_bundles_claims_summary():
 
 def test_a_document_without_the_markers_is_refused():
     with pytest.raises(ValueError, match="claims-summary:begin"):
-        verdicts.with_section("# no section\n", "table\n")
+        claims_summary.with_section("# no section\n", "table\n")
     assert (
-        verdicts.with_section(
-            f"a\n{verdicts.SECTION_BEGIN}\nold\n{verdicts.SECTION_END}\nb\n", "new\n"
+        claims_summary.with_section(
+            f"a\n{claims_summary.SECTION_BEGIN}\nold\n{claims_summary.SECTION_END}\nb\n", "new\n"
         )
-        == f"a\n{verdicts.SECTION_BEGIN}\nnew\n{verdicts.SECTION_END}\nb\n"
+        == f"a\n{claims_summary.SECTION_BEGIN}\nnew\n{claims_summary.SECTION_END}\nb\n"
     )
 
 

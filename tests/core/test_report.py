@@ -182,12 +182,12 @@ def test_the_papers_value_stands_beside_ours():
 
 def test_a_claims_table_reads_as_claims_with_the_papers_value_beside_ours():
     from netnoise import verdicts
+    from netnoise.estimates import Estimate
 
-    claim = verdicts.Claim("s", "c", "A claim", "45 %", "Table I", "%", "≥ 22.5 %")
-    row = claim.row(
-        verdicts.Estimate(9.5, 7.4, 11.6, 10), verdicts.Judgement("not reproduced", "small")
-    )
+    claim = verdicts.read_claims("impact_compression")["slowdown_magnitude"]
+    row = claim.row(Estimate(9.5, 7.4, 11.6, 10), verdicts.Judgement("not reproduced", "small"))
     html = report.claims_html(verdicts.table([row]))
     heads = re.findall(r"<th>(.*?)</th>", html)
-    assert heads == ["Claim", "Paper", "Ours (95 % interval)", "Verdict", "Evidence"]
+    assert heads == ["Claim", "Paper", "Ours (95 % interval)", "Band", "Verdict", "Evidence"]
     assert "9.5 % (7.4 to 11.6)" in html and 'class="verdict not-reproduced"' in html
+    assert "22.5 to 90 %" in html and "In table I we depict" in html

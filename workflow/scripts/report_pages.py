@@ -2,8 +2,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from netnoise import claims_summary, report, studies
 from netnoise import config as netnoise_config
-from netnoise import report, studies, verdicts
 from netnoise.jobs import logged
 
 with logged(snakemake.log[0]) as log:
@@ -59,7 +59,7 @@ with logged(snakemake.log[0]) as log:
             pd.read_csv(inputs.claims),
             snakemake.params.platform,
             {study.key: study.number for study in studies.STUDIES},
-            verdicts.cpu_records(pd.read_csv(snakemake.params.summary)),
+            claims_summary.cpu_records(pd.read_csv(snakemake.params.summary)),
         )
         if hasattr(inputs, "claims")
         else "No study ran, so no paper's claims are judged here.\n"

@@ -1,6 +1,6 @@
 import pandas as pd
 
-from netnoise import studies, verdicts
+from netnoise import claims_summary, studies
 from netnoise.atomic import write_csv
 from netnoise.jobs import logged
 
@@ -8,5 +8,5 @@ with logged(snakemake.log[0]) as log:
     here = {snakemake.params.platform: pd.read_csv(snakemake.input.summary)}
     by_platform = studies.beside_bundle(snakemake.input.shipped, here)
     for platform, claims in by_platform.items():
-        log.info("%s", verdicts.headline_sentence(claims, platform))
-    write_csv(snakemake.output[0], verdicts.beside(by_platform))
+        log.info("%s", claims_summary.headline_sentence(claims, platform))
+    write_csv(snakemake.output[0], claims_summary.beside(by_platform))

@@ -1,10 +1,10 @@
 import pandas as pd
 
-from netnoise import verdicts
+from netnoise import claims_summary
 from netnoise.atomic import write_csv
 from netnoise.jobs import logged
 
 with logged(snakemake.log[0]) as log:
     claims = pd.concat([pd.read_csv(path) for path in snakemake.input], ignore_index=True)
-    log.info("%s", verdicts.headline_sentence(claims, snakemake.params.platform))
+    log.info("%s", claims_summary.headline_sentence(claims, snakemake.params.platform))
     write_csv(snakemake.output[0], claims)

@@ -361,6 +361,9 @@ def evaluate(
     out["feature_importance"] = ranked.merge(
         features[["feature", "rank"]].rename(columns={"rank": "paper_rank"}), on="feature"
     )
+    out["feature_importance_resamples"] = model_features.importance_resamples(
+        X, y, seed=seed, n_jobs=n_jobs
+    )
 
     curve = evaluation.learning_curve_table(X, y, params, cv=settings.cv, seed=seed, n_jobs=n_jobs)
     out["learning_curve"] = curve

@@ -67,3 +67,31 @@ def rank_features(
     forest.fit(X.to_numpy(float), np.asarray(y, float))
     importance = pd.Series(forest.feature_importances_, index=list(X.columns), name="importance")
     return importance.sort_values(ascending=False, kind="stable")
+
+
+def importance_resamples(
+    X: pd.DataFrame,
+    y: Sequence[float],
+    *,
+    resamples: int = 100,
+    seed: int = 0,
+    n_estimators: int = 100,
+    n_jobs: int = 1,
+) -> pd.DataFrame:
+    """:func:`rank_features`'s importances on ``resamples`` bootstrap resamples of
+    the runs (the paper's unit), so that a claim about which features dominate
+    has an interval over runs: ``resample, feature, importance``."""
+    rng = np.random.default_rng(seed)
+    target = np.asarray(y, float)
+    frames = []
+    for resample in range(resamples):
+        drawn = rng.integers(0, len(X), len(X))
+        importance = rank_features(
+            X.iloc[drawn],
+            target[drawn],
+            seed=seed + resample,
+            n_estimators=n_estimators,
+            n_jobs=n_jobs,
+        )
+        frames.append(importance.rename_axis("feature").reset_index().assign(resample=resample))
+    return pd.concat(frames, ignore_index=True)[["resample", "feature", "importance"]]

@@ -20,6 +20,7 @@ TABLES = (
     "table3_metrics",
     "table4_correlations",
     "feature_importance",
+    "feature_importance_resamples",
     "model_summary",
     "model_evaluation",
     "cv_folds",
