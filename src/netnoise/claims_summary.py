@@ -118,6 +118,7 @@ def summary_lines(
             lines.append(f"      {row['reason']}")
         if cpu and study in cpu:
             lines.append(f"  {numbers.get(study, study)} {cpu[study]}")
+    lines += [f"  contradiction: {found}" for found in verdicts.contradictions(claims)]
     return lines
 
 

@@ -46,7 +46,8 @@ def _predictions(errors: dict[str, list[float]]) -> pd.DataFrame:
 
 
 RNG = np.random.default_rng(7)
-#: The paper's regime: the queue model within 10 and 20 points on 35 of 36 pairings; the tables off by more than 20 on 22 or 23 of 36; predicting 0
+#: The paper's regime: the queue model within 10 and 20 points on 35 of 36
+#: pairings; the tables off by more than 20 on 22 or 23 of 36; predicting 0
 #: far off (the slowdowns are large).
 GOOD = {
     "queue": [*RNG.uniform(-6, 6, 35), 30],

@@ -168,3 +168,14 @@ def test_a_benchmark_on_a_torus_is_judged_against_orders_of_magnitude():
     huge = _points({**GROWING, (0.5, 8): 50000}, 105, 1e-6).assign(topology="torus:8x8x8")
     claims = headline_claims(huge, SIMULATION).set_index("claim_id")
     assert claims.loc["torus_orders_of_magnitude", "verdict"] == v.REPRODUCED
+
+
+def test_in_simulated_time_the_ratio_0_control_still_decides():
+    """A simulated slowdown no larger than at ratio 0 is not the perturbation's."""
+    points = _points(GROWING, 105, 1e-6).assign(
+        cpu_slowdown_pct=None, p_vs_cpu=None, clock="simulated", p_vs_ratio0=0.6
+    )
+    points.loc[points["ratio"] == 0, "p_vs_ratio0"] = None
+    row = headline_claims(points, SIMULATION).set_index("claim_id").loc["collective_factor_2"]
+    assert row["verdict"] == v.NOT_REPRODUCED
+    assert "ratio-0 control" in row["reason"]

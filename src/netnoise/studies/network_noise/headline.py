@@ -44,22 +44,22 @@ def _simulated(row: pd.Series) -> Estimate:
 
 
 def _controls(rows: pd.DataFrame) -> list[v.Control] | None:
-    """The CPU-only and ratio-0 controls measured beside ``rows``; None when
-    no CPU-only control was, and none needed in simulated time
+    """The ratio-0 and CPU-only controls measured beside ``rows``: the ratio-0
+    control wherever it was measured, in simulated time too; None when no
+    CPU-only control was on real cores, where the cores may explain a slowdown
     (:func:`netnoise.verdicts.simulated_clock`)."""
-    cpu = rows.dropna(subset=["cpu_slowdown_pct", "p_vs_cpu"])
-    if cpu.empty:
-        return [] if v.simulated_clock(rows) else None
-    controls = [
-        v.Control("CPU-only control", r["slowdown_pct"], r["cpu_slowdown_pct"], r["p_vs_cpu"])
-        for _, r in cpu.iterrows()
-    ]
     ratio0 = rows.dropna(subset=["ratio0_slowdown_pct", "p_vs_ratio0"])
-    controls += [
+    controls = [
         v.Control("ratio-0 control", r["slowdown_pct"], r["ratio0_slowdown_pct"], r["p_vs_ratio0"])
         for _, r in ratio0.iterrows()
     ]
-    return controls
+    cpu = rows.dropna(subset=["cpu_slowdown_pct", "p_vs_cpu"])
+    if cpu.empty and not v.simulated_clock(rows):
+        return None
+    return controls + [
+        v.Control("CPU-only control", r["slowdown_pct"], r["cpu_slowdown_pct"], r["p_vs_cpu"])
+        for _, r in cpu.iterrows()
+    ]
 
 
 def _trend(rows: pd.DataFrame, level: str, transform=lambda x: x):
