@@ -17,6 +17,7 @@ from netnoise import (
     __version__,
     bundle,
     claims_summary,
+    compare,
     config,
     config_docs,
     cpubench,
@@ -210,6 +211,45 @@ def _cmd_review(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_compare(args: argparse.Namespace) -> int:
+    runs = [compare.load(path) for path in args.runs]
+    if args.save_reference:
+        count = compare.save_reference(runs[0], args.save_reference)
+        print(f"{args.save_reference}: {count} figures of {runs[0].name} on {runs[0].platform}")
+        return 0
+    if args.reference:
+        reference = compare.read_reference(args.reference)
+        failed = 0
+        for run in runs:
+            checked = compare.check_reference(run, reference)
+            counts = checked["status"].value_counts() if len(checked) else pd.Series(dtype=int)
+            print(
+                f"{run.name} against {args.reference}: {counts.get('pass', 0)} pass,"
+                f" {counts.get('fail', 0)} fail, {counts.get('missing', 0)} missing"
+            )
+            for _, row in checked[checked["status"] == "fail"].iterrows():
+                print(
+                    f"  fail: {row['table']} [{row['point']}] {row['figure']} {row['value']:.3g}"
+                    f" outside {row['lower']:.3g} to {row['upper']:.3g}"
+                )
+            failed += int(counts.get("fail", 0))
+        return 1 if failed else 0
+    if len(runs) < 2:
+        raise ValueError("compare needs two runs or bundles (or one with --save-reference)")
+    changed = 0
+    tables = []
+    for other in runs[1:]:
+        comparison = compare.compare(runs[0], other)
+        print("\n".join(compare.summary_lines(comparison)))
+        changed += len(comparison.changed_claims)
+        tables.append(comparison.figures.assign(run_a=runs[0].name, run_b=other.name))
+    if args.csv:
+        with atomic_open(args.csv) as out:
+            pd.concat(tables, ignore_index=True).to_csv(out, index=False)
+        print(f"{args.csv}: every figure of merit side by side")
+    return 1 if changed else 0
+
+
 def _cmd_report(args: argparse.Namespace) -> int:
     try:
         report.build(args.output, workdir=args.workdir, configfiles=args.configfile)
@@ -383,6 +423,29 @@ def build_parser() -> argparse.ArgumentParser:
         help="write the Markdown table between FILE's claims-summary markers (README.md)",
     )
     claims.set_defaults(func=_cmd_claims)
+
+    comparing = sub.add_parser(
+        "compare",
+        help="two or more runs or bundles side by side: figures of merit with their intervals,"
+        " claims, provenance; exit status 1 when a claim's verdict changes",
+    )
+    comparing.add_argument(
+        "runs", nargs="+", metavar="RUN_OR_BUNDLE", help="results folders or results bundles"
+    )
+    comparing.add_argument(
+        "--csv", metavar="FILE", help="write every figure of merit side by side to FILE"
+    )
+    comparing.add_argument(
+        "--save-reference",
+        metavar="FILE",
+        help="write the first run's figures, each with its interval as bounds, as a reference",
+    )
+    comparing.add_argument(
+        "--reference",
+        metavar="FILE",
+        help="check each run's figures against a reference's bounds; exit 1 on a failure",
+    )
+    comparing.set_defaults(func=_cmd_compare)
 
     check = sub.add_parser("config", help="validate a workflow config file").add_subparsers(
         dest="action", required=True
