@@ -46,6 +46,20 @@ def shipped_studies() -> set[str]:
     return {s.key for s in STUDIES if config.get(s.key, {}).get("enabled", True)}
 
 
+def shipped_table(study: str, name: str):
+    """The table ``name`` of ``study`` as the shipped bundle's run made it (its
+    ``expected/`` copy): real, realistic input for a figure's test."""
+    import tarfile
+
+    import pandas as pd
+
+    from netnoise.bundle import SHIPPED
+
+    with tarfile.open(SHIPPED) as bundle:
+        member = f"expected/results/testbed/tables/{study}/{name}.csv"
+        return pd.read_csv(bundle.extractfile(member))
+
+
 def quick_study_with(*overlays: str) -> dict:
     """config/config.yaml with each ``config/<overlay>`` merged over it in turn, as
     ``--configfile`` merges them, validated."""
