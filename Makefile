@@ -26,7 +26,8 @@ APT_PACKAGES := build-essential git make openmpi-bin libopenmpi-dev hwloc libhwl
 	libsimgrid-dev libns3-dev
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 
-.PHONY: setup system-packages reproduce review test lint clean cluster-profile
+.PHONY: setup system-packages reproduce review test lint clean cluster-profile \
+	check-citation check-install
 setup: system-packages $(VENV)/.installed
 
 # Installs only what is missing, so a second run costs one dpkg query.
@@ -66,9 +67,30 @@ lint: setup
 
 # The slowest tests are listed so the suite's time (about 20 minutes on 2
 # cores) stays visible in every CI log.
-test: lint
+test: lint check-citation check-install
 	$(MAKE) -C csrc check
 	$(BIN)/pytest --durations=25
+
+# CITATION.cff against the Citation File Format's schema. cffconvert has a venv
+# of its own: it needs a jsonschema older than the project's.
+CFFCONVERT := $(VENV)/tools/cffconvert
+check-citation: $(VENV)/.installed
+	test -x $(CFFCONVERT)/bin/cffconvert || { $(PYTHON) -m venv $(CFFCONVERT) && \
+	  $(CFFCONVERT)/bin/python -m pip install --quiet cffconvert==2.0.0; }
+	$(CFFCONVERT)/bin/cffconvert --validate -i CITATION.cff
+
+# `pip install` as a user would, into a fresh venv: pyproject.toml's ranges
+# alone, no lock, so pip takes the newest releases they allow; then quick tests
+# of the installed package (a range that lets in a breaking release fails here).
+RANGES_VENV := $(VENV)/tools/ranges
+RANGES_TESTS := tests/core/test_config.py tests/core/test_io.py \
+	tests/variability/test_model.py tests/latency_variation/test_fits.py \
+	tests/impact_compression/test_figures.py tests/network_noise/test_figures.py
+check-install: $(VENV)/.installed
+	rm -rf $(RANGES_VENV)
+	$(PYTHON) -m venv $(RANGES_VENV)
+	$(RANGES_VENV)/bin/python -m pip install --quiet '.[workflow,dev]'
+	$(RANGES_VENV)/bin/python -m pytest -q -m "not slow" -p no:cacheprovider $(RANGES_TESTS)
 
 # `snakemake --profile slurm` finds a bare profile name only in the user's
 # Snakemake profile directory (or /etc/xdg/snakemake, or the working directory).

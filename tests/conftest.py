@@ -15,6 +15,9 @@ VENV_BIN = Path(sys.executable).parent
 # quiet cores. Whether a CPU-saturated run is rejected has tests of its own
 # (tests/core/test_platform_run.py).
 UNJUDGED_CPU = {"max_runnable": 1000, "quiet_wait_s": 5}
+#: The default test config, ``.test/config/config.yaml``: the Snakemake workflow
+#: catalog's convention, so that ``snakemake --directory .test`` runs it.
+DEFAULT_SLICE = "config"
 
 
 def snakemake(*args: str, cwd: Path = REPO, timeout: float = 600) -> subprocess.CompletedProcess:
@@ -43,6 +46,20 @@ def shipped_studies() -> set[str]:
     return {s.key for s in STUDIES if config.get(s.key, {}).get("enabled", True)}
 
 
+def shipped_table(study: str, name: str):
+    """The table ``name`` of ``study`` as the shipped bundle's run made it (its
+    ``expected/`` copy): real, realistic input for a figure's test."""
+    import tarfile
+
+    import pandas as pd
+
+    from netnoise.bundle import SHIPPED
+
+    with tarfile.open(SHIPPED) as bundle:
+        member = f"expected/results/testbed/tables/{study}/{name}.csv"
+        return pd.read_csv(bundle.extractfile(member))
+
+
 def quick_study_with(*overlays: str) -> dict:
     """config/config.yaml with each ``config/<overlay>`` merged over it in turn, as
     ``--configfile`` merges them, validated."""
@@ -58,7 +75,8 @@ def quick_study_with(*overlays: str) -> dict:
 
 
 def small_config(name: str, workdir: Path, **sections) -> dict:
-    """Copy the small config ``.test/<name>/config.yaml`` into ``workdir/config/``
+    """Copy the small config ``.test/<name>/config.yaml`` (``name`` a slice, or
+    :data:`DEFAULT_SLICE`) into ``workdir/config/``
     (its fabric paths made absolute; ``sections`` replace whole top-level keys)
     and return it."""
     import yaml
@@ -158,12 +176,12 @@ def fake_ib_tree(root: Path, xmit_words: int, wait: int, rcv_words: int | None =
 
 @pytest.fixture(scope="session")
 def platform_run(tmp_path_factory) -> Path:
-    """A small real run of ``.test/platform`` (build, the baseline ping-pong on
-    localhost, its table and figure, provenance, the report's pages), once per
-    session; its working directory."""
+    """A small real run of the default test config ``.test/config/config.yaml``
+    (build, the baseline ping-pong on localhost, its table and figure,
+    provenance, the report's pages), once per session; its working directory."""
     if shutil.which("mpicc") is None:
         pytest.skip("Open MPI not installed")
-    return small_run("platform", tmp_path_factory.mktemp("platform-run"), cores=1)
+    return small_run(DEFAULT_SLICE, tmp_path_factory.mktemp("platform-run"), cores=1)
 
 
 @pytest.fixture(scope="session")

@@ -71,10 +71,15 @@ def _cmd_config_docs(args: argparse.Namespace) -> int:
     text = config_docs.render()
     if args.output == "-":
         sys.stdout.write(text)
-    else:
-        with atomic_open(args.output) as out:
-            out.write(text)
-        print(f"{args.output}: written")
+        return 0
+    pages = {Path(args.output): text}
+    if Path(args.output) == config_docs.REFERENCE:
+        # The reference in its own place: the guide beside it is written too.
+        pages[config_docs.GUIDE] = config_docs.render_guide()
+    for path, page in pages.items():
+        with atomic_open(path) as out:
+            out.write(page)
+        print(f"{path}: written")
     return 0
 
 

@@ -1,11 +1,15 @@
 """``netnoise config docs``: the configuration reference, ``docs/config.md``,
-written from the JSON schemas (``workflow/schemas/*.schema.yaml``).
+and the configuration guide ``config/README.md``, written from the JSON schemas
+(``workflow/schemas/*.schema.yaml``) and the config files themselves.
 
-The schemas are the one place a key is described; this page shows each key
+The schemas are the one place a key is described; the reference shows each key
 once, with its description, unit, default and allowed values, so that the
-manual cannot drift from what the workflow accepts
-(``tests/core/test_config_docs.py`` fails when the page is not the rendering of
-the schemas).
+manual cannot drift from what the workflow accepts. ``config/README.md`` is the
+page the Snakemake workflow catalog shows as a workflow's configuration: what
+each file of ``config/`` is (the first sentence of its own header comment),
+what each section of the config sets (its schema's description) and where the
+reference lists its keys. ``tests/core/test_config_docs.py`` fails when either
+page is not the rendering of what it is written from.
 """
 
 from __future__ import annotations
@@ -13,9 +17,15 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 from netnoise import config as netnoise_config
+from netnoise.project import ROOT
+
+#: The pages ``netnoise config docs`` writes, relative to the project.
+REFERENCE = Path("docs/config.md")
+GUIDE = Path("config/README.md")
 
 #: Units named by the suffix of a key.
 UNITS = {
@@ -161,3 +171,75 @@ def render(schema: dict[str, Any] | None = None) -> str:
     parts = [HEADER, str(schema.get("description", "")).strip() + "\n"]
     parts += [_entry(key, node, defs) for key, node in keys(schema)]
     return "\n".join(parts)
+
+
+GUIDE_HEADER = (
+    "# Configuration\n\n"
+    "<!-- Written by `netnoise config docs` from workflow/schemas/*.schema.yaml and the "
+    "header comment of each config file: change those, then run `netnoise config docs`. -->\n"
+)
+#: How the guide names each way of choosing a configuration.
+GUIDE_RUNS = """\
+## Choosing a configuration
+
+```sh
+snakemake --cores 2                        # the quick study, config/config.yaml
+snakemake --cores 2 --configfile config/config.yaml config/testbed-bundle.yaml
+snakemake --cores 1 --directory .test      # the default test slice, .test/config/config.yaml
+snakemake --profile slurm --configfile config/paper.yaml   # Slurm (make cluster-profile)
+```
+
+Files given with `--configfile` are merged over `config/config.yaml` in turn, key by
+key (a list replaces a list). A config that breaks a rule of its schema stops the
+workflow before any job runs, naming each bad key, its value and what is allowed;
+`netnoise config check FILE --show` prints a file with its defaults filled in. The
+testbed (the default platform) needs root; `platform.kind: localhost` runs without.
+"""
+
+
+def header_summary(text: str) -> str:
+    """The first sentence of a config file's header comment: its leading ``#``
+    lines up to the first indented one (a command line), up to its first full
+    stop, without a closing colon."""
+    words = []
+    for line in text.splitlines():
+        if not line.startswith("#"):
+            break
+        body = line[1:]
+        if body.startswith("   ") or not body.strip():
+            break
+        words.append(body.strip())
+    summary = " ".join(words)
+    end = re.search(r"\.(\s|$)", summary)
+    summary = summary[: end.start()] if end else summary
+    return summary.rstrip(" :") + "."
+
+
+def _anchor(key: str) -> str:
+    """GitHub's anchor of the reference's heading of a top-level key."""
+    return re.sub(r"[^a-z0-9_ -]", "", key.lower()).replace(" ", "-")
+
+
+def render_guide(schema: dict[str, Any] | None = None, root: Path = ROOT) -> str:
+    """The text of ``config/README.md``: the config files of ``root/config``, the
+    sections of ``schema`` and where :func:`render`'s reference lists their keys."""
+    schema = schema if schema is not None else netnoise_config.load_schema()
+    defs = schema.get("$defs", {})
+    reference = f"../{REFERENCE.as_posix()}"
+    parts = [
+        GUIDE_HEADER,
+        "The workflow reads `config/config.yaml` and any file given with `--configfile`. "
+        "Every key is described once, in its JSON schema (`workflow/schemas/`): "
+        f"[{REFERENCE.as_posix()}]({reference}) lists every key with its unit, default "
+        "and allowed values.\n",
+        GUIDE_RUNS,
+        "## The config files\n",
+        "| file | what it is |\n| --- | --- |",
+    ]
+    files = sorted((root / "config").glob("*.yaml"), key=lambda p: (p.name != "config.yaml", p))
+    parts += [f"| `config/{p.name}` | {header_summary(p.read_text())} |" for p in files]
+    parts += ["", "## The sections of a config\n", "| section | what it sets |", "| --- | --- |"]
+    for key, node in schema.get("properties", {}).items():
+        described = " ".join(str(_resolved(node, defs).get("description", "")).split())
+        parts.append(f"| [`{key}`]({reference}#{_anchor(key)}) | {described} |")
+    return "\n".join(parts) + "\n"

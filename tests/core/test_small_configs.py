@@ -1,12 +1,16 @@
-"""Every study has a small config in ``.test/<key>/``: valid on its own, and
-planning the study's measurements (the tests' and CI's slice of the study)."""
+"""Every small config of ``.test/`` plans its slice (a dry run): each study's
+``.test/<key>/`` plans that study's measurements and no other's, the default
+``.test/config/`` the platform's baseline alone, and ``.test/slurm/`` every
+study through the Slurm profile. The default one also runs for real
+(``tests/conftest.py: platform_run``), the Slurm one on the testbed's Slurm
+cluster (``tests/core/test_slurm.py``)."""
 
 import pytest
 import yaml
 
 from netnoise import studies
 from netnoise.config import validate
-from tests.conftest import REPO, small_config, snakemake
+from tests.conftest import DEFAULT_SLICE, REPO, small_config, snakemake
 
 #: A measurement rule each study's slice must plan.
 MEASURES = {
@@ -33,3 +37,31 @@ def test_small_config_plans_its_study(key, tmp_path):
     assert MEASURES[key] in out.stdout
     others = [rule for other, rule in MEASURES.items() if other != key and rule in out.stdout]
     assert not others, f".test/{key} also runs {others}"
+
+
+def test_every_folder_of_dot_test_is_a_slice_a_test_plans():
+    # (What `snakemake --directory .test` leaves there is no slice.)
+    folders = {
+        p.name
+        for p in (REPO / ".test").iterdir()
+        if p.is_dir() and not p.name.startswith(".") and p.name != "results"
+    }
+    assert folders == {*MEASURES, DEFAULT_SLICE, "slurm"}
+
+
+def test_default_config_plans_the_baseline_alone(tmp_path):
+    small_config(DEFAULT_SLICE, tmp_path)
+    out = snakemake("-n", "--forceall", "--directory", str(tmp_path), cwd=tmp_path)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert "measure_baseline_latency" in out.stdout
+    assert not [rule for rule in MEASURES.values() if rule in out.stdout]
+
+
+def test_slurm_config_plans_every_study_through_the_profile(tmp_path):
+    small_config("slurm", tmp_path)
+    profile = REPO / "profiles" / "slurm"
+    out = snakemake(
+        "-n", "--forceall", "--profile", str(profile), "--directory", str(tmp_path), cwd=tmp_path
+    )
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert [rule for rule in MEASURES.values() if rule not in out.stdout] == []

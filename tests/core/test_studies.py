@@ -9,7 +9,7 @@ import pytest
 
 from netnoise import studies
 from netnoise.config import load
-from tests.conftest import REPO
+from tests.conftest import DEFAULT_SLICE, REPO
 
 
 @pytest.mark.parametrize("study", studies.STUDIES, ids=lambda s: s.key)
@@ -70,6 +70,6 @@ def test_netnoise_studies_files_prints_them():
     )
 
 
-@pytest.mark.parametrize("name", ["platform", "network_noise", "latency_variation"])
+@pytest.mark.parametrize("name", [DEFAULT_SLICE, "network_noise", "latency_variation"])
 def test_small_test_configs_are_valid(name):
     assert load(REPO / ".test" / name / "config.yaml")["platform"]["kind"] == "localhost"

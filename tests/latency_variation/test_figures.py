@@ -65,3 +65,27 @@ def test_figures_draw_what_the_tables_hold():
     # 1 + 0.002 × 4 × mean: 1.4 at 20 (mean 50 µs) and 2.6 at 70 (mean 200 µs).
     assert list(lu.get_ydata()) == pytest.approx([1.4, 2.6], abs=0.02)
     plt.close(fig)
+
+
+def test_fixed_mean_draws_the_papers_factor_beside_lu_and_keeps_the_legend_off_the_bars():
+    from netnoise.figures import legend_problems, place_legends, use_style
+    from netnoise.studies.latency_variation.headline import PAPER_FACTOR, STEADY
+    from tests.conftest import shipped_table
+
+    use_style()
+    fixed = shipped_table("latency_variation", "fixed_mean")
+    level = fixed["level"].max()
+    fig = figures.fixed_mean(fixed, level)
+    ax = fig.axes[0]
+    paper = [c for c in ax.collections if c.get_label().startswith("paper: LU")]
+    assert len(paper) == 1
+    rows = fixed[(fixed["level"] == level) & (fixed["application"] == "lu_wavefront")]
+    steady = rows.loc[rows["distribution"] == STEADY, "difference_pct"].iloc[0]
+    (segment,) = paper[0].get_segments()
+    assert segment[:, 1] == pytest.approx((PAPER_FACTOR * (1 + steady / 100) - 1) * 100)
+    apps = [t.get_text() for t in ax.get_xticklabels()]
+    assert segment[:, 0].mean() == pytest.approx(apps.index("lu_wavefront"))
+    assert "largest:" in ax.get_title()
+    place_legends(fig)
+    assert legend_problems(fig) == []
+    plt.close(fig)

@@ -201,3 +201,24 @@ def test_benchmark_figures_read_tables_from_before_the_cpu_control(benchmark):
     ticks = [t.get_text() for t in fig.axes[0].get_xticklabels()]
     assert ticks == ["0", "0.5"]  # the ratio-0 run, the measurement; not the CPU control
     plt.close(fig)
+
+
+def test_fig4_draws_the_papers_stated_slowdowns_beside_ours():
+    from netnoise.figures import legend_problems, place_legends, use_style
+    from tests.conftest import REPO, shipped_table
+
+    use_style()
+    published = pd.read_csv(REPO / "resources" / "reference" / "network_noise" / "fig4.csv")
+    slowdown = shipped_table("network_noise", "benchmark_slowdown")
+    fig = figures.slowdown_by_ratio(slowdown, 8, published)
+    ax = fig.axes[0]
+    paper = {
+        line.get_label(): set(line.get_ydata()) for line in ax.get_lines()
+        if line.get_label().startswith("paper: ")
+    }  # fmt: skip
+    assert paper == {f"paper: {row.label}": {row.slowdown_pct} for row in published.itertuples()}
+    assert {200, 150} == {v for values in paper.values() for v in values}
+    assert all(s.startswith("001_") for s in published["source"])
+    place_legends(fig)
+    assert legend_problems(fig) == []
+    plt.close(fig)

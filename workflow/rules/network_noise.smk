@@ -204,6 +204,7 @@ rule plot_network_noise_benchmark:
     input:
         tidy=NB_TIDY,
         slowdown=f"{NN_PATHS.tables}/benchmark_slowdown.csv",
+        published_fig4=reference("network_noise", "fig4.csv"),
         style=figure_style(),
     output:
         svg=expand(f"{NN_PATHS.figures}/{{name}}.svg", name=NB_FIGURE_NAMES),

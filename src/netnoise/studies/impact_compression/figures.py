@@ -224,11 +224,14 @@ def _cell_text(value: float, low: float, high: float) -> str:
 
 #: Columns of Table I's scores: (error_summary column, heading, scale, format).
 _SCORE_COLUMNS = (
-    ("mean_abs_error", "MAE (points)", 100, "{:.1f}"),
-    ("within_10pct", "within 10 (%)", 100, "{:.0f}"),
-    ("within_20pct", "within 20 (%)", 100, "{:.0f}"),
-    ("spearman", "Spearman ρ", 1, "{:.2f}"),
+    ("mean_abs_error", "MAE\n(points)", 100, "{:.1f}"),
+    ("within_10pct", "within\n10 (%)", 100, "{:.0f}"),
+    ("within_20pct", "within\n20 (%)", 100, "{:.0f}"),
+    ("spearman", "Spearman\nρ", 1, "{:.2f}"),
 )
+#: Table I's text sizes (points): where the report shows the figure (about 670 px
+#: wide in a 1400-px window) each is 9 px or more (tests/impact_compression/test_figures.py).
+TABLE1_TEXT = {"cell": 11, "interval": 10, "scores": 10}
 
 
 def _score_table(ax, summary: pd.DataFrame, published: pd.DataFrame) -> None:
@@ -254,13 +257,16 @@ def _score_table(ax, summary: pd.DataFrame, published: pd.DataFrame) -> None:
         cellLoc="center",
     )
     table.auto_set_font_size(False)
-    table.set_fontsize(7)
+    table.set_fontsize(TABLE1_TEXT["scores"])
     table.auto_set_column_width(list(range(len(rows[0]))))
-    table.scale(1, 1.3)
+    table.scale(1, 1.5)
+    for (row, _), cell in table.get_celld().items():
+        if row == 0:
+            cell.set_height(cell.get_height() * 1.8)
     ax.set_title(
-        "How well each method predicts our pairings' slowdowns "
+        "How well each method predicts our pairings' slowdowns\n"
         "(paper: its claims, and the baselines on its Table I)",
-        fontsize=9,
+        fontsize=10,
     )
 
 
@@ -289,11 +295,12 @@ def slowdown_tables(
                 row.measured_ci_high * 100,
             )
     if summary is None:
-        fig, axes = plt.subplots(1, 2, figsize=(12, 5))
+        fig, axes = plt.subplots(1, 2, figsize=(10, 5))
     else:
-        fig = plt.figure(figsize=(12, 5 + 0.3 * (len(summary) + 3)))
+        table_height = 0.38 * (len(summary) + 4)
+        fig = plt.figure(figsize=(10, 5 + table_height))
         grid = fig.add_gridspec(
-            2, 2, height_ratios=[5, 0.3 * (len(summary) + 3)], hspace=0.55, bottom=0.02
+            2, 2, height_ratios=[5, table_height], hspace=0.5, bottom=0.02, wspace=0.35
         )
         axes = [fig.add_subplot(grid[0, 0]), fig.add_subplot(grid[0, 1])]
         _score_table(fig.add_subplot(grid[1, :]), summary, published_scores)
@@ -308,7 +315,8 @@ def slowdown_tables(
             low, high = intervals.get((matrix.index[i], matrix.columns[j]), (np.nan, np.nan))
             color = "white" if v > 0.6 * vmax else "black"
             text = _cell_text(v, low, high)
-            ax.text(j, i, text, ha="center", va="center", fontsize=7, color=color)
+            size = TABLE1_TEXT["interval" if "\n" in text else "cell"]
+            ax.text(j, i, text, ha="center", va="center", fontsize=size, color=color)
         ax.set_xticks(range(matrix.shape[1]), matrix.columns, rotation=45, ha="right")
         ax.set_yticks(range(matrix.shape[0]), matrix.index)
         ax.set_xlabel("co-running with")
