@@ -45,7 +45,8 @@ INPUTS = {
 CLAIMS = v.read_claims(STUDY)
 
 
-def _r2(pairs) -> float:
+def pooled_r2(pairs) -> float:
+    """R² of (true, predicted) pairs: one minus the residual over the total sum of squares."""
     truth, predicted = (np.asarray(side, float) for side in zip(*pairs, strict=True))
     total = float(np.sum((truth - truth.mean()) ** 2))
     return 1 - float(np.sum((truth - predicted) ** 2)) / total if total > 0 else np.nan
@@ -102,7 +103,7 @@ def _bound_claims(bound: pd.DataFrame, evaluation: pd.DataFrame, gate) -> list[d
     oof = list(zip(runs["z_true"], runs["svr"], strict=True))
     return [
         CLAIMS["counters_predict_runtime"].judged(
-            bootstrap_estimate(oof, _r2),
+            bootstrap_estimate(oof, pooled_r2),
             gate,
             context="the paper's protocol (its grid chosen by cross-validation on all runs);"
             f" interval over the runs; {_beside(evaluation)}",
@@ -127,7 +128,7 @@ def _unseen(predicted: pd.DataFrame, gate) -> dict:
         )
     pairs = list(zip(rows["z_true"], rows["z_pred"], strict=True))
     return claim.judged(
-        bootstrap_estimate(pairs, _r2),
+        bootstrap_estimate(pairs, pooled_r2),
         gate,
         context=f"{rows['application'].iloc[0]} left out, trained on {int(rows['n_train'].iloc[0])}"
         " runs of the others",
