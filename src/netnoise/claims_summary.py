@@ -119,6 +119,7 @@ def summary_lines(
         if cpu and study in cpu:
             lines.append(f"  {numbers.get(study, study)} {cpu[study]}")
     lines += [f"  contradiction: {found}" for found in verdicts.contradictions(claims)]
+    lines += [f"  error: {found}" for found in verdicts.outside_band(claims)]
     return lines
 
 

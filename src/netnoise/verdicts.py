@@ -550,6 +550,20 @@ def shows_effect(row: Mapping) -> bool | None:
     return bool(low > null) if above else bool(high < null)
 
 
+def outside_band(claims: pd.DataFrame) -> list[str]:
+    """Reproduced rows whose interval is not inside their band: none may be,
+    whatever the data, for a rule that lets one through is a bug."""
+    found = []
+    for _, row in claims[claims["verdict"] == REPRODUCED].iterrows():
+        low, high = float(row["ci_low"]), float(row["ci_high"])
+        if math.isnan(low) or math.isnan(high):
+            low = high = float(row["value"])
+        lower, upper = float(row["target_low"]), float(row["target_high"])
+        if (not math.isnan(lower) and low < lower) or (not math.isnan(upper) and high > upper):
+            found.append(f"{row['study']}: {row['claim_id']} is reproduced outside its band")
+    return found
+
+
 def contradictions(claims: pd.DataFrame) -> list[str]:
     """Pairs of rows of one claims table that cannot both be so: of two claims
     about one effect (their ``effect``), one is reproduced and so shows the

@@ -244,3 +244,10 @@ def test_claims_of_two_platforms_stand_side_by_side():
     assert "| 000 | A claim | paper | < 10 % | 2 % (1 to 3): reproduced | —: not run |" in markdown
     with pytest.raises(ValueError, match="no platform"):
         summary.beside({})
+
+
+def test_a_reproduced_row_outside_its_band_is_an_error():
+    inside = _judged(v.REPRODUCED)
+    assert v.outside_band(inside) == []
+    beyond = inside.assign(ci_high=320.0)
+    assert v.outside_band(beyond) == ["s: c is reproduced outside its band"]

@@ -160,6 +160,7 @@ def test_a_run_judges_its_headline_claims_and_gathers_them(simulator_run):
     summary = pd.read_csv(tables / "claims_summary.csv")
     assert summary.equals(claims)
     assert verdicts.contradictions(summary) == []
+    assert verdicts.outside_band(summary) == []
     printed = subprocess.run(
         [sys.executable, "-m", "netnoise", "claims", str(simulator_run / "results")],
         capture_output=True,
