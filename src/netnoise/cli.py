@@ -134,32 +134,25 @@ def _cmd_bundle_create(args: argparse.Namespace) -> int:
 
 
 def _cmd_bundle_verify(args: argparse.Namespace) -> int:
-    manifest = bundle.verify(args.bundle)
-    identity = bundle.identify(args.bundle)
-    problems = identity.problems()
-    git = manifest["git"]
-    # A bundle of the current format with a problem has failed verify already;
-    # an older one, which did not record its run, is shown for what it is.
-    state = "ok" if not problems else "readable, but not one run"
+    verified = bundle.check(args.bundle)
+    manifest, git = verified.manifest, verified.manifest["git"]
     print(
-        f"{args.bundle}: {state}, {len(manifest['files'])} files from netnoise "
+        f"{args.bundle}: ok, {len(manifest['files'])} files from netnoise "
         f"{manifest['netnoise_version']} ({git['sha'][:12]}{', dirty' if git['dirty'] else ''}) "
         f"on {manifest['platform']}, {manifest['created']}"
     )
-    print(f"its results: {identity.describe()}")
-    for problem in problems:
-        print(f"  {problem}")
+    print(f"its results: {verified.identity.describe()}")
     return 0
 
 
 def _cmd_bundle_describe(args: argparse.Namespace) -> int:
-    manifest = bundle.verify(args.bundle)
+    verified = bundle.check(args.bundle)
     ((platform, (claims, cpu)),) = studies.bundle_claims(args.bundle).items()
     numbers = {study.key: study.number for study in studies.STUDIES}
     text = bundle.describe(
         bundle.shown(args.bundle),
-        manifest,
-        bundle.identify(args.bundle),
+        verified.manifest,
+        verified.identity,
         cpu,
         verdicts.summary_markdown(claims, platform, numbers),
     )

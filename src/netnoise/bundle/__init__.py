@@ -77,7 +77,7 @@ from netnoise.bundle.reviewer import (
     tidy_table,
     unpack,
 )
-from netnoise.bundle.verification import identify, verify
+from netnoise.bundle.verification import Verified, check, identify, verify
 
 __all__ = [
     "AGREEING",
@@ -97,10 +97,12 @@ __all__ = [
     "WORKDIR_MARK",
     "BundleError",
     "PlannedFile",
+    "Verified",
     "add_member",
     "analysis_inputs",
     "analysis_rules",
     "cached_files",
+    "check",
     "compare_tables",
     "create",
     "describe",

@@ -1,75 +1,164 @@
 """What a bundle's members hold, read as the review's jobs will read them: each
-file is refused unless its reader would take it as what its suffix says."""
+file is refused unless its reader would take it as what its suffix says.
+
+A member is fed to its check in chunks as the archive is read (:func:`check_for`),
+so no check holds more than its kind needs: a table one line
+(:class:`~netnoise.bundle.tables.TableCheck`), a JSON or YAML document itself
+(at most :data:`~layout.MAX_DOCUMENT_BYTES`), an array archive its bytes on disk.
+"""
 
 from __future__ import annotations
 
-import csv
-import io
+import codecs
 import json
 import math
+import tempfile
 import zipfile
+from typing import IO, Any, Protocol
 
 from netnoise import config as netnoise_config
 from netnoise import provenance
-from netnoise.bundle.layout import MAX_ARRAY_ELEMENTS, MAX_COLUMNS
+from netnoise.bundle import layout
+from netnoise.bundle.tables import TableCheck
+from netnoise.inputs import quoted
 
 
-def data_problem(name: str, data: bytes) -> str | None:
-    """Why a file is not what its suffix says, as its reader in a review job would
-    find (JSON; a provenance sidecar the provenance table can read; YAML of plain
-    data; a table whose rows have its header's columns; an .npz of arrays of plain
-    numbers, which numpy reads without unpickling, no larger than its bytes), or None."""
-    try:
-        if name.endswith(provenance.SIDECAR_SUFFIX):
-            return provenance.sidecar_problem(json.loads(data))
-        if name.endswith(".json"):
-            json.loads(data)
-        elif name.endswith(".yaml"):
-            netnoise_config.parse_yaml(name, data, "YAML data")
-        elif name.endswith((".csv", ".tsv")):
-            return table_problem(data, "\t" if name.endswith(".tsv") else ",")
-        elif name.endswith(".npz"):
-            return npz_problem(data)
-    except RecursionError:
-        return "nested too deeply"
-    except netnoise_config.ConfigError as err:
-        return str(err)
-    except ValueError as err:
-        return f"not JSON ({err})"
-    return None
+class Check(Protocol):
+    def feed(self, chunk: bytes) -> None: ...
+
+    def finish(self) -> str | None: ...
 
 
-def table_problem(data: bytes, delimiter: str) -> str | None:
-    """Why ``data`` is not a table of at most :data:`MAX_COLUMNS` columns whose every
-    row has the header's (lines starting with ``#``, a result file's preamble and
-    comments, aside), or None."""
-    try:
-        lines = data.decode("utf-8").splitlines()
-    except UnicodeDecodeError as err:
-        return f"not a text table (byte {err.start} is not UTF-8)"
-    numbered = [(n, line) for n, line in enumerate(lines, start=1) if not line.startswith("#")]
-    if not numbered:
-        return "empty: a table needs its header line"
-    # The header alone first: a line of a million fields is refused before csv splits it.
-    if numbered[0][1].count(delimiter) >= MAX_COLUMNS:
-        return f"more than {MAX_COLUMNS} columns; a table of a run has far fewer"
-    try:
-        rows = csv.reader((line for _, line in numbered), delimiter=delimiter, strict=True)
-        header = next(rows)
-        for (lineno, _), row in zip(numbered[1:], rows, strict=False):
-            if row and len(row) != len(header):
-                return f"line {lineno} has {len(row)} fields, the header {len(header)}"
-    except csv.Error as err:
-        return f"not a table ({err})"
-    return None
+def strict_json(data: bytes) -> Any:
+    """JSON as RFC 8259 has it: UTF-8, each key of an object once, no NaN or
+    Infinity; ValueError naming what is wrong."""
+
+    def unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        seen: dict[str, Any] = {}
+        for key, value in pairs:
+            if key in seen:
+                raise ValueError(f"key {quoted(key)} is given twice in one object")
+            seen[key] = value
+        return seen
+
+    def constant(name: str) -> Any:
+        raise ValueError(f"{name} is not a JSON number")
+
+    return json.loads(data.decode("utf-8"), object_pairs_hook=unique, parse_constant=constant)
 
 
-def npz_problem(data: bytes) -> str | None:
-    """Read from the array headers alone: every member an array without objects."""
+class Document:
+    """A JSON or YAML member, held whole (it is read whole) up to its bound;
+    ``data`` once fed, and ``record`` what it holds once parsed (``parse``)."""
+
+    def __init__(
+        self, name: str, limit: int = layout.MAX_DOCUMENT_BYTES, *, parse: bool = True
+    ) -> None:
+        self.name = name
+        self.limit = limit
+        self.parse = parse
+        self.parts: list[bytes] = []
+        self.size = 0
+        self.record: Any = None
+
+    def feed(self, chunk: bytes) -> None:
+        self.size += len(chunk)
+        if self.size <= self.limit:
+            self.parts.append(chunk)
+
+    @property
+    def data(self) -> bytes:
+        return b"".join(self.parts)
+
+    def finish(self) -> str | None:
+        if self.size > self.limit:
+            return f"larger than a document of a bundle may be ({self.limit} bytes at most)"
+        if not self.parse:
+            return None
+        try:
+            if self.name.endswith(".json"):
+                self.record = strict_json(self.data)
+                if self.name.endswith(provenance.SIDECAR_SUFFIX):
+                    return provenance.sidecar_problem(self.record)
+            elif self.name.endswith(".yaml"):
+                self.record = netnoise_config.parse_yaml(self.name, self.data, "YAML data")
+        except RecursionError:
+            return "nested too deeply"
+        except netnoise_config.ConfigError as err:
+            return str(err)
+        except UnicodeDecodeError as err:
+            return f"not UTF-8 text (byte {err.start})"
+        except ValueError as err:
+            return f"not JSON ({err})"
+        return None
+
+
+class Text:
+    """A text member: UTF-8, lines within :data:`~layout.MAX_LINE_BYTES`."""
+
+    def __init__(self) -> None:
+        self.decoder = codecs.getincrementaldecoder("utf-8")()
+        self.offset = 0
+        self.line = 0
+        self.problem: str | None = None
+
+    def feed(self, chunk: bytes) -> None:
+        if self.problem:
+            return
+        try:
+            self.decoder.decode(chunk)
+        except UnicodeDecodeError as err:
+            self.problem = f"not UTF-8 text (byte {self.offset + err.start})"
+        end = chunk.rfind(b"\n")
+        self.line = len(chunk) - end - 1 + (self.line if end < 0 else 0)
+        if self.line > layout.MAX_LINE_BYTES:
+            self.problem = f"a line is longer than {layout.MAX_LINE_BYTES} bytes"
+        self.offset += len(chunk)
+
+    def finish(self) -> str | None:
+        if not self.problem:
+            try:
+                self.decoder.decode(b"", final=True)
+            except UnicodeDecodeError:
+                self.problem = "not UTF-8 text (it ends inside a character)"
+        return self.problem
+
+
+class Arrays:
+    """An .npz member, spooled to disk beyond a few megabytes (zipfile seeks)."""
+
+    def __init__(self) -> None:
+        self.file = tempfile.SpooledTemporaryFile(max_size=8 << 20)  # noqa: SIM115 (closed by finish)
+
+    def feed(self, chunk: bytes) -> None:
+        self.file.write(chunk)
+
+    def finish(self) -> str | None:
+        try:
+            self.file.seek(0)
+            return npz_problem(self.file)
+        finally:
+            self.file.close()
+
+
+def check_for(name: str) -> Check:
+    """The check of bundle member ``name``, by its suffix."""
+    if name.endswith((".csv", ".tsv")):
+        return TableCheck(name, "\t" if name.endswith(".tsv") else ",")
+    if name.endswith(".npz"):
+        return Arrays()
+    if name.endswith(".txt"):
+        return Text()
+    return Document(name)
+
+
+def npz_problem(archive_file: IO[bytes]) -> str | None:
+    """Read from the array headers alone: every member an array of plain numbers
+    (numpy reads it without unpickling), no larger than its bytes."""
     import numpy as np
 
     try:
-        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        with zipfile.ZipFile(archive_file) as archive:
             for member in archive.namelist():
                 if not member.endswith(".npy"):
                     return f"{member} is not an array"
@@ -85,8 +174,11 @@ def npz_problem(data: bytes) -> str | None:
                 if dtype.hasobject:
                     return f"{member} holds Python objects (a pickle), not numbers"
                 elements = math.prod(shape)
-                if elements > MAX_ARRAY_ELEMENTS:
-                    return f"{member} declares {elements} elements, more than {MAX_ARRAY_ELEMENTS}"
+                if elements > layout.MAX_ARRAY_ELEMENTS:
+                    return (
+                        f"{member} declares {elements} elements, more than "
+                        f"{layout.MAX_ARRAY_ELEMENTS}"
+                    )
                 stored = archive.getinfo(member).file_size - header_bytes
                 if elements * dtype.itemsize != stored:
                     return (

@@ -27,6 +27,16 @@ MAX_FILES = 20_000
 #: Columns of a bundled table (the widest: 56), and elements of a bundled array.
 MAX_COLUMNS = 1000
 MAX_ARRAY_ELEMENTS = 1 << 26
+#: Bytes of one line of a bundled table (the longest: 2 kB) and rows of one table
+#: (the most: 46 081); tables are checked a line at a time, so these bound the
+#: memory a check takes, not the file.
+MAX_LINE_BYTES = 1 << 20
+MAX_TABLE_ROWS = 10_000_000
+#: Bytes of a bundled JSON or YAML document, which its reader holds whole (the
+#: largest: the manifest, 280 kB; a sidecar: 20 kB).
+MAX_DOCUMENT_BYTES = 16 << 20
+#: Bytes a check reads at a time, packed or unpacked.
+CHUNK_BYTES = 1 << 20
 # Where a bundle keeps the tables of its run (to compare a review with).
 EXPECTED = "expected"
 # What a review records in its working directory: the bundle it rebuilt (its

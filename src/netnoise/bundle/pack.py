@@ -15,7 +15,7 @@ import yaml
 
 from netnoise import __version__, provenance
 from netnoise.atomic import atomic_path
-from netnoise.bundle import plan
+from netnoise.bundle import plan, verification
 from netnoise.bundle.layout import (
     CONFIG,
     DATA_SUFFIXES,
@@ -92,11 +92,19 @@ def create(
         # What reviewers rebuild, to compare against (compare_tables).
         "derived_tables": derived,
     }
-    with atomic_path(output) as staged, tarfile.open(staged, "w:gz") as tar:
-        add_member(tar, MANIFEST, json.dumps(manifest, indent=1, sort_keys=True).encode())
-        for path, data in contents.items():
-            add_member(tar, path, data)
+    with atomic_path(output) as staged:
+        with tarfile.open(staged, "w:gz") as tar:
+            add_member(tar, MANIFEST, json.dumps(manifest, indent=1, sort_keys=True).encode())
+            for path, data in contents.items():
+                add_member(tar, path, data)
         os.chmod(staged, 0o644)
+        # What a review would refuse is never written: the bundle is checked as
+        # a reviewer's netnoise checks it, before it takes its name.
+        try:
+            verification.check(staged)
+        except BundleError as err:
+            problem = str(err).replace(str(staged), str(output))
+            raise BundleError(f"the bundle made of this run would not verify: {problem}") from None
     return manifest
 
 
@@ -129,9 +137,9 @@ def describe(
     cpu_summary: pd.DataFrame | None,
     claims_markdown: str,
 ) -> str:
-    """The page (resources/cache/README.md) of the bundle shown as ``name``, made
-    from its manifest, the run its sidecars name, its CPU record and its claims
-    summary."""
+    """The page (resources/cache/README.md) of the verified bundle shown as ``name``
+    (so its results are one run), made from its manifest, the run its sidecars
+    name, its CPU record and its claims summary."""
     git = manifest["git"]
     lines = [
         "# Shipped results bundle",
@@ -143,11 +151,7 @@ def describe(
         f" files. This page is generated from it: `netnoise bundle describe {name}`.",
         "",
     ]
-    problems = identity.problems()
-    if problems:
-        lines.append(f"**Its results are not one run:** {'; '.join(problems)}.")
-    else:
-        lines.append(f"One run: {identity.describe()}.")
+    lines.append(f"One run: {identity.describe()}.")
     configfiles = manifest.get("configfiles")
     made_by = f' (`make reproduce CONFIG="{" ".join(configfiles)}"`)' if configfiles else ""
     lines += ["", f"Its config is the bundle's `config.yaml`, the run's resolved config{made_by}."]

@@ -4,6 +4,7 @@ rebuilt table compared with the one the bundled run made."""
 
 from __future__ import annotations
 
+import io
 import os
 import shutil
 import subprocess
@@ -29,7 +30,7 @@ from netnoise.bundle.layout import (
     BundleError,
     sha256,
 )
-from netnoise.bundle.verification import verify
+from netnoise.bundle.verification import Verified, check, extract, verify
 
 #: The review's testbed names (platform.testbed.prefix, and each study's testbed prefix
 #: with a letter of its own); no workflow run uses them unless told to.
@@ -137,11 +138,13 @@ def fresh_workdir(workdir: str | os.PathLike[str], bundle: str | os.PathLike[str
 
 def unpack(bundle: str | os.PathLike[str], workdir: str | os.PathLike[str]) -> dict[str, Any]:
     """Verify ``bundle`` and unpack it into ``workdir`` (:func:`fresh_workdir`)."""
-    manifest = verify(bundle)
-    workdir = fresh_workdir(workdir, bundle)
-    with tarfile.open(bundle, "r:gz") as tar:
-        tar.extractall(workdir, filter="data")
-    return manifest
+    return _unpack(bundle, workdir).manifest
+
+
+def _unpack(bundle: str | os.PathLike[str], workdir: str | os.PathLike[str]) -> Verified:
+    verified = check(bundle)
+    extract(bundle, verified, fresh_workdir(workdir, bundle))
+    return verified
 
 
 def review_configfiles(workdir: str | os.PathLike[str]) -> list[Path]:
@@ -191,13 +194,9 @@ def review(
 ) -> Path:
     """Rebuild every figure and table (and the report) of ``bundle`` in ``workdir``."""
     project.snakemake_command()  # its error before anything is unpacked
-    unpack(bundle, workdir)
+    verified = _unpack(bundle, workdir)
     workdir = Path(workdir).resolve()
-    record = {
-        "bundle": shown(bundle),
-        "sha256": sha256(Path(bundle).read_bytes()),
-        "reviewed": provenance.now(),
-    }
+    record = {"bundle": shown(bundle), "sha256": verified.sha256, "reviewed": provenance.now()}
     write_json(workdir / REVIEWED, record)
     config = review_configfiles(workdir)
     netnoise_config.load_files(config)  # before Snakemake reads them
@@ -230,7 +229,10 @@ def tidy_table(
     if member not in manifest["files"]:
         raise BundleError(f"{bundle}: holds no {member} (its run did not measure it)")
     with tarfile.open(bundle, "r:gz") as tar:
-        return pd.read_csv(tar.extractfile(member)), manifest
+        data = tar.extractfile(member).read()
+    if sha256(data) != manifest["files"][member]["sha256"]:
+        raise BundleError(f"{bundle}: changed since it was verified ({member})")
+    return pd.read_csv(io.BytesIO(data)), manifest
 
 
 def shown(bundle: str | os.PathLike[str]) -> str:

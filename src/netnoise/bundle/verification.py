@@ -1,46 +1,184 @@
-"""Checking a bundle before anything reads it (:func:`verify`): its archive, its
-manifest, every member against the manifest and against what its reader takes,
-its config against this version's schema, and that its results are one run."""
+"""Checking a bundle before anything reads it (:func:`verify`): its archive read
+to its end (:mod:`~netnoise.bundle.archive`), its manifest parsed strictly and
+matched member for member, byte for byte, every member read as its reader in a
+review takes it (:mod:`~netnoise.bundle.contents`), its config held to this
+version's schema, and its results to one run of one clean revision, whatever
+its format: a bundle that passes never crashes a review job, and one whose
+results are not one run is refused, never judged.
+
+:func:`extract` unpacks a verified bundle, each member held to the checksum the
+verified manifest gives, so what lands on disk is what was verified even if the
+file changes in between.
+"""
 
 from __future__ import annotations
 
 import datetime as dt
-import json
+import hashlib
 import os
 import re
 import tarfile
-import zlib
-from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from netnoise import __version__, provenance
+from netnoise import __version__, inputs, provenance
 from netnoise import config as netnoise_config
-from netnoise.bundle import contents, layout
+from netnoise.bundle import archive, contents
 from netnoise.bundle.layout import (
     CONFIG,
-    DATA_SUFFIXES,
     EXPECTED,
-    FORMAT,
     MANIFEST,
     READABLE_FORMATS,
     BundleError,
     safe_name,
-    sha256,
 )
 from netnoise.inputs import quoted
 
 
+@dataclass(frozen=True)
+class Verified:
+    """A bundle that passed :func:`check`: its manifest, the run its sidecars
+    come from, and the SHA-256 of the bundle file."""
+
+    manifest: dict[str, Any]
+    identity: provenance.RunIdentity
+    sha256: str
+
+
+def verify(bundle: str | os.PathLike[str]) -> dict[str, Any]:
+    """Check a bundle (:func:`check`); return its manifest."""
+    return check(bundle).manifest
+
+
 def identify(bundle: str | os.PathLike[str]) -> provenance.RunIdentity:
-    """The run a (verified) bundle's sidecars come from, against its config."""
-    with tarfile.open(bundle, "r:gz") as tar:
-        records = [
-            json.loads(tar.extractfile(member).read())
-            for member in tar.getmembers()
-            if member.isfile() and member.name.endswith(provenance.SIDECAR_SUFFIX)
-        ]
-        config = netnoise_config.read_yaml(f"{bundle}:{CONFIG}", tar.extractfile(CONFIG).read())
-    return provenance.run_identity(records, config)
+    """The run a bundle's sidecars come from, against its config (checked first)."""
+    return check(bundle).identity
+
+
+class _Members:
+    """What one pass over a bundle found: each member's size and checksum, the
+    manifest and config documents, and the sidecars' records."""
+
+    def __init__(self, bundle: Path) -> None:
+        self.bundle = bundle
+        self.found: dict[str, tuple[int, str]] = {}
+        self.manifest = contents.Document(MANIFEST, parse=False)
+        self.config = contents.Document(CONFIG, inputs.MAX_CONFIG_BYTES, parse=False)
+        self.records: list[dict[str, Any]] = []
+
+    def visit(self, member: tarfile.TarInfo, chunks: Iterator[bytes]) -> None:
+        name = member.name
+        check = {MANIFEST: self.manifest, CONFIG: self.config}.get(name) or contents.check_for(name)
+        digest = hashlib.sha256()
+        size = 0
+        for chunk in chunks:
+            digest.update(chunk)
+            check.feed(chunk)
+            size += len(chunk)
+        problem = check.finish()
+        if problem:
+            raise BundleError(f"{self.bundle}: {name}: {problem}")
+        self.found[name] = (size, digest.hexdigest())
+        if name.endswith(provenance.SIDECAR_SUFFIX) and isinstance(check, contents.Document):
+            record = check.record
+            # What run_identity reads; the rest (the hwloc topology) is not held.
+            self.records.append(
+                {
+                    "git": record.get("git"),
+                    "software": {"hostname": (record.get("software") or {}).get("hostname")},
+                    "start": record.get("start"),
+                    "config": record.get("config"),
+                }
+            )
+
+
+def check(bundle: str | os.PathLike[str]) -> Verified:
+    """Check format, members, checksums, contents, config and run of a bundle."""
+    bundle = Path(bundle)
+    members = _Members(bundle)
+    file_sha256 = archive.read(bundle, members.visit)
+    if MANIFEST not in members.found:
+        raise BundleError(f"{bundle}: no {MANIFEST}: not a netnoise bundle")
+    try:
+        manifest = contents.strict_json(members.manifest.data)
+    except RecursionError:
+        raise BundleError(f"{bundle}: {MANIFEST} is nested too deeply") from None
+    except ValueError as err:  # UnicodeDecodeError too
+        raise BundleError(f"{bundle}: {MANIFEST} is not JSON ({err})") from None
+    problems = _manifest_problems(manifest)
+    if problems:
+        raise BundleError(f"{bundle}: {'; '.join(problems[:5])}")
+    listed = set(manifest["files"])
+    present = set(members.found) - {MANIFEST}
+    if listed - present:
+        raise BundleError(
+            f"{bundle}: files in the manifest are missing: {sorted(listed - present)[:5]}"
+        )
+    if present - listed:
+        raise BundleError(f"{bundle}: files not in the manifest: {sorted(present - listed)[:5]}")
+    for name in sorted(listed):
+        entry = manifest["files"][name]
+        if members.found[name] != (entry["bytes"], entry["sha256"]):
+            raise BundleError(f"{bundle}: {name} does not match its checksum")
+    try:
+        config = netnoise_config.read_yaml(f"{bundle}:{CONFIG}", members.config.data)
+    except netnoise_config.ConfigError as err:
+        raise BundleError(f"{bundle}: its {CONFIG} cannot be read: {err}") from err
+    try:
+        netnoise_config.validate(config, source=f"{bundle}:{CONFIG}")
+    except netnoise_config.ConfigError as err:
+        raise BundleError(
+            f"{bundle}: its config does not match this version's schema: {err}"
+        ) from err
+    identity = provenance.run_identity(members.records, config)
+    problems = identity.problems()
+    if list(identity.revisions) not in ([], [manifest["git"]["sha"]]):
+        problems.append(f"its manifest names revision {manifest['git']['sha'][:12]}")
+    if problems:
+        raise BundleError(
+            f"{bundle}: not one run: {'; '.join(problems)}; a bundle is one run of one clean "
+            "revision, so its claims cannot be judged"
+        )
+    if config["platform"]["kind"] != manifest["platform"]:
+        raise BundleError(
+            f"{bundle}: its config runs on {config['platform']['kind']!r}, its manifest says "
+            f"{manifest['platform']!r}"
+        )
+    return Verified(manifest, identity, file_sha256)
+
+
+def extract(bundle: str | os.PathLike[str], verified: Verified, workdir: Path) -> None:
+    """Unpack ``bundle``, as :func:`check` verified it, into the empty directory
+    ``workdir``: regular files only, each created new and held to its checksum."""
+    bundle = Path(bundle)
+    files = verified.manifest["files"]
+
+    def write(member: tarfile.TarInfo, chunks: Iterator[bytes]) -> None:
+        if member.name == MANIFEST:
+            target = workdir / MANIFEST
+        elif member.name in files:
+            target = workdir / member.name
+        else:
+            raise BundleError(f"{bundle}: changed since it was verified ({member.name} is new)")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        digest = hashlib.sha256()
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+        with os.fdopen(os.open(target, flags, 0o644), "wb") as out:
+            for chunk in chunks:
+                digest.update(chunk)
+                out.write(chunk)
+        expected = files.get(member.name, {}).get("sha256")
+        if member.name != MANIFEST and digest.hexdigest() != expected:
+            raise BundleError(f"{bundle}: changed since it was verified ({member.name})")
+
+    try:
+        file_sha256 = archive.read(bundle, write)
+    except OSError as err:
+        raise BundleError(f"{bundle}: cannot unpack into {workdir}: {err.strerror}") from None
+    if file_sha256 != verified.sha256:
+        raise BundleError(f"{bundle}: changed since it was verified")
 
 
 _SHA256 = re.compile(r"[0-9a-f]{64}")
@@ -96,116 +234,3 @@ def _manifest_problems(manifest: Any) -> list[str]:
             and files[f"{EXPECTED}/{path}"].get("sha256") != digest
         ]
     return problems
-
-
-def verify(bundle: str | os.PathLike[str]) -> dict[str, Any]:
-    """Check format, members, checksums and config of a bundle; return its manifest."""
-    bundle = Path(bundle)
-    if not bundle.is_file():
-        raise BundleError(f"{bundle}: no such bundle")
-    try:
-        with tarfile.open(bundle, "r:gz") as tar:
-            members = _members(bundle, tar)
-            by_name = {m.name: m for m in members}
-            if MANIFEST not in by_name:
-                raise BundleError(f"{bundle}: no {MANIFEST}: not a netnoise bundle")
-            manifest = json.loads(tar.extractfile(by_name[MANIFEST]).read())
-            problems = _manifest_problems(manifest)
-            if problems:
-                raise BundleError(f"{bundle}: {'; '.join(problems[:5])}")
-            listed = set(manifest["files"])
-            present = set(by_name) - {MANIFEST}
-            if listed - present:
-                raise BundleError(
-                    f"{bundle}: files in the manifest are missing: {sorted(listed - present)[:5]}"
-                )
-            if present - listed:
-                raise BundleError(
-                    f"{bundle}: files not in the manifest: {sorted(present - listed)[:5]}"
-                )
-            for name in sorted(listed):
-                data = tar.extractfile(by_name[name]).read()
-                entry = manifest["files"][name]
-                if len(data) != entry["bytes"] or sha256(data) != entry["sha256"]:
-                    raise BundleError(f"{bundle}: {name} does not match its checksum")
-                # The config is read as one below.
-                problem = contents.data_problem(name, data) if name != CONFIG else None
-                if problem:
-                    raise BundleError(f"{bundle}: {name}: {problem}")
-            config = netnoise_config.read_yaml(
-                f"{bundle}:{CONFIG}", tar.extractfile(by_name[CONFIG]).read()
-            )
-    except (tarfile.TarError, OSError, EOFError, zlib.error, UnicodeDecodeError) as err:
-        raise BundleError(
-            f"{bundle}: damaged or not a bundle ({err or type(err).__name__})"
-        ) from err
-    except json.JSONDecodeError as err:
-        raise BundleError(f"{bundle}: {MANIFEST} is not JSON ({err})") from err
-    except RecursionError:
-        raise BundleError(f"{bundle}: {MANIFEST} is nested too deeply") from None
-    except netnoise_config.ConfigError as err:
-        raise BundleError(f"{bundle}: its {CONFIG} cannot be read: {err}") from err
-    try:
-        netnoise_config.validate(config, source=f"{bundle}:{CONFIG}")
-    except netnoise_config.ConfigError as err:
-        raise BundleError(
-            f"{bundle}: its config does not match this version's schema: {err}"
-        ) from err
-    if manifest["format"] == FORMAT:
-        identity = identify(bundle)
-        problems = identity.problems()
-        if list(identity.revisions) not in ([], [manifest["git"]["sha"]]):
-            problems.append(f"its manifest names revision {manifest['git']['sha'][:12]}")
-        if problems:
-            raise BundleError(f"{bundle}: not one run: {'; '.join(problems)}")
-    if config["platform"]["kind"] != manifest["platform"]:
-        raise BundleError(
-            f"{bundle}: its config runs on {config['platform']['kind']!r}, its manifest says "
-            f"{manifest['platform']!r}"
-        )
-    return manifest
-
-
-def _members(bundle: Path, tar: tarfile.TarFile) -> list[tarfile.TarInfo]:
-    """The members of ``tar``, read from their headers alone and refused as soon
-    as they are too many or too large (:data:`~layout.MAX_FILES`,
-    :data:`~layout.MAX_FILE_BYTES`, :data:`~layout.MAX_BYTES`), then checked
-    (:func:`_check_members`)."""
-    members = []
-    total = 0
-    # Checked as each header is read: reaching the next header means decompressing
-    # the data before it, gigabytes for a sparse member a few megabytes packed.
-    for member in tar:
-        members.append(member)
-        total += member.size
-        if len(members) > layout.MAX_FILES:
-            raise BundleError(
-                f"{bundle}: more than {layout.MAX_FILES} files; a run's bundle has fewer"
-            )
-        if member.size > layout.MAX_FILE_BYTES or total > layout.MAX_BYTES:
-            break
-    _check_members(bundle, members)
-    return members
-
-
-def _check_members(bundle: Path, members: list[tarfile.TarInfo]) -> None:
-    """Regular files of data formats under safe, distinct names, of a bounded size."""
-    names = [m.name for m in members]
-    problems = [f"unsafe member name {n!r}" for n in names if not safe_name(n)]
-    problems += [f"{m.name!r} is not a regular file" for m in members if not m.isfile()]
-    problems += [f"{n!r} appears {k} times" for n, k in Counter(names).items() if k > 1]
-    problems += [
-        f"{n!r} is not a data format a bundle may carry ({', '.join(DATA_SUFFIXES)})"
-        for n in names
-        if not n.endswith(DATA_SUFFIXES)
-    ]
-    problems += [
-        f"{m.name!r} unpacks to {m.size} bytes, more than {layout.MAX_FILE_BYTES}"
-        for m in members
-        if m.size > layout.MAX_FILE_BYTES
-    ]
-    total = sum(m.size for m in members)
-    if total > layout.MAX_BYTES:
-        problems.append(f"its files unpack to {total} bytes, more than {layout.MAX_BYTES}")
-    if problems:
-        raise BundleError(f"{bundle}: {'; '.join(problems[:5])}")
