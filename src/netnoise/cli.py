@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import errno
 import json
 import os
 import subprocess
@@ -18,6 +19,7 @@ from netnoise import (
     config,
     config_docs,
     cpubench,
+    inputs,
     io,
     plugins,
     project,
@@ -57,11 +59,11 @@ def _cmd_studies(args: argparse.Namespace) -> int:
 
 
 def _cmd_config_check(args: argparse.Namespace) -> int:
-    resolved = config.load(args.file)
+    resolved = config.load_files(args.file)
     if args.show:
         yaml.safe_dump(resolved, sys.stdout, sort_keys=False)
     else:
-        print(f"{args.file}: valid")
+        print(f"{', '.join(args.file)}: valid")
     return 0
 
 
@@ -102,7 +104,8 @@ def _cmd_claims(args: argparse.Namespace) -> int:
             for platform, (claims, _) in found.items()
         )
         document = Path(args.update)
-        updated = verdicts.with_section(document.read_text(), markdown)
+        text = inputs.read_text(document, inputs.MAX_TABLE_BYTES, "text document (Markdown)")
+        updated = verdicts.with_section(text, markdown)
         with atomic_open(document) as out:
             out.write(updated)
         print(f"{document}: claims summary updated")
@@ -197,6 +200,7 @@ def _cmd_review(args: argparse.Namespace) -> int:
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
+    _check_output(args.output)
     try:
         report.build(args.output, workdir=args.workdir, configfiles=args.configfile)
     except subprocess.CalledProcessError:
@@ -206,15 +210,24 @@ def _cmd_report(args: argparse.Namespace) -> int:
     return 0
 
 
+def _check_output(path: str) -> None:
+    """A file a command is to write (or replace), refused before any work when it
+    is a directory, a FIFO or a device."""
+    if os.path.isdir(path):
+        raise IsADirectoryError(errno.EISDIR, "is a directory, not a file to write", path)
+    if os.path.exists(path) and not os.path.isfile(path):
+        raise FileExistsError(errno.EEXIST, "not a regular file (a FIFO or device) to write", path)
+
+
 def _testbed(args: argparse.Namespace) -> TestbedPlatform:
+    """The testbed of the config's platform section: the studies' sections are
+    not checked, so a config of a small testbed serves every testbed command."""
     path = Path(args.config)
-    if path.exists():
-        resolved = config.load(path)
-    elif args.config == str(DEFAULT_CONFIG):
-        resolved = config.validate({})
+    if os.path.lexists(path) or args.config != str(DEFAULT_CONFIG):
+        platform = config.load_platform(path)
     else:
-        raise FileNotFoundError(f"{path}: no such config file")
-    return TestbedPlatform(resolved["platform"])
+        platform = config.validate_platform({})
+    return TestbedPlatform(platform)
 
 
 def _cmd_testbed_up(args: argparse.Namespace) -> int:
@@ -309,6 +322,29 @@ def _cmd_testbed_mpirun(args: argparse.Namespace) -> int:
     return subprocess.run(launch.argv, env={**os.environ, **launch.env}).returncode
 
 
+def _whole_number(text: str, what: str) -> int:
+    try:
+        number = int(text)
+    except ValueError:
+        number = 0
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"{text!r}: give a whole number of {what}, 1 or more")
+    return number
+
+
+def _cores(text: str) -> int:
+    return _whole_number(text, "cores")
+
+
+def _port(text: str) -> int:
+    port = _whole_number(text, "a port")
+    if port > 65533:
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: give a port of 1 to 65533 (the next two serve slurmd and slurmdbd)"
+        )
+    return port
+
+
 def _ranks(text: str) -> int:
     try:
         ranks = int(text)
@@ -366,8 +402,10 @@ def build_parser() -> argparse.ArgumentParser:
     check = sub.add_parser("config", help="validate a workflow config file").add_subparsers(
         dest="action", required=True
     )
-    check_cmd = check.add_parser("check", help="validate FILE against the schema")
-    check_cmd.add_argument("file")
+    check_cmd = check.add_parser(
+        "check", help="validate FILE (several: merged in order, as --configfile merges them)"
+    )
+    check_cmd.add_argument("file", nargs="+")
     check_cmd.add_argument("--show", action="store_true", help="print it with defaults filled in")
     check_cmd.set_defaults(func=_cmd_config_check)
     docs_cmd = check.add_parser(
@@ -394,7 +432,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     up.add_argument(
         "--slurm-port",
-        type=int,
+        type=_port,
         default=SLURM_PORT,
         help="slurmctld's port; slurmd uses the next, slurmdbd the one after "
         "(default: %(default)s)",
@@ -459,7 +497,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="a new or empty directory, or one an earlier review made (emptied, then "
         "filled); never one holding the bundle (default: %(default)s)",
     )
-    review.add_argument("--cores", type=int, default=2)
+    review.add_argument("--cores", type=_cores, default=2)
     review.add_argument("--no-report", action="store_true", help="skip the HTML report")
     review.set_defaults(func=_cmd_review)
 
@@ -493,6 +531,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    # A terminal or pipe of another encoding (LC_ALL=C, PYTHONIOENCODING=ascii)
+    # gets what it cannot show as escapes, never an error halfway through.
+    for stream in (sys.stdout, sys.stderr):
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="backslashreplace")
     args = build_parser().parse_args(argv)
     if getattr(args, "argv", None) and args.argv[0] == "--":
         args.argv = args.argv[1:]
@@ -521,9 +564,15 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _message(err: BaseException) -> str:
+    """One line or paragraph for the user; control characters (a NUL of a file
+    name or a value) shown as escapes, so a terminal never receives them raw."""
     if isinstance(err, OSError) and err.strerror and err.filename is not None:
-        return f"{err.filename}: {err.strerror}"
-    return str(err) or type(err).__name__
+        text = f"{err.filename}: {err.strerror}"
+    elif isinstance(err, OSError) and err.strerror:
+        text = f"{err.strerror} (error {err.errno})"
+    else:
+        text = str(err) or type(err).__name__
+    return "".join(c if c.isprintable() or c in "\n\t" else ascii(c)[1:-1] for c in text)
 
 
 if __name__ == "__main__":

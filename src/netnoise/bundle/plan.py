@@ -71,8 +71,17 @@ def planned_files(
     argv = snakemake_argv(Path(workdir), configfiles, "--detailed-summary")
     out = subprocess.run(argv, capture_output=True, text=True, check=False)
     if out.returncode != 0:
-        raise BundleError(f"the workflow could not plan its jobs:\n{out.stderr[-3000:]}")
+        raise BundleError(f"the workflow could not plan its jobs: {snakemake_error(out.stderr)}")
     return parse_summary(out.stdout)
+
+
+def snakemake_error(stderr: str) -> str:
+    """What a failed Snakemake said, without its traceback: the error's last
+    lines (a traceback's exception line alone)."""
+    lines = [line for line in stderr.splitlines() if line.strip()]
+    if any(line.startswith("Traceback (most recent call last)") for line in lines):
+        return lines[-1].strip()
+    return "\n".join(lines[-20:])[-3000:]
 
 
 def analysis_inputs(planned: Iterable[PlannedFile]) -> dict[str, str]:
