@@ -30,6 +30,7 @@ from netnoise import (
 from netnoise.atomic import atomic_open
 from netnoise.platform import PlatformUnavailable
 from netnoise.platform.testbed import TestbedPlatform
+from netnoise.testbed import bench as testbed_bench
 from netnoise.testbed.fabric import TestbedError
 from netnoise.testbed.slurm import ACCOUNT as SLURM_ACCOUNT
 from netnoise.testbed.slurm import DEFAULT_PORT as SLURM_PORT
@@ -521,6 +522,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     cpubench.add_arguments(cpu)
     cpu.set_defaults(func=cpubench.run)
+    links = benches.add_parser(
+        "testbed",
+        help="what the testbed's shaped links carry and how its backbone queues a probe "
+        "beside a bulk flow (needs root)",
+    )
+    testbed_bench.add_arguments(links)
+    links.set_defaults(func=testbed_bench.run)
     for register in plugins.load("bench").values():
         register(benches)
 
