@@ -347,13 +347,7 @@ def _port(text: str) -> int:
 
 
 def _ranks(text: str) -> int:
-    try:
-        ranks = int(text)
-    except ValueError:
-        ranks = 0
-    if ranks < 1:
-        raise argparse.ArgumentTypeError(f"{text!r}: give a whole number of MPI ranks, 1 or more")
-    return ranks
+    return _whole_number(text, "MPI ranks")
 
 
 class _Parser(argparse.ArgumentParser):
