@@ -114,8 +114,10 @@ int nn_bench_end(nn_writer *w);
  *   while (nn_loop_next(&loop)) { t0 = nn_now(); exchange(); record(nn_now() - t0); }
  *
  * The warm-up ends after --warmup iterations, or earlier, on every rank alike,
- * once it has lasted --duration or a stop is requested (a collective check
- * each iteration). The first call of nn_loop_next begins the timed region
+ * once it has lasted --duration or a stop is requested (a collective check at
+ * its 1024th iteration and every doubling, so a warm-up of up to a thousand
+ * runs as asked and a longer one ends within twice --duration). The first
+ * call of nn_loop_next begins the timed region
  * (nn_timed_begin), the call that stops ends it (nn_timed_end).
  * The loop stops when every rank agrees to go on no longer: the iteration
  * count is reached, the duration has passed on some rank, the stop file
