@@ -47,7 +47,11 @@ $(VENV)/.installed: pyproject.toml requirements.lock
 	$(BIN)/python -m pip install --quiet -c requirements.lock -e '.[workflow,dev]'
 	touch $@
 
+# CONFIG's files are read and validated by netnoise before Snakemake reads them:
+# a missing file, a directory, a FIFO or a bad value ends in one line naming it,
+# where Snakemake's own reader would end in a traceback (or wait on a FIFO).
 reproduce: setup
+	$(BIN)/netnoise config check $(CONFIG)
 	$(SNAKEMAKE) --configfile $(CONFIG)
 	$(BIN)/netnoise report --configfile $(CONFIG) --output $(REPORT)
 	$(BIN)/netnoise bundle create --configfile $(CONFIG) --output results/bundle-$(PLATFORM_KIND).tar.gz

@@ -2,12 +2,12 @@
  * p2p_concurrent: simultaneous point-to-point transfers of a communication
  * pattern, each timed by its receiver (seed 003, Sec. 3.1, Fig. 2).
  */
-#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "nn_mpi.h"
+#include "nn_pattern.h"
 
 static const nn_tool_info info = {
     "p2p_concurrent",
@@ -35,89 +35,6 @@ static const nn_tool_info info = {
  * iterations, an offset drifts far less than its own error (half the round
  * trip, recorded as clock_rtt_max_us). */
 enum { CLOCK_SYNC_ITERATIONS = 64, CLOCK_SYNC_ROUNDS = 10 };
-
-typedef struct {
-    int src, dst;
-    size_t bytes;
-} link_t;
-
-/* Reads the pattern on rank 0; returns the number of links or -1 with err set. */
-static int read_pattern(const char *path, int nranks, link_t **out, char *err, size_t errlen)
-{
-    FILE *fp = fopen(path, "r");
-    if (fp == NULL) {
-        snprintf(err, errlen, "cannot open pattern file '%s': %s", path, strerror(errno));
-        return -1;
-    }
-    char line[512];
-    int n = 0, cap = 16, lineno = 0;
-    link_t *links = malloc((size_t)cap * sizeof *links);
-    if (links == NULL) {
-        snprintf(err, errlen, "out of memory");
-        fclose(fp);
-        return -1;
-    }
-    while (fgets(line, sizeof line, fp) != NULL) {
-        lineno++;
-        line[strcspn(line, "\r\n")] = '\0';
-        if (lineno == 1) {
-            if (strcmp(line, "src,dst,bytes") != 0) {
-                snprintf(err, errlen, "%s:1: header must be 'src,dst,bytes', got '%s'", path, line);
-                goto fail;
-            }
-            continue;
-        }
-        if (line[0] == '\0' || line[0] == '#')
-            continue;
-        char *fields[3];
-        char *save = NULL, *tok = strtok_r(line, ",", &save);
-        int k = 0;
-        while (tok != NULL && k < 3) {
-            fields[k++] = tok;
-            tok = strtok_r(NULL, ",", &save);
-        }
-        long src, dst;
-        size_t bytes;
-        if (k != 3 || tok != NULL) {
-            snprintf(err, errlen, "%s:%d: expected 3 fields src,dst,bytes", path, lineno);
-            goto fail;
-        }
-        if (nn_parse_long(fields[0], &src) || nn_parse_long(fields[1], &dst) ||
-            nn_parse_size(fields[2], &bytes) || bytes == 0 || bytes > (1u << 30)) {
-            snprintf(err, errlen,
-                     "%s:%d: expected integer ranks and a byte count in [1, 2^30], got "
-                     "'%s,%s,%s'",
-                     path, lineno, fields[0], fields[1], fields[2]);
-            goto fail;
-        }
-        if (src < 0 || src >= nranks || dst < 0 || dst >= nranks || src == dst) {
-            snprintf(err, errlen, "%s:%d: ranks %ld -> %ld must differ and be in [0, %d)", path,
-                     lineno, src, dst, nranks);
-            goto fail;
-        }
-        if (n == cap) {
-            link_t *grown = realloc(links, (size_t)(cap *= 2) * sizeof *links);
-            if (grown == NULL) {
-                snprintf(err, errlen, "out of memory at %s:%d", path, lineno);
-                goto fail;
-            }
-            links = grown;
-        }
-        links[n++] = (link_t){(int)src, (int)dst, bytes};
-    }
-    fclose(fp);
-    if (n == 0) {
-        snprintf(err, errlen, "%s: no links", path);
-        free(links);
-        return -1;
-    }
-    *out = links;
-    return n;
-fail:
-    fclose(fp);
-    free(links);
-    return -1;
-}
 
 int main(int argc, char **argv)
 {
@@ -149,10 +66,10 @@ int main(int argc, char **argv)
                     min_iter, max_iter);
 
     char err[600] = "";
-    link_t *links = NULL;
+    nn_link *links = NULL;
     int nlinks = 0;
     if (rank == 0)
-        nlinks = read_pattern(pattern, b.nranks, &links, err, sizeof err);
+        nlinks = nn_read_pattern(pattern, b.nranks, &links, err, sizeof err);
     MPI_CHECK(MPI_Bcast(&nlinks, 1, MPI_INT, 0, MPI_COMM_WORLD));
     if (nlinks < 0) {
         if (rank == 0)

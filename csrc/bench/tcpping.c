@@ -236,8 +236,14 @@ int main(int argc, char **argv)
      * region (the runner's windows) includes the initiators' warm-up. */
     nn_timed_begin(&run, MPI_COMM_WORLD);
     if (initiator) {
-        for (long i = 0; i < run.warmup && !failed; i++)
+        /* The warm-up, like the timed part, ends after --duration or on a stop
+         * request: the echoing rank follows the initiator alone. */
+        const double t_warm = nn_now();
+        for (long i = 0; i < run.warmup && !failed && !nn_local_stop(&run); i++) {
+            if (run.duration_s > 0 && nn_now() - t_warm >= run.duration_s)
+                break;
             failed = round_trip(fd, buf, size) != 0;
+        }
         const double t_start = nn_now();
         double next = t_start;
         for (long i = 0; i < run.iterations && !failed; i++) {

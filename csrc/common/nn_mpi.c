@@ -11,6 +11,8 @@
 #include <unistd.h>
 
 #include "nn_mpi.h"
+/* After nn_mpi.h: SMPI's headers say whether this is a simulated rank. */
+#include "nn_life.h"
 
 #ifdef SMPI_HELPERS_H
 /* Under SimGrid's SMPI every program is compiled with MPI_COMM_WORLD standing
@@ -40,10 +42,21 @@ static int start_mpi(int *argc, char ***argv)
 
 static volatile sig_atomic_t stop_signal = 0;
 
+/* Seconds a process asked to terminate (SIGTERM, SIGINT) has to end cleanly
+ * before SIGALRM ends it: a rank blocked on a peer that is gone never comes
+ * back to see the request. SIGUSR1, the co-runs' stop, has no such limit: a
+ * background then finishes its exchanges and waits for its release. */
+enum { TERMINATE_GRACE_S = 20 };
+
 static void on_stop_signal(int sig)
 {
-    (void)sig;
     stop_signal = 1;
+#ifndef SMPI_HELPERS_H
+    if (sig != SIGUSR1)
+        alarm(TERMINATE_GRACE_S);
+#else
+    (void)sig;
+#endif
 }
 
 int nn_stop_requested(void)
@@ -65,6 +78,7 @@ void nn_mpi_fail(int rc, const char *call, const char *file, int line)
 
 void nn_init(int *argc, char ***argv)
 {
+    nn_die_with_parent();
     MPI_CHECK(start_mpi(argc, argv));
     MPI_CHECK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
     struct sigaction sa;
@@ -74,6 +88,7 @@ void nn_init(int *argc, char ***argv)
     sigaction(SIGUSR1, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGINT, &sa, NULL);
+    signal(SIGALRM, SIG_DFL);
 }
 
 void nn_parse_or_exit(int argc, char **argv, const nn_option *opts, const nn_tool_info *info)
@@ -199,6 +214,7 @@ void nn_loop_begin(nn_loop *loop, const nn_run_options *run, MPI_Comm comm)
     loop->run = run;
     loop->comm = comm;
     loop->warm_done = 0;
+    loop->t_warm = 0.0;
     loop->timed_done = 0;
     loop->t_start = 0.0;
     loop->ended = 0;
@@ -238,13 +254,36 @@ static int loop_precise(const nn_loop *loop)
     return 2.0 * nn_t95(n - 1) * sqrt(var / (double)n) <= ci_width * mean;
 }
 
+/* The warm-up iteration at which ranks first agree on whether to end the
+ * warm-up early, then at every doubling: a warm-up of the usual size (up to a
+ * thousand exchanges) runs exactly as asked, without an exchange of its own,
+ * and a longer one ends within twice --duration. */
+enum { WARMUP_CHECK_FIRST = 1024 };
+
 int nn_loop_warming(nn_loop *loop)
 {
-    if (loop->warm_done < loop->run->warmup) {
-        loop->warm_done++;
-        return 1;
+    const nn_run_options *run = loop->run;
+    const long done = loop->warm_done;
+    if (done >= run->warmup)
+        return 0;
+    /* The clock is read only for a --duration: under SMPI a clock read is a
+     * step of the simulation, which would move a co-run's jobs out of step. */
+    if (done == 0 && run->duration_s > 0)
+        loop->t_warm = nn_now();
+    if (done >= WARMUP_CHECK_FIRST && (done & (done - 1)) == 0) {
+        /* Ends early, on every rank alike, on a stop request or once it has
+         * lasted --duration: no warm-up outlasts the run it prepares. */
+        int stop = nn_local_stop(run) ||
+                   (run->duration_s > 0 && nn_now() - loop->t_warm >= run->duration_s);
+        int any_stop = 0;
+        MPI_CHECK(MPI_Allreduce(&stop, &any_stop, 1, MPI_INT, MPI_MAX, loop->comm));
+        if (any_stop) {
+            loop->warm_done = run->warmup;
+            return 0;
+        }
     }
-    return 0;
+    loop->warm_done++;
+    return 1;
 }
 
 static void create_file(const char *path, const char *what)
@@ -289,8 +328,8 @@ static void handshake(const nn_run_options *run, MPI_Comm comm, const char *crea
     int rank;
     MPI_CHECK(MPI_Barrier(comm));
     MPI_CHECK(MPI_Comm_rank(comm, &rank));
-    int counting = rank == 0 && run->link_counters != NULL;
 #ifdef SMPI_HELPERS_H
+    int counting = rank == 0 && run->link_counters != NULL;
     if (counting && !timed_part_starts)
         nn_link_counters_end();
 #else

@@ -113,8 +113,12 @@ int nn_bench_end(nn_writer *w);
  *   while (nn_loop_warming(&loop)) exchange();
  *   while (nn_loop_next(&loop)) { t0 = nn_now(); exchange(); record(nn_now() - t0); }
  *
- * The first call of nn_loop_next begins the timed region (nn_timed_begin),
- * the call that stops ends it (nn_timed_end).
+ * The warm-up ends after --warmup iterations, or earlier, on every rank alike,
+ * once it has lasted --duration or a stop is requested (a collective check at
+ * its 1024th iteration and every doubling, so a warm-up of up to a thousand
+ * runs as asked and a longer one ends within twice --duration). The first
+ * call of nn_loop_next begins the timed region
+ * (nn_timed_begin), the call that stops ends it (nn_timed_end).
  * The loop stops when every rank agrees to go on no longer: the iteration
  * count is reached, the duration has passed on some rank, the stop file
  * exists, or SIGUSR1/SIGTERM arrived. With --ci-width (NN_PRECISION_OPTIONS)
@@ -125,6 +129,7 @@ typedef struct {
     const nn_run_options *run;
     MPI_Comm comm;
     long warm_done;
+    double t_warm; /* when the warm-up began */
     long timed_done;
     double t_start;
     int ended;

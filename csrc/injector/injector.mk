@@ -3,7 +3,7 @@
 
 INJECTOR_SRC := injector/nnlat_core.c injector/nnlat_init.c injector/nnlat_mpi.c \
                 injector/nnlat_tcp.c
-INJECTOR_HDR := injector/nnlat.h
+INJECTOR_HDR := injector/nnlat.h common/nn_life.h
 
 LIBRARIES += libnnlatency.so
 CHECKS += injector/tests/check.sh

@@ -36,6 +36,9 @@
 #define NNLAT_SLEEP_MARGIN_DEFAULT_US 100
 #define NNLAT_SLEEP_MARGIN_MAX_US 10000
 #define NNLAT_LINE_MAX 1024
+/* The exit status of a process under NN_LATENCY_STRICT=1 whose report could not
+ * be written: the run's delays are unaccounted, so it fails. */
+#define NNLAT_LOST_REPORT_STATUS 3
 #define NNLAT_PATH_MAX 4096
 #define NNLAT_ERR_MAX 1024
 
@@ -213,7 +216,9 @@ NNLAT_HIDDEN void nnlat_forked(nnlat_state *s);
 /* Writes the report to s->report_path once (first call wins); called after
  * MPI_Finalize and at exit (at_exit = 1). Only rank 0 (or a rank-less
  * process) writes it unless the path contains %r or %p; at exit, a process
- * that injected no delay does not replace an existing report. */
+ * that injected no delay does not replace an existing report. A report that
+ * cannot be written is a warning, or under strict mode the process's end with
+ * status NNLAT_LOST_REPORT_STATUS. */
 NNLAT_HIDDEN void nnlat_finish(nnlat_state *s, int at_exit);
 
 #endif

@@ -3,6 +3,7 @@
  * delay injection and the report. See nnlat.h and README.md.
  */
 #include "nnlat.h"
+#include "../common/nn_life.h"
 
 #include <errno.h>
 #include <math.h>
@@ -133,16 +134,18 @@ static int looks_negative(const char *s)
 int nnlat_load_table(const char *path, uint64_t unit_ns, uint64_t table[NNLAT_TABLE_SIZE],
                      char *err, size_t errlen)
 {
-    FILE *fp = fopen(path, "r");
+    const char *why = NULL;
+    FILE *fp = nn_fopen_regular(path, &why);
     if (fp == NULL) {
-        set_err(err, errlen, "distribution table %s: cannot open: %s", path, strerror(errno));
+        set_err(err, errlen, "distribution table %s: cannot open: %s", path, why);
         return -1;
     }
     char buf[NNLAT_LINE_MAX];
     int line = 0, rc = -1;
     const uint64_t limit = NNLAT_MAX_DELAY_NS / unit_ns;
     while (fgets(buf, sizeof buf, fp) != NULL) {
-        line++;
+        if (line++ == 0)
+            nn_strip_bom(buf);
         if (line > NNLAT_ROWS) {
             set_err(err, errlen, "distribution table %s:%d: more than %d lines", path, line,
                     NNLAT_ROWS);
@@ -191,15 +194,17 @@ out:
 
 int nnlat_load_seed(const char *path, uint64_t *seed, char *err, size_t errlen)
 {
-    FILE *fp = fopen(path, "r");
+    const char *why = NULL;
+    FILE *fp = nn_fopen_regular(path, &why);
     if (fp == NULL) {
-        set_err(err, errlen, "seed file %s: cannot open: %s", path, strerror(errno));
+        set_err(err, errlen, "seed file %s: cannot open: %s", path, why);
         return -1;
     }
     char buf[NNLAT_LINE_MAX];
     int line = 0, found = 0, rc = -1;
     while (fgets(buf, sizeof buf, fp) != NULL) {
-        line++;
+        if (line++ == 0)
+            nn_strip_bom(buf);
         if (strip_eol(buf, fp) != 0) {
             set_err(err, errlen, "seed file %s:%d: line longer than %d characters", path, line,
                     NNLAT_LINE_MAX - 2);
@@ -489,6 +494,12 @@ void nnlat_finish(nnlat_state *s, int at_exit)
     if (atomic_exchange(&s->report_written, 1))
         return;
     char err[NNLAT_ERR_MAX];
-    if (nnlat_write_report(s, s->report_path, err, sizeof err) != 0)
-        fprintf(stderr, "libnnlatency: warning: %s\n", err);
+    if (nnlat_write_report(s, s->report_path, err, sizeof err) == 0)
+        return;
+    /* Strict: a run whose report is lost fails, whatever its own status. */
+    fprintf(stderr, "libnnlatency: %s: %s\n", s->strict ? "error" : "warning", err);
+    if (s->strict) {
+        fflush(stderr);
+        _exit(NNLAT_LOST_REPORT_STATUS);
+    }
 }

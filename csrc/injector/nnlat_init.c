@@ -6,6 +6,7 @@
  * at exit (and after MPI_Finalize, see nnlat_mpi.c).
  */
 #include "nnlat.h"
+#include "../common/nn_life.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -26,6 +27,8 @@ static void child_after_fork(void)
 
 __attribute__((constructor)) static void nnlat_load(void)
 {
+    /* Loaded before main: a rank that blocks here dies with its launcher too. */
+    nn_die_with_parent();
     char name[64];
     int rc = nnlat_configure(&nnlat, nnlat_rank_from_env());
     who(name, sizeof name);

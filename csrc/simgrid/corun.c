@@ -15,13 +15,14 @@
  */
 #include <dlfcn.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include <mpi.h>
+
+#include "../common/nn_life.h"
 
 #define MAX_PROGRAMS 8
 
@@ -79,9 +80,13 @@ static int parse(int argc, char **argv, program *programs, int rank)
  * gone once loaded. */
 static void *load_copy(const char *path, int rank)
 {
-    int in = open(path, O_RDONLY);
-    if (in < 0)
-        fail(rank, "cannot open program '%s'", path);
+    const char *why = NULL;
+    FILE *program = nn_fopen_regular(path, &why);
+    if (program == NULL) {
+        fprintf(stderr, "corun: cannot open program '%s': %s\n", path, why);
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    int in = fileno(program);
     const char *dir = getenv("TMPDIR") != NULL ? getenv("TMPDIR") : "/tmp";
     char copy[4096];
     snprintf(copy, sizeof copy, "%s/corun-rank%d-XXXXXX.so", dir, rank);
@@ -96,7 +101,7 @@ static void *load_copy(const char *path, int rank)
     while ((got = read(in, buffer, sizeof buffer)) > 0)
         if (write(out, buffer, (size_t)got) != got)
             got = -1;
-    close(in);
+    fclose(program);
     if (close(out) != 0 || got < 0) {
         unlink(copy);
         fprintf(stderr, "corun: cannot copy '%s' to %s\n", path, copy);

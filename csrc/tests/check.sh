@@ -175,7 +175,7 @@ expect_reject 2 "--collective: invalid value 'alltoall', expected one of allredu
   "$BINDIR/noise" --collective alltoall
 
 # p2p_concurrent: a pattern of three concurrent links; bad pattern files name the line.
-printf 'src,dst,bytes\n0,1,64K\n2,3,128K\n1,2,32K\n' >"$tmp/pattern.csv"
+printf 'src,dst,bytes\n0,1,65536\n2,3,131072\n1,2,32768\n' >"$tmp/pattern.csv"
 run_ok p2p 15 4 "$BINDIR/p2p_concurrent" --pattern "$tmp/pattern.csv" --max-iterations 5 \
   --min-iterations 5
 [ "$(grep -c '^#@link_' "$tmp/p2p.csv")" -eq 3 ] && ok || fail "p2p_concurrent: link summaries"
@@ -186,10 +186,10 @@ awk -F, '!/^#/ && $1 != "link" && $6 <= 1e-6 {bad++} END {exit bad > 0}' "$tmp/p
 for key in late_starts start_spread_max_us clock_rtt_max_us; do
   grep -q "^#@$key=[0-9]" "$tmp/p2p.csv" && ok || fail "p2p_concurrent: no #@$key"
 done
-printf 'src,dst,bytes\n0,1,64K\n0,1\n' >"$tmp/bad1.csv"
+printf 'src,dst,bytes\n0,1,65536\n0,1\n' >"$tmp/bad1.csv"
 expect_reject 2 "bad1.csv:3: expected 3 fields src,dst,bytes" "$BINDIR/p2p_concurrent" \
   --pattern "$tmp/bad1.csv"
-printf 'src,dst,bytes\n0,5,64K\n' >"$tmp/bad2.csv"
+printf 'src,dst,bytes\n0,5,65536\n' >"$tmp/bad2.csv"
 expect_reject 2 "bad2.csv:2: ranks 0 -> 5 must differ and be in [0, 2)" \
   "$BINDIR/p2p_concurrent" --pattern "$tmp/bad2.csv"
 printf 'from,to,size\n' >"$tmp/bad3.csv"
@@ -231,5 +231,95 @@ for cc in reno cubic; do
     'import socket; s = socket.socket(); print(s.getsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, 16).rstrip(b"\0").decode())')
   [ "$got" = "$cc" ] && ok || fail "libnntcpcc.so: asked for $cc, socket has '$got'"
 done
+
+# ---------------------------------------------------------------- runs that end
+# A warm-up ends with the run: once it has lasted --duration, or on a stop request.
+start=$(date +%s)
+if mpi -n 2 "$BINDIR/pingpong" --warmup 1000000000 --iterations 0 --duration 1 \
+     --output "$tmp/warm.csv" 2>"$tmp/err"; then
+  check_format "$tmp/warm.csv" 1
+  [ $(($(date +%s) - start)) -lt 30 ] || fail "a warm-up of 10^9 exchanges outlasted --duration 1"
+else
+  fail "a warm-up longer than --duration: $(head -c 400 "$tmp/err")"
+fi
+mpi -n 2 "$BINDIR/pingpong" --warmup 1000000000 --iterations 10 --stop-file "$tmp/stop-warm" \
+  --output "$tmp/warm-stop.csv" 2>"$tmp/err" &
+warming=$!
+sleep 1
+touch "$tmp/stop-warm"
+if wait "$warming"; then
+  check_format "$tmp/warm-stop.csv" 0
+else
+  fail "a stop file during the warm-up: $(head -c 400 "$tmp/err")"
+fi
+
+# ranks_of MARKER: the pids of the running ranks whose command line holds MARKER.
+ranks_of() { pgrep -f -- "^[^ ]*$1" || true; }
+# gone_within SECONDS PID...: whether every PID has exited within SECONDS.
+gone_within() {
+  local deadline=$(($(date +%s) + $1)) pid
+  shift
+  for pid in "$@"; do
+    while kill -0 "$pid" 2>/dev/null; do
+      [ "$(date +%s)" -lt "$deadline" ] || return 1
+      sleep 0.2
+    done
+  done
+}
+# await_ranks COUNT MARKER: wait (10 s at most) until COUNT ranks hold MARKER.
+await_ranks() {
+  for _ in $(seq 50); do [ "$(ranks_of "$2" | wc -l)" -ge "$1" ] && return; sleep 0.2; done
+}
+
+# A process the latency injector is loaded into dies with its launcher, even one
+# that never reaches MPI (Open MPI's own watch starts in MPI_Init).
+marker="$tmp/orphan-sleep"
+ln -s "$(command -v sleep)" "$marker"
+"$MPIRUN" "${FLAGS[@]}" -n 2 -x LD_PRELOAD="$(realpath "$BINDIR/libnnlatency.so")" \
+  "$marker" 600 >/dev/null 2>&1 &
+launcher=$!
+await_ranks 2 "$marker"
+read -r -a orphans <<<"$(ranks_of "$marker" | tr '\n' ' ')"
+kill -KILL "$launcher"
+wait "$launcher" 2>/dev/null
+if [ "${#orphans[@]}" -eq 2 ] && gone_within 10 "${orphans[@]}"; then
+  ok
+else
+  fail "processes of a killed mpirun outlived it: ${orphans[*]}"
+  kill -KILL "${orphans[@]}" 2>/dev/null
+fi
+
+# A rank told to terminate ends within its grace even when blocked on a peer
+# that never answers (here: stopped).
+"$MPIRUN" "${FLAGS[@]}" -n 2 "$BINDIR/pingpong" --warmup 0 --iterations 0 \
+  --stop-file "$tmp/never" --output "$tmp/blocked.csv" >/dev/null 2>&1 &
+launcher=$!
+await_ranks 2 "$BINDIR/pingpong --warmup 0"
+read -r -a ranks <<<"$(ranks_of "$BINDIR/pingpong --warmup 0" | tr '\n' ' ')"
+if [ "${#ranks[@]}" -eq 2 ]; then
+  kill -STOP "${ranks[1]}"
+  kill -TERM "${ranks[0]}"
+  if gone_within 40 "${ranks[0]}"; then ok; else fail "a blocked rank outlived SIGTERM"; fi
+  kill -KILL "${ranks[@]}" 2>/dev/null
+else
+  fail "the blocked run did not start: ${ranks[*]}"
+fi
+kill -KILL "$launcher" 2>/dev/null
+wait "$launcher" 2>/dev/null
+[ ! -e "$tmp/blocked.csv" ] || fail "a run ended by SIGTERM left a result"
+
+# ---------------------------------------------------------------- input files
+# A pattern that is a FIFO is refused at once; one saved on Windows reads alike.
+mkfifo "$tmp/pattern.fifo"
+expect_reject 2 "cannot open pattern file '$tmp/pattern.fifo': not a regular file" \
+  "$BINDIR/p2p_concurrent" --pattern "$tmp/pattern.fifo"
+printf '\xef\xbb\xbfsrc,dst,bytes\r\n0,1,1000\r\n# a comment\r\n\r\n 1 , 0 , 2000 \r\n' \
+  >"$tmp/windows.csv"
+if "$BUILD/test_pattern" "$tmp/windows.csv" 2 >"$tmp/links" 2>"$tmp/err" &&
+   [ "$(tr '\n' ' ' <"$tmp/links")" = "src,dst,bytes 0,1,1000 1,0,2000 " ]; then
+  ok
+else
+  fail "a pattern with a byte-order mark and CRLF: $(cat "$tmp/links" "$tmp/err")"
+fi
 
 finish

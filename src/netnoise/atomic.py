@@ -9,6 +9,7 @@ workflow was killed (netnoise.lifeline): it renames nothing.
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
 import secrets
@@ -24,17 +25,35 @@ def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
     """Yield a temporary path next to ``path``; rename it into place on success.
 
     Whatever else was written beside it under its name (a writer's own
-    temporary ``<tmp>.tmp.<pid>``, left by a killed program) is removed too.
+    temporary ``<tmp>.tmp.<pid>``, left by a killed program) is removed too. A
+    symbolic link is written through; a directory, FIFO or device is refused,
+    and a failure names ``path``, never the temporary file.
     """
-    final = Path(path)
+    # A link is written through: the file it names is replaced, the link stays.
+    final = Path(os.path.realpath(path)) if os.path.islink(path) else Path(path)
+    if final.is_dir():
+        raise IsADirectoryError(errno.EISDIR, "is a directory, not a file to write", str(path))
+    if final.exists() and not final.is_file():
+        raise FileExistsError(
+            errno.EEXIST, "not a regular file (a FIFO, device or socket) to write", str(path)
+        )
     final.parent.mkdir(parents=True, exist_ok=True)
-    tmp = _create_temporary(final)
+    try:
+        tmp = _create_temporary(final)
+    except OSError as err:
+        raise OSError(err.errno, err.strerror, str(path)) from None
     try:
         yield tmp
         if not tmp.exists():
             raise FileNotFoundError(f"nothing was written to the temporary file for {final}")
         lifeline.check(f"writing {final}")
         os.replace(tmp, final)
+    except OSError as err:
+        # Named by the file the caller asked for, not by the temporary one (a
+        # full disk says which file it could not write).
+        if err.filename in (None, str(tmp)) and err.strerror:
+            raise OSError(err.errno, err.strerror, str(path)) from None
+        raise
     finally:
         tmp.unlink(missing_ok=True)
         for leftover in tmp.parent.glob(f"{tmp.name}.*"):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import errno
 import json
 import os
 import subprocess
@@ -21,6 +22,7 @@ from netnoise import (
     config,
     config_docs,
     cpubench,
+    inputs,
     io,
     plugins,
     project,
@@ -30,6 +32,7 @@ from netnoise import (
 from netnoise.atomic import atomic_open
 from netnoise.platform import PlatformUnavailable
 from netnoise.platform.testbed import TestbedPlatform
+from netnoise.testbed import bench as testbed_bench
 from netnoise.testbed.fabric import TestbedError
 from netnoise.testbed.slurm import ACCOUNT as SLURM_ACCOUNT
 from netnoise.testbed.slurm import DEFAULT_PORT as SLURM_PORT
@@ -59,11 +62,11 @@ def _cmd_studies(args: argparse.Namespace) -> int:
 
 
 def _cmd_config_check(args: argparse.Namespace) -> int:
-    resolved = config.load(args.file)
+    resolved = config.load_files(args.file)
     if args.show:
         yaml.safe_dump(resolved, sys.stdout, sort_keys=False)
     else:
-        print(f"{args.file}: valid")
+        print(f"{', '.join(args.file)}: valid")
     return 0
 
 
@@ -109,7 +112,8 @@ def _cmd_claims(args: argparse.Namespace) -> int:
             for platform, (claims, _) in found.items()
         )
         document = Path(args.update)
-        updated = claims_summary.with_section(document.read_text(), markdown)
+        text = inputs.read_text(document, inputs.MAX_TABLE_BYTES, "text document (Markdown)")
+        updated = claims_summary.with_section(text, markdown)
         with atomic_open(document) as out:
             out.write(updated)
         print(f"{document}: claims summary updated")
@@ -147,32 +151,25 @@ def _cmd_bundle_create(args: argparse.Namespace) -> int:
 
 
 def _cmd_bundle_verify(args: argparse.Namespace) -> int:
-    manifest = bundle.verify(args.bundle)
-    identity = bundle.identify(args.bundle)
-    problems = identity.problems()
-    git = manifest["git"]
-    # A bundle of the current format with a problem has failed verify already;
-    # an older one, which did not record its run, is shown for what it is.
-    state = "ok" if not problems else "readable, but not one run"
+    verified = bundle.check(args.bundle)
+    manifest, git = verified.manifest, verified.manifest["git"]
     print(
-        f"{args.bundle}: {state}, {len(manifest['files'])} files from netnoise "
+        f"{args.bundle}: ok, {len(manifest['files'])} files from netnoise "
         f"{manifest['netnoise_version']} ({git['sha'][:12]}{', dirty' if git['dirty'] else ''}) "
         f"on {manifest['platform']}, {manifest['created']}"
     )
-    print(f"its results: {identity.describe()}")
-    for problem in problems:
-        print(f"  {problem}")
+    print(f"its results: {verified.identity.describe()}")
     return 0
 
 
 def _cmd_bundle_describe(args: argparse.Namespace) -> int:
-    manifest = bundle.verify(args.bundle)
+    verified = bundle.check(args.bundle)
     ((platform, (claims, cpu)),) = studies.bundle_claims(args.bundle).items()
     numbers = {study.key: study.number for study in studies.STUDIES}
     text = bundle.describe(
         bundle.shown(args.bundle),
-        manifest,
-        bundle.identify(args.bundle),
+        verified.manifest,
+        verified.identity,
         cpu,
         claims_summary.summary_markdown(claims, platform, numbers),
     )
@@ -256,6 +253,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
+    _check_output(args.output)
     try:
         report.build(args.output, workdir=args.workdir, configfiles=args.configfile)
     except subprocess.CalledProcessError:
@@ -265,15 +263,24 @@ def _cmd_report(args: argparse.Namespace) -> int:
     return 0
 
 
+def _check_output(path: str) -> None:
+    """A file a command is to write (or replace), refused before any work when it
+    is a directory, a FIFO or a device."""
+    if os.path.isdir(path):
+        raise IsADirectoryError(errno.EISDIR, "is a directory, not a file to write", path)
+    if os.path.exists(path) and not os.path.isfile(path):
+        raise FileExistsError(errno.EEXIST, "not a regular file (a FIFO or device) to write", path)
+
+
 def _testbed(args: argparse.Namespace) -> TestbedPlatform:
+    """The testbed of the config's platform section: the studies' sections are
+    not checked, so a config of a small testbed serves every testbed command."""
     path = Path(args.config)
-    if path.exists():
-        resolved = config.load(path)
-    elif args.config == str(DEFAULT_CONFIG):
-        resolved = config.validate({})
+    if os.path.lexists(path) or args.config != str(DEFAULT_CONFIG):
+        platform = config.load_platform(path)
     else:
-        raise FileNotFoundError(f"{path}: no such config file")
-    return TestbedPlatform(resolved["platform"])
+        platform = config.validate_platform({})
+    return TestbedPlatform(platform)
 
 
 def _cmd_testbed_up(args: argparse.Namespace) -> int:
@@ -368,14 +375,31 @@ def _cmd_testbed_mpirun(args: argparse.Namespace) -> int:
     return subprocess.run(launch.argv, env={**os.environ, **launch.env}).returncode
 
 
-def _ranks(text: str) -> int:
+def _whole_number(text: str, what: str) -> int:
     try:
-        ranks = int(text)
+        number = int(text)
     except ValueError:
-        ranks = 0
-    if ranks < 1:
-        raise argparse.ArgumentTypeError(f"{text!r}: give a whole number of MPI ranks, 1 or more")
-    return ranks
+        number = 0
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"{text!r}: give a whole number of {what}, 1 or more")
+    return number
+
+
+def _cores(text: str) -> int:
+    return _whole_number(text, "cores")
+
+
+def _port(text: str) -> int:
+    port = _whole_number(text, "a port")
+    if port > 65533:
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: give a port of 1 to 65533 (the next two serve slurmd and slurmdbd)"
+        )
+    return port
+
+
+def _ranks(text: str) -> int:
+    return _whole_number(text, "MPI ranks")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -455,8 +479,10 @@ def build_parser() -> argparse.ArgumentParser:
     check = sub.add_parser("config", help="validate a workflow config file").add_subparsers(
         dest="action", required=True
     )
-    check_cmd = check.add_parser("check", help="validate FILE against the schema")
-    check_cmd.add_argument("file")
+    check_cmd = check.add_parser(
+        "check", help="validate FILE (several: merged in order, as --configfile merges them)"
+    )
+    check_cmd.add_argument("file", nargs="+")
     check_cmd.add_argument("--show", action="store_true", help="print it with defaults filled in")
     check_cmd.set_defaults(func=_cmd_config_check)
     docs_cmd = check.add_parser(
@@ -483,7 +509,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     up.add_argument(
         "--slurm-port",
-        type=int,
+        type=_port,
         default=SLURM_PORT,
         help="slurmctld's port; slurmd uses the next, slurmdbd the one after "
         "(default: %(default)s)",
@@ -548,7 +574,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="a new or empty directory, or one an earlier review made (emptied, then "
         "filled); never one holding the bundle (default: %(default)s)",
     )
-    review.add_argument("--cores", type=int, default=2)
+    review.add_argument("--cores", type=_cores, default=2)
     review.add_argument("--no-report", action="store_true", help="skip the HTML report")
     review.set_defaults(func=_cmd_review)
 
@@ -572,6 +598,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     cpubench.add_arguments(cpu)
     cpu.set_defaults(func=cpubench.run)
+    links = benches.add_parser(
+        "testbed",
+        help="what the testbed's shaped links carry and how its backbone queues a probe "
+        "beside a bulk flow (needs root)",
+    )
+    testbed_bench.add_arguments(links)
+    links.set_defaults(func=testbed_bench.run)
     for register in plugins.load("bench").values():
         register(benches)
 
@@ -582,6 +615,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    # A terminal or pipe of another encoding (LC_ALL=C, PYTHONIOENCODING=ascii)
+    # gets what it cannot show as escapes, never an error halfway through.
+    for stream in (sys.stdout, sys.stderr):
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="backslashreplace")
     args = build_parser().parse_args(argv)
     if getattr(args, "argv", None) and args.argv[0] == "--":
         args.argv = args.argv[1:]
@@ -610,9 +648,15 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _message(err: BaseException) -> str:
+    """One line or paragraph for the user; control characters (a NUL of a file
+    name or a value) shown as escapes, so a terminal never receives them raw."""
     if isinstance(err, OSError) and err.strerror and err.filename is not None:
-        return f"{err.filename}: {err.strerror}"
-    return str(err) or type(err).__name__
+        text = f"{err.filename}: {err.strerror}"
+    elif isinstance(err, OSError) and err.strerror:
+        text = f"{err.strerror} (error {err.errno})"
+    else:
+        text = str(err) or type(err).__name__
+    return "".join(c if c.isprintable() or c in "\n\t" else ascii(c)[1:-1] for c in text)
 
 
 if __name__ == "__main__":

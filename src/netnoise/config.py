@@ -95,7 +95,59 @@ class _StrictLoader(yaml.SafeLoader):
                 None, None, f"more than {MAX_VALUES} values once its aliases (*name) are "
                 "expanded; a config is far smaller", node.start_mark,
             )  # fmt: skip
+        for key, scalar in _yaml11_numbers(node):
+            raise yaml.constructor.ConstructorError(
+                None, None, _yaml11_problem(key, scalar.value), scalar.start_mark
+            )
         return self.construct_document(node)
+
+
+# Plain scalars YAML 1.1 (PyYAML, and so Snakemake's reader of a config) reads
+# as numbers that YAML 1.2 reads otherwise: 010 is 8 there and 10 here, 15:00
+# is 900 seconds there and text here. Refused, so no reader changes a value.
+_OCTAL = re.compile(r"[-+]?0[0-7_]+")
+_SEXAGESIMAL = re.compile(r"[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?")
+_NUMBER_TAGS = ("tag:yaml.org,2002:int", "tag:yaml.org,2002:float")
+
+
+def _yaml11_numbers(root: yaml.Node) -> Iterator[tuple[str, yaml.ScalarNode]]:
+    """The plain scalars of a composed document that YAML 1.1 reads as octal or
+    base-60 numbers, each with the key path it is the value (or a key) of."""
+    stack: list[tuple[yaml.Node, str]] = [(root, "")]
+    seen: set[int] = set()
+    while stack:
+        node, path = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if isinstance(node, yaml.ScalarNode):
+            if (
+                node.style is None
+                and node.tag in _NUMBER_TAGS
+                and (_OCTAL.fullmatch(node.value) or _SEXAGESIMAL.fullmatch(node.value))
+            ):
+                yield path or "(top level)", node
+        elif isinstance(node, yaml.MappingNode):
+            for key, value in node.value:
+                name = f"{path}.{key.value}" if path else str(key.value)
+                stack += [(value, name), (key, name)]
+        else:
+            stack += [(item, f"{path}[{i}]") for i, item in enumerate(node.value)]
+
+
+def _yaml11_problem(key: str, text: str) -> str:
+    if _OCTAL.fullmatch(text):
+        digits = text.lstrip("+-").replace("_", "")
+        sign = "-" if text.startswith("-") else ""
+        reading = f"octal {sign}{int(digits, 8)}"
+        decimal = f"{sign}{int(digits)}"
+    else:
+        reading = "a number of minutes and seconds (base 60)"
+        decimal = "the number of seconds"
+    return (
+        f"{key}: {text} is read as {reading} by YAML 1.1 (Snakemake's reader) but not by "
+        f'YAML 1.2; write {decimal}, or quote it ("{text}") for text'
+    )
 
 
 def _expanded_values(root: yaml.Node) -> int:
@@ -136,12 +188,17 @@ def read_yaml(path: str | os.PathLike[str], text: str | bytes | None = None) -> 
     """The config mapping of YAML file ``path`` (or of ``text``, named ``path``).
 
     Malformed YAML, a key given twice, a document nested too deeply or too
-    large (aliases expanded), a file that is not a regular one or larger than
-    :data:`netnoise.inputs.MAX_CONFIG_BYTES`, and a top level that is not a
-    mapping are ConfigErrors naming the file (and line)."""
+    large (aliases expanded), a number YAML 1.1 and 1.2 read differently
+    (``010``, ``15:00``), a file that is not a regular one or larger than
+    :data:`netnoise.inputs.MAX_CONFIG_BYTES`, an empty file and a top level that
+    is not a mapping are ConfigErrors naming the file (and line)."""
     data = parse_yaml(path, text)
     if data is None:
-        return {}
+        # Snakemake refuses an empty config file too; {} is a config of defaults.
+        raise ConfigError(
+            f"invalid configuration ({path}): the file is empty (or null); a config is a "
+            "mapping of sections (write {} for one that keeps every default)"
+        )
     if not isinstance(data, dict):
         raise ConfigError(
             f"invalid configuration ({path}): the top level must be a mapping of sections, "
@@ -262,8 +319,24 @@ def _key(error: jsonschema.ValidationError) -> str:
     return ".".join(str(p) for p in error.absolute_path) or "(top level)"
 
 
+# A number as YAML 1.2 writes one, which YAML 1.1 reads as text (1e8, 1.5e3).
+_YAML12_NUMBER = re.compile(r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?")
+
+
 def _type_problem(value: Any, expected: str | list[str]) -> str:
     types = " or ".join(expected) if isinstance(expected, list) else expected
+    numeric = "number" in types or "integer" in types
+    if isinstance(value, str) and _YAML12_NUMBER.fullmatch(value) and numeric:
+        number = float(value)
+        written = repr(number)
+        if "integer" in types and number.is_integer():
+            written = str(int(number))
+        elif "e" in written and "." not in written:
+            written = written.replace("e", ".0e")
+        return (
+            f"{value!r} is text to YAML 1.1 (Snakemake's reader: an exponent needs a dot and a "
+            f"sign); expected {types}: write {written}"
+        )
     if isinstance(value, float) and not math.isfinite(value):
         return f"{value!r} is not a finite number; expected a finite {types}"
     if isinstance(value, float) and value.is_integer() and "integer" in types:
@@ -273,6 +346,18 @@ def _type_problem(value: Any, expected: str | list[str]) -> str:
 
 def _cut(message: str, limit: int = 200) -> str:
     return message if len(message) <= limit else f"{message[:limit]}..."
+
+
+def _bounds(schema: Any) -> str:
+    """A schema of a constant or a range in words ("0", ">= 0.01 and <= 3600"), or ""."""
+    if not isinstance(schema, dict):
+        return ""
+    if set(schema) == {"const"}:
+        return repr(schema["const"])
+    words = {"minimum": ">=", "exclusiveMinimum": ">", "maximum": "<=", "exclusiveMaximum": "<"}
+    if not schema or set(schema) - set(words):
+        return ""
+    return " and ".join(f"{words[k]} {v}" for k, v in schema.items())
 
 
 def _describe(error: jsonschema.ValidationError) -> str:
@@ -299,6 +384,9 @@ def _describe(error: jsonschema.ValidationError) -> str:
         if len(extra) > _SHOWN_PROBLEMS:
             shown += f" and {len(extra) - _SHOWN_PROBLEMS} more"
         problem = f"unknown key(s) {shown}; allowed keys: {allowed}"
+    elif kind in ("anyOf", "oneOf") and all(_bounds(a) for a in schema[kind]):
+        allowed = " or ".join(_bounds(a) for a in schema[kind])
+        problem = f"{shown} is out of range; must be {allowed}"
     elif kind == "multipleOf":
         problem = f"{shown} is not a multiple of {schema['multipleOf']}"
     elif kind in ("minItems", "maxItems", "uniqueItems", "minLength", "required"):
@@ -454,12 +542,36 @@ def frame_problems(testbed: dict[str, Any], where: str) -> list[str]:
     ]
 
 
+def _platform_problems(platform: dict[str, Any]) -> list[str]:
+    """Constraints between keys of the platform section."""
+    problems = frame_problems(platform.get("testbed", {}), "platform.testbed")
+    return problems + waiting.problems(platform.get("wait", {}), "platform.wait")
+
+
+def _baseline_problems(config: dict[str, Any]) -> list[str]:
+    """The baseline's ranks, one a node so that every pair crosses the network,
+    within the nodes the platform has (where its config says how many)."""
+    ranks = config.get("baseline", {}).get("ranks")
+    platform = config.get("platform", {})
+    if ranks is None:
+        return []
+    problems = nodes_beyond_testbed(config, {"baseline.ranks": [ranks]})
+    slurm = platform.get("slurm", {})
+    nodes, per_node = slurm.get("nodes"), slurm.get("tasks_per_node")
+    if platform.get("kind") == "slurm" and nodes and per_node and ranks > nodes * per_node:
+        problems.append(
+            f"baseline.ranks: {ranks} exceeds platform.slurm.nodes x tasks_per_node "
+            f"({nodes} x {per_node})"
+        )
+    return problems
+
+
 def _cross_checks(config: dict[str, Any]) -> list[str]:
     """Constraints between keys that a JSON schema cannot express: the shared
     sections' here, each study's as it registers them (``netnoise.config_checks``)."""
     problems = _application_problems(config.get("applications", {}))
-    problems += frame_problems(config.get("platform", {}).get("testbed", {}), "platform.testbed")
-    problems += waiting.problems(config.get("platform", {}).get("wait", {}), "platform.wait")
+    problems += _platform_problems(config.get("platform", {}))
+    problems += _baseline_problems(config)
     for study_problems in plugins.load("config_checks").values():
         problems += study_problems(config)
     return problems
@@ -483,6 +595,32 @@ def validate(
             "See docs/config.md for every key and its allowed values."
         )
     return config
+
+
+def validate_platform(config: dict[str, Any], *, source: str = "config") -> dict[str, Any]:
+    """The ``platform`` section of ``config``, validated alone with its defaults
+    filled in, for what uses the platform only (``netnoise testbed``): a testbed
+    of two nodes is a platform, though no study's defaults fit on it."""
+    root = _schema(SCHEMA_PATH)
+    schema = {
+        **{k: v for k, v in root.items() if k != "properties"},
+        "properties": {"platform": root["properties"]["platform"]},
+        "additionalProperties": True,
+    }
+    section = {"platform": config.get("platform", {})}
+    errors = sorted(_FillingValidator(schema).iter_errors(section), key=lambda e: e.path)
+    problems = [_describe(e) for e in errors] or _platform_problems(section["platform"])
+    if problems:
+        raise ConfigError(
+            f"invalid configuration ({source}): {'; '.join(problems[:_SHOWN_PROBLEMS])}. "
+            "See docs/config.md for every key and its allowed values."
+        )
+    return section["platform"]
+
+
+def load_platform(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """The validated platform section of YAML config file ``path`` (:func:`validate_platform`)."""
+    return validate_platform(read_yaml(path), source=str(path))
 
 
 def load(path: str | os.PathLike[str], schema: dict[str, Any] | None = None) -> dict[str, Any]:

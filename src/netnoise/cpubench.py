@@ -37,6 +37,7 @@ import argparse
 import contextlib
 import copy
 import dataclasses
+import errno
 import json
 import subprocess
 import sys
@@ -492,6 +493,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     config = netnoise_config.load(args.config)
+    if args.bin is not None and not Path(args.bin).is_dir():
+        raise FileNotFoundError(errno.ENOTDIR, "not a directory of built programs", args.bin)
     sleeps = _sleeps(args.sleepers)
     policies = [p for p in args.policies.split(",") if p]
     for policy in policies:

@@ -11,6 +11,7 @@ directory. :func:`path` says in one line what is missing when neither has them.
 
 from __future__ import annotations
 
+import os
 import shutil
 import sys
 from pathlib import Path
@@ -60,10 +61,16 @@ def snakemake_command() -> list[str]:
     """Snakemake of this Python's environment, else the one on PATH; a one-line
     error naming what to install when there is none."""
     beside = Path(sys.executable).parent / "snakemake"
-    if beside.exists():
-        return [str(beside)]
-    if shutil.which("snakemake"):
-        return ["snakemake"]
+    found = [str(beside)] if beside.exists() else ["snakemake"] if shutil.which("snakemake") else []
+    # Snakemake and its executor plugins start sh and which from PATH as they load.
+    missing = [tool for tool in ("sh", "which") if shutil.which(tool) is None]
+    if found and missing:
+        raise ProjectFileMissing(
+            f"PATH ({os.environ.get('PATH', '')!r}) finds no {' or '.join(missing)}, which "
+            "Snakemake runs: set PATH to the system's, e.g. PATH=/usr/local/bin:/usr/bin:/bin"
+        )
+    if found:
+        return found
     raise ProjectFileMissing(
         "this command runs the workflow and needs Snakemake: install netnoise with its "
         "workflow extra (pip install 'netnoise[workflow]'), or run make setup in a clone"

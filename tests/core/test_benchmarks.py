@@ -86,7 +86,7 @@ def test_noise_perturbed_and_unperturbed_rows(tmp_path, built_programs, localhos
 
 def test_p2p_concurrent_summaries_match_samples(tmp_path, built_programs, localhost_platform):
     pattern = tmp_path / "pattern.csv"
-    pattern.write_text("src,dst,bytes\n0,1,256K\n2,3,64K\n3,0,128K\n")
+    pattern.write_text("src,dst,bytes\n0,1,262144\n2,3,65536\n3,0,131072\n")
     out = tmp_path / "p2p.csv"
     run_benchmark(
         localhost_platform,

@@ -67,7 +67,7 @@ def make_bundle(path, files, *, manifest=None, config=None, listed=None, members
     text = config if isinstance(config, str) else yaml.safe_dump(config or {})
     contents = {bundle.CONFIG: text.encode(), **files}
     entries = {
-        name: {"sha256": bundle._sha256(data), "bytes": len(data), "rule": "tidy_a"}
+        name: {"sha256": bundle.sha256(data), "bytes": len(data), "rule": "tidy_a"}
         for name, data in contents.items()
     }
     record = {"format": bundle.FORMAT, **MANIFEST_RECORD, "files": entries}
@@ -79,9 +79,9 @@ def make_bundle(path, files, *, manifest=None, config=None, listed=None, members
         record["files"] = listed
     with tarfile.open(path, "w:gz") as tar:
         raw = record if isinstance(record, bytes) else json.dumps(record).encode()
-        bundle._add(tar, bundle.MANIFEST, raw)
+        bundle.add_member(tar, bundle.MANIFEST, raw)
         for name, data in contents.items():
-            bundle._add(tar, name, data)
+            bundle.add_member(tar, name, data)
         for name, setup in (members or {}).items():
             info = tarfile.TarInfo(name)
             setup(info)
@@ -155,7 +155,7 @@ def test_rebuilt_tables_are_compared_with_the_bundled_ones(tmp_path):
         ):
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(content)
-        manifest = {"derived_tables": {table: bundle._sha256(expected.encode())}}
+        manifest = {"derived_tables": {table: bundle.sha256(expected.encode())}}
         verdicts[name] = bundle.compare_tables(manifest, workdir)[table]
     assert verdicts == {
         "same.csv": "identical",

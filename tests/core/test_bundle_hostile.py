@@ -77,7 +77,7 @@ def _tampered_config(path):
     members[bundle.CONFIG] = yaml.safe_dump(config).encode()
     with tarfile.open(path, "w:gz") as tar:
         for name, data in members.items():
-            bundle._add(tar, name, data)
+            bundle.add_member(tar, name, data)
 
 
 def _doubled(path):
@@ -86,7 +86,7 @@ def _doubled(path):
         members = [(m.name, tar.extractfile(m).read()) for m in tar.getmembers()]
     with tarfile.open(path, "w:gz") as tar:
         for name, data in [*members, (TABLE, b"a\n666\n")]:
-            bundle._add(tar, name, data)
+            bundle.add_member(tar, name, data)
 
 
 def _npy_declaring(shape, data: bytes) -> bytes:
@@ -110,9 +110,9 @@ MODEL = "results/testbed/models/variability"
 def _entries(files, how):
     """Manifest entries of the config and ``files``, changed as ``how`` says."""
     contents = {bundle.CONFIG: yaml.safe_dump(CONFIG).encode(), **files}
-    entries = {n: {"sha256": bundle._sha256(d), "bytes": len(d)} for n, d in contents.items()}
+    entries = {n: {"sha256": bundle.sha256(d), "bytes": len(d)} for n, d in contents.items()}
     if how == "wrong checksum":
-        entries[TABLE]["sha256"] = bundle._sha256(b"another table\n")
+        entries[TABLE]["sha256"] = bundle.sha256(b"another table\n")
     elif how == "unlisted":
         del entries[TABLE]
     elif how == "extra":
@@ -368,7 +368,7 @@ HOSTILE = {
     ),
     "derived tables contradicting their copies": (
         lambda _: {**GOOD, f"{bundle.EXPECTED}/{DERIVED}": b"a\n1\n"},
-        {"manifest": {"derived_tables": {DERIVED: bundle._sha256(b"a\n2\n")}}},
+        {"manifest": {"derived_tables": {DERIVED: bundle.sha256(b"a\n2\n")}}},
         None,
         f"'derived_tables' gives {DERIVED} another checksum than its copy",
     ),
@@ -418,7 +418,7 @@ def test_hostile_bundles_are_refused_and_never_run(tmp_path, case):
 def test_a_bundle_too_large_to_unpack_is_refused(tmp_path, monkeypatch):
     path = make_bundle(tmp_path / "b.tar.gz", {TABLE: b"a\n" + b"1\n" * 1000}, config=CONFIG)
     assert bundle.verify(path)["platform"] == "testbed"
-    monkeypatch.setattr(bundle, "MAX_BYTES", 1000)
+    monkeypatch.setattr(bundle.layout, "MAX_BYTES", 1000)
     with pytest.raises(BundleError, match="more than 1000"):
         bundle.verify(path)
 
@@ -427,25 +427,22 @@ def test_a_file_too_large_or_too_many_files_are_refused_from_their_headers(tmp_p
     """A sparse member of gigabytes packs into a small file: its size in the tar
     header refuses it before a byte of it is read."""
     path = make_bundle(tmp_path / "b.tar.gz", {TABLE: b"a\n" + b"1\n" * 50_000}, config=CONFIG)
-    monkeypatch.setattr(bundle, "MAX_FILE_BYTES", 50_000)
+    monkeypatch.setattr(bundle.layout, "MAX_FILE_BYTES", 50_000)
     with pytest.raises(BundleError, match=f"'{TABLE}' unpacks to 100002 bytes, more than 50000"):
         bundle.verify(path)
-    monkeypatch.setattr(bundle, "MAX_FILE_BYTES", 1 << 20)
-    monkeypatch.setattr(bundle, "MAX_FILES", 2)
+    monkeypatch.setattr(bundle.layout, "MAX_FILE_BYTES", 1 << 20)
+    monkeypatch.setattr(bundle.layout, "MAX_FILES", 2)
     with pytest.raises(BundleError, match="more than 2 files"):
         bundle.verify(path)
 
 
-def test_no_such_bundle_or_not_a_file(tmp_path):
-    for path in (tmp_path / "absent.tar.gz", tmp_path):
-        with pytest.raises(BundleError, match="no such bundle"):
-            bundle.verify(path)
+def test_junk_or_a_tar_of_no_bundle(tmp_path):
     (tmp_path / "junk.tar.gz").write_bytes(b"junk")
     with pytest.raises(BundleError, match="damaged or not a bundle"):
         bundle.verify(tmp_path / "junk.tar.gz")
     plain = tmp_path / "plain.tar.gz"
     with tarfile.open(plain, "w:gz") as tar:
-        bundle._add(tar, "readme.txt", b"hello")
+        bundle.add_member(tar, "readme.txt", b"hello")
     with pytest.raises(BundleError, match=r"no manifest\.json: not a netnoise bundle"):
         bundle.verify(plain)
 
@@ -551,7 +548,7 @@ def test_review_fails_when_a_rebuilt_table_differs_from_the_bundled_one(
     (rebuilt / DERIVED).write_text("a\n1\n")
     (rebuilt / bundle.EXPECTED / DERIVED).parent.mkdir(parents=True)
     (rebuilt / bundle.EXPECTED / DERIVED).write_text("a\n2\n")
-    claimed = {"derived_tables": {DERIVED: bundle._sha256(b"a\n2\n")}}
+    claimed = {"derived_tables": {DERIVED: bundle.sha256(b"a\n2\n")}}
     monkeypatch.setattr(bundle, "review", lambda *args, **kwargs: rebuilt)
     monkeypatch.setattr(bundle, "verify", lambda path: claimed)
     status = main(["review", "--bundle", "b.tar.gz", "--workdir", str(rebuilt), "--no-report"])

@@ -27,6 +27,9 @@ pytestmark = [
 ]
 
 PREFIX = "nkt"
+# A hang guard, not a figure: how long the tests wait at most for what comes at
+# the machine's pace.
+HANG_S = 300
 RESULT = "results/testbed/raw/baseline/pingpong_size65536_rep0.csv"
 # 300 round trips of 64 KiB on 50 Mbit/s links: about 6 s of measurement.
 CONFIG = {
@@ -86,19 +89,22 @@ def test_sigkill_of_snakemake_mid_measurement_leaves_nothing_and_the_rerun_is_cl
         stderr=subprocess.DEVNULL,
     )
     try:
-        deadline = time.monotonic() + 120
-        # The ranks run on the second node once the measurement has started.
+        started = time.monotonic()
+        # The ranks run on the second node once the measurement has started (a
+        # hang guard only: the start comes at the machine's pace).
         while not [p for p in testbed.processes_inside() if _in_node(p, 2)]:
             assert run.poll() is None, "snakemake ended before the measurement started"
-            assert time.monotonic() < deadline, "the measurement did not start"
+            assert time.monotonic() - started < HANG_S, "the measurement did not start"
             time.sleep(0.1)
-        time.sleep(1)
+        # Gone as soon as the lifeline acts, at the pace the machine started them
+        # (the figure is printed): a deadline of the measured start, many times over.
+        allowed_s = min(HANG_S, 30 + 5 * (time.monotonic() - started))
         run.send_signal(signal.SIGKILL)
         run.wait()
         killed = time.monotonic()
         while testbed.processes_inside() or _mentioning(str(workdir)):
-            assert time.monotonic() - killed < 5, (
-                f"left 5 s after the kill: {_mentioning(str(workdir))}, "
+            assert time.monotonic() - killed < allowed_s, (
+                f"left {allowed_s:.0f} s after the kill: {_mentioning(str(workdir))}, "
                 f"inside the testbed: {testbed.processes_inside()}"
             )
             time.sleep(0.1)
@@ -106,7 +112,7 @@ def test_sigkill_of_snakemake_mid_measurement_leaves_nothing_and_the_rerun_is_cl
     finally:
         run.kill()
         run.wait()
-    time.sleep(2)  # nothing appears later either
+    # No process of the run is left (above), so nothing can appear later either.
     raw = workdir / RESULT
     assert not raw.exists()
     assert [p.name for p in raw.parent.iterdir()] == []  # no sidecar, no temporary file

@@ -4,6 +4,7 @@ members sit in process groups of their own, as Open MPI's daemons and ranks do."
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -26,7 +27,7 @@ JOB = textwrap.dedent(
     from netnoise.atomic import write_json
 
     out = sys.argv[1]
-    member = f"'{sys.executable}' -c 'import os, time; os.setpgid(0, 0); time.sleep(60)'"
+    member = f"'{sys.executable}' -c 'import os, time; os.setpgid(0, 0); time.sleep(3600)'"
     launch = lifeline.spawn(["sh", "-c", f"{member} & wait"])
     write_json(out + ".pids", {"job": __import__("os").getpid(), "session": launch.pid})
     launch.wait()
@@ -52,11 +53,22 @@ def _env() -> dict[str, str]:
     return env
 
 
-def _wait_for(path: Path, timeout_s: float = 30) -> dict:
+# A hang guard, not a figure: what the tests wait for comes at the machine's
+# pace, and they wait for it as long as a machine under any load needs.
+HANG_S = 300
+
+
+def _until(condition, what: str, timeout_s: float = HANG_S):
+    """Poll ``condition`` until it holds (its value), failing after ``timeout_s``."""
     deadline = time.monotonic() + timeout_s
-    while not path.exists():
-        assert time.monotonic() < deadline, f"{path} did not appear"
+    while not (value := condition()):
+        assert time.monotonic() < deadline, f"{what} after {timeout_s:.0f} s"
         time.sleep(0.02)
+    return value
+
+
+def _wait_for(path: Path) -> dict:
+    _until(path.exists, f"{path} did not appear")
     return json.loads(path.read_text())
 
 
@@ -76,21 +88,36 @@ def test_sigkill_of_the_workflow_ends_the_job_and_its_launch_writing_nothing(tmp
         stderr=subprocess.PIPE,
         text=True,
     )
+    members: list[int] = []
     try:
+        started = time.monotonic()
         pids = _wait_for(Path(f"{result}.pids"))
-        time.sleep(0.3)  # every member of the launch has started
-        members = lifeline.session_members(pids["session"])
-        assert len(members) == 2, "the leader and the member of a process group of its own"
+        # The leader and the member of a process group of its own, once both run.
+        members = _until(
+            lambda: (
+                len(lifeline.session_members(pids["session"])) == 2
+                and lifeline.session_members(pids["session"])
+            ),
+            "the launch did not start its member",
+        )
+        startup_s = time.monotonic() - started
         killed = time.monotonic()
         workflow.send_signal(signal.SIGKILL)
         workflow.wait()
-        while _running(pids["job"]) or lifeline.session_members(pids["session"]):
-            assert time.monotonic() - killed < 5, "the job or its launch outlived the workflow"
-            time.sleep(0.05)
+        # Gone at the pace the machine started them: the members sleep an hour,
+        # so only the lifeline ends them in time.
+        _until(
+            lambda: not _running(pids["job"]) and not lifeline.session_members(pids["session"]),
+            "the job or its launch outlived the workflow",
+            timeout_s=min(HANG_S, 60 + 20 * startup_s),
+        )
         print(f"job and launch gone {time.monotonic() - killed:.2f} s after the kill")
     finally:
         workflow.kill()
         workflow.wait()
+        for pid in members:  # only what this test started, should the lifeline fail
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
     assert os.listdir(tmp_path) == ["result.json.pids"]  # no result, no temporary file
 
 
@@ -119,12 +146,9 @@ def test_outside_a_workflow_a_process_answers_for_itself(monkeypatch):
 
 
 def test_stop_ends_every_member_of_a_launch():
-    member = f"'{sys.executable}' -c 'import os, time; os.setpgid(0, 0); time.sleep(60)'"
+    member = f"'{sys.executable}' -c 'import os, time; os.setpgid(0, 0); time.sleep(3600)'"
     launch = lifeline.spawn(["sh", "-c", f"{member} & wait"])
-    deadline = time.monotonic() + 10
-    while len(lifeline.session_members(launch.pid)) < 2:
-        assert time.monotonic() < deadline
-        time.sleep(0.02)
+    _until(lambda: len(lifeline.session_members(launch.pid)) >= 2, "the member did not start")
     lifeline.stop(launch, grace_s=0.5)
     assert lifeline.session_members(launch.pid) == []
     assert launch.returncode is not None

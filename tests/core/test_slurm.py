@@ -511,3 +511,31 @@ def test_parse_scontrol():
     fields = parse_scontrol(line)
     assert fields["NodeList"] == "n[1-2]"
     assert fields["OverSubscribe"] == "NO"
+
+
+@pytest.mark.parametrize(
+    ("root", "prefix", "base", "kept"),
+    [
+        ("/tmp/nn-clone", "/tmp/nn-clone/.venv", "/usr", ["/tmp/nn-clone"]),
+        (
+            "/tmp/nn-clone",
+            "/tmp/venvs/nn",
+            "/tmp/py/3.11",
+            ["/tmp/nn-clone", "/tmp/py/3.11", "/tmp/venvs/nn"],
+        ),
+        ("/work/nn", "/work/nn/.venv", "/usr", []),
+        ("/tmp", "/tmp/.venv", "/usr", ["/tmp/.venv"]),
+        ("/var/tmp/nn", "/tmp/nn-venv", "/usr", ["/tmp/nn-venv"]),
+    ],
+)
+def test_the_checkout_and_its_environment_stay_visible_in_every_node(
+    monkeypatch, root, prefix, base, kept
+):
+    """A node has a /tmp of its own: what the jobs run from that lies under /tmp
+    (a clone there, its venv) is bound into it, the rest is visible as it is."""
+    from netnoise.testbed import slurm
+
+    monkeypatch.setattr(slurm.project, "ROOT", Path(root))
+    monkeypatch.setattr(sys, "prefix", prefix)
+    monkeypatch.setattr(sys, "base_prefix", base)
+    assert slurm.kept_in_nodes() == kept

@@ -227,6 +227,49 @@ expect_strict "$tmp/bad7.tab" "$tmp/seed" "error: distribution table $tmp/bad7.t
 expect_strict "$tmp/garbage.tab" "$tmp/seed" "$tmp/garbage.tab:100: value 3 'x1' is not a non-negative integer"
 expect_strict "$tmp/negative.tab" "$tmp/seed" "$tmp/negative.tab:1: value 8 '-8' is negative"
 expect_strict "$tmp/c200.tab" "$tmp/no-seed" "seed file $tmp/no-seed: cannot open: No such file"
+# Files that are no regular file are refused at once, never waited on: a FIFO
+# would block every rank's open until a writer came.
+mkfifo "$tmp/fifo.tab" "$tmp/fifo.seed"
+mkdir "$tmp/dir.tab"
+expect_strict "$tmp/fifo.tab" "$tmp/seed" "$tmp/fifo.tab: cannot open: not a regular file"
+expect_strict "$tmp/dir.tab" "$tmp/seed" "$tmp/dir.tab: cannot open: is a directory"
+expect_strict /dev/zero "$tmp/seed" "/dev/zero: cannot open: not a regular file"
+expect_strict "$tmp/c200.tab" "$tmp/fifo.seed" "$tmp/fifo.seed: cannot open: not a regular file"
+if mpi -n 2 -x LD_PRELOAD="$LIB" -x NN_LATENCY_TABLE="$tmp/fifo.tab" -x NN_LATENCY_SEED="$tmp/seed" \
+     "$PINGPONG" --iterations 10 --output "$tmp/fifo.csv" 2>"$tmp/err" &&
+   grep -q "disabled: distribution table $tmp/fifo.tab: cannot open: not a regular file" "$tmp/err"
+then
+  ok
+else
+  fail "non-strict FIFO table: $(head -c 400 "$tmp/err")"
+fi
+# A table and seed file saved on Windows (byte-order mark, CRLF) read as on Linux.
+python3 -c 'import sys; sys.stdout.buffer.write(b"\xef\xbb\xbf" + (b" ".join([b"300"] * 8) + b"\r\n") * 512)' \
+  >"$tmp/windows.tab"
+printf '\xef\xbb\xbf42\r\n' >"$tmp/windows.seed"
+if mpi -n 2 -x LD_PRELOAD="$LIB" -x NN_LATENCY_TABLE="$tmp/windows.tab" -x NN_LATENCY_UNIT=us \
+     -x NN_LATENCY_SEED="$tmp/windows.seed" -x NN_LATENCY_STRICT=1 -x NN_LATENCY_REPORT="$tmp/win.%r" \
+     "$PINGPONG" --iterations 5 --output "$tmp/win.csv" 2>"$tmp/err" &&
+   [ "$(key "$tmp/win.0" table_mean_ns)" = "300000.000" ] && [ "$(key "$tmp/win.0" seed)" = 42 ]; then
+  ok
+else
+  fail "table and seed with a byte-order mark and CRLF: $(head -c 400 "$tmp/err")"
+fi
+# Strict: a report that cannot be written fails the run (the delays would be
+# unaccounted); not strict, it is a warning.
+for strict in 1 0; do
+  mpi -n 2 -x LD_PRELOAD="$LIB" -x NN_LATENCY_TABLE="$tmp/c200.tab" -x NN_LATENCY_SEED="$tmp/seed" \
+    -x NN_LATENCY_STRICT=$strict -x NN_LATENCY_REPORT="$tmp/no-such-dir/report.%r" \
+    "$PINGPONG" --iterations 5 --output "$tmp/lost$strict.csv" >/dev/null 2>"$tmp/err"
+  rc=$?
+  if [ "$strict" = 1 ] && [ "$rc" -ne 0 ] && grep -q "libnnlatency: error: report" "$tmp/err"; then
+    ok
+  elif [ "$strict" = 0 ] && [ "$rc" -eq 0 ] && grep -q "libnnlatency: warning: report" "$tmp/err"; then
+    ok
+  else
+    fail "lost report, NN_LATENCY_STRICT=$strict: status $rc: $(head -c 400 "$tmp/err")"
+  fi
+done
 # Not strict: the same table disables the injector with one warning naming the line.
 if mpi -n 2 -x LD_PRELOAD="$LIB" -x NN_LATENCY_TABLE="$tmp/bad7.tab" -x NN_LATENCY_SEED="$tmp/seed" \
      "$PINGPONG" --iterations 10 --output "$tmp/lax.csv" 2>"$tmp/err" &&

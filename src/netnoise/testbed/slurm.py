@@ -21,7 +21,9 @@ How the pieces reach each other:
   job finds ``slurm.conf`` at its default path, as on a real cluster, and the
   host's ``/etc/slurm`` is never touched); ``/etc/hosts`` = the node names;
   ``/tmp`` = the node's own (files one node writes for another must be on the
-  shared file system, as on a cluster); ``/sys`` = a sysfs of the node's network
+  shared file system, as on a cluster), but for the checkout and its Python
+  environment where they lie under ``/tmp``: bound into every node, as a
+  cluster's shared file system holds them; ``/sys`` = a sysfs of the node's network
   namespace (its ``/sys/class/net`` lists its ``eth0``), the cgroup tree kept.
   Jobs, steps and their tasks inherit all of it.
 
@@ -44,11 +46,13 @@ import shutil
 import signal
 import socket
 import subprocess
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from netnoise import project
 from netnoise.testbed.fabric import SERVICES, SUBNET, Testbed, TestbedError, run_command
 
 HOST_ADDRESS = f"{SUBNET}.254"
@@ -61,17 +65,38 @@ HOST_DAEMONS = ("munged", "mariadbd", "slurmdbd", "slurmctld")
 START_TIMEOUT_S = 60
 STOP_GRACE_S = 10
 # A node namespace's view: its own host name, /etc/slurm, /etc/hosts, /tmp and
-# /sys (with the host's cgroup tree moved back under it), then slurmd.
+# /sys (with the host's cgroup tree moved back under it), then slurmd. The
+# directories after the fourth argument lie under /tmp and stay visible over the
+# node's own (the checkout and its environment, wherever they were cloned): the
+# host's /tmp is bound aside first, each one bound back from there, then it goes.
 NODE_START = """set -e
+node=$2
 hostname "$1"
-if mountpoint -q /sys/fs/cgroup; then mount --rbind /sys/fs/cgroup "$2/cgroup"; fi
+if mountpoint -q /sys/fs/cgroup; then mount --rbind /sys/fs/cgroup "$node/cgroup"; fi
 mount -t sysfs sysfs /sys
-if mountpoint -q "$2/cgroup"; then mount --move "$2/cgroup" /sys/fs/cgroup; fi
+if mountpoint -q "$node/cgroup"; then mount --move "$node/cgroup" /sys/fs/cgroup; fi
 mount --bind "$3" /etc/slurm
 mount --bind "$4" /etc/hosts
-mount --bind "$2/tmp" /tmp
+mount --rbind /tmp "$node/host-tmp"
+mount --bind "$node/tmp" /tmp
+shift 4
+for kept in "$@"; do
+  mkdir -p "$kept"
+  mount --rbind "$node/host-tmp/${kept#/tmp/}" "$kept"
+done
+umount -l "$node/host-tmp"
 exec slurmd -f /etc/slurm/slurm.conf
 """
+
+
+def kept_in_nodes() -> list[str]:
+    """What the nodes' jobs run from that lies under /tmp, which each node has
+    its own of: the checkout and the Python environment (its venv, its base)."""
+    tmp = Path("/tmp")
+    paths = {Path(p).resolve() for p in (project.ROOT, sys.prefix, sys.base_prefix)}
+    under = sorted(p for p in paths if p.is_relative_to(tmp) and p != tmp)
+    # A directory inside another kept one comes with it.
+    return [str(p) for p in under if not any(p != q and p.is_relative_to(q) for q in under)]
 
 
 def hostlist(names: list[str]) -> str:
@@ -214,7 +239,7 @@ class SlurmCluster:
         key.chmod(0o400)
         for node in self.spec.node_list():
             node_dir = self.dir / "nodes" / node.name
-            for sub in ("tmp", "cgroup", "spool"):
+            for sub in ("tmp", "host-tmp", "cgroup", "spool"):
                 (node_dir / sub).mkdir(parents=True, exist_ok=True)
             (node_dir / "tmp").chmod(0o1777)
         self._write_configs()
@@ -425,6 +450,7 @@ StorageLoc=slurm_acct_db
                     str(node_dir),
                     str(self.etc),
                     str(self.dir / "hosts"),
+                    *kept_in_nodes(),
                 ],
                 log=self.logs / f"slurmd-{node.name}.start.log",
             )

@@ -9,8 +9,9 @@ PLATFORM.yaml::
     backbone_bps: 9.4e9    # rate of the backbone between racks, each direction, bit/s
 
 PATTERN.csv: header ``src,dst,bytes``, one link per line (blank lines and
-lines starting with ``#`` are skipped, as ``p2p_concurrent`` does). With node
-names equal to MPI ranks the same file drives the benchmark.
+lines starting with ``#`` are skipped, spaces and tabs around fields ignored,
+byte counts of 1 to 2^30, as ``p2p_concurrent`` reads it). With node names
+equal to MPI ranks the same file drives the benchmark.
 
 Output on stdout: CSV ``src,dst,bytes,time_s``, one row per link in input
 order. A bad file gives ``netnoise: FILE:LINE: problem`` on stderr and exit
@@ -31,6 +32,8 @@ from netnoise import inputs
 from netnoise.studies.asymmetric.model import MODELS, PATTERN_COLUMNS, Platform, predict
 
 PLATFORM_KEYS = ("racks", "nic_bps", "backbone_bps")
+#: The largest message of one link, as p2p_concurrent takes it (an MPI count).
+MAX_LINK_BYTES = 1 << 30
 
 
 def _read(path: Path) -> str:
@@ -125,16 +128,17 @@ def load_platform(path: str | Path) -> Platform:
 def load_pattern(path: str | Path, platform: Platform) -> pd.DataFrame:
     """Read PATTERN.csv against ``platform``; ValueError naming the file and line."""
     path = Path(path)
-    lines = _read(path).splitlines()
+    # Lines, blanks and numbers as p2p_concurrent reads them (csrc/common/nn_pattern.h).
+    lines = [line.removesuffix("\r") for line in _read(path).split("\n")]
     expected = ",".join(PATTERN_COLUMNS)
-    if not lines or [f.strip() for f in lines[0].split(",")] != list(PATTERN_COLUMNS):
+    if not lines or [f.strip(" \t") for f in lines[0].split(",")] != list(PATTERN_COLUMNS):
         got = lines[0] if lines else ""
         raise ValueError(f"{path}:1: wrong header: expected {expected!r}, got {inputs.quoted(got)}")
     rows = []
     for lineno, line in enumerate(lines[1:], start=2):
-        if not line.strip() or line.lstrip().startswith("#"):
+        if not line.strip(" \t") or line.lstrip(" \t").startswith("#"):
             continue
-        fields = [f.strip() for f in line.split(",")]
+        fields = [f.strip(" \t") for f in line.split(",")]
         if len(fields) != 3:
             raise ValueError(
                 f"{path}:{lineno}: expected 3 fields {expected}, got {len(fields)}: "
@@ -148,14 +152,11 @@ def load_pattern(path: str | Path, platform: Platform) -> pd.DataFrame:
                 )
         if src == dst:
             raise ValueError(f"{path}:{lineno}: src == dst ({src!r}): a link needs two nodes")
-        try:
-            nbytes = int(size)
-        except ValueError:
-            nbytes = 0
-        if nbytes <= 0:
+        nbytes = int(size) if size.isascii() and size.isdigit() else 0
+        if not 0 < nbytes <= MAX_LINK_BYTES:
             raise ValueError(
-                f"{path}:{lineno}: bad number for bytes: expected a positive integer, got "
-                f"{inputs.quoted(size)}"
+                f"{path}:{lineno}: bad number for bytes: expected a whole number of 1 to 2^30, "
+                f"got {inputs.quoted(size)}"
             )
         rows.append((src, dst, nbytes))
     if not rows:
