@@ -43,6 +43,18 @@ def shipped_studies() -> set[str]:
     return {s.key for s in STUDIES if config.get(s.key, {}).get("enabled", True)}
 
 
+def platform_of(kind: str, **sections: dict):
+    """The platform ``kind`` of the default config, with ``sections`` (e.g.
+    ``testbed={"cores": "shared"}``) over its own: what its capabilities say."""
+    from netnoise.config import validate
+    from netnoise.platform import from_config
+
+    platform = validate({})["platform"]
+    for name, values in sections.items():
+        platform[name] = {**platform[name], **values}
+    return from_config({**platform, "kind": kind})
+
+
 def quick_study_with(*overlays: str) -> dict:
     """config/config.yaml with each ``config/<overlay>`` merged over it in turn, as
     ``--configfile`` merges them, validated."""

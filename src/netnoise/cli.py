@@ -281,12 +281,11 @@ def _cmd_testbed_status(args: argparse.Namespace) -> int:
         print(json.dumps(status, indent=2))
     else:
         print(f"testbed {status['prefix']}: {_testbed_summary(status)}")
-        slurm_nodes = status.get("slurm", {}).get("nodes", {})
+        slurm = status.get("slurm")
         for node in status["nodes"]:
-            state = f"  slurm {slurm_nodes.get(node['name'], '-')}" if "slurm" in status else ""
+            state = f"  slurm {slurm['nodes'].get(node['name'], '-')}" if slurm else ""
             print(f"  {node['name']}  {node['address']}  rack {node['rack']}{state}")
-        if "slurm" in status:
-            slurm = status["slurm"]
+        if slurm:
             down = [d for d, pid in slurm["daemons"].items() if pid is None]
             print(
                 f"slurm: {'up' if slurm['up'] else 'not running: ' + ', '.join(down)}, "

@@ -424,14 +424,13 @@ def undefined_applications(config: dict[str, Any], key: str, names: list[str]) -
     ]
 
 
-def nodes_beyond_testbed(config: dict[str, Any], wanted: dict[str, list[int]]) -> list[str]:
-    """Problems of node counts (key -> counts) that exceed the main testbed's nodes."""
-    platform = config.get("platform", {})
-    available = platform.get("testbed", {}).get("nodes")
-    if platform.get("kind") != "testbed" or available is None:
+def nodes_beyond(available: int | None, wanted: dict[str, list[int]]) -> list[str]:
+    """Problems of node counts (key -> counts) beyond the ``available`` nodes of the
+    platform (netnoise.platform.Platform.max_nodes; None: no limit known)."""
+    if available is None:
         return []
     return [
-        f"{key}: {count} exceeds platform.testbed.nodes ({available})"
+        f"{key}: {count} exceeds the platform's {available} nodes"
         for key, counts in wanted.items()
         for count in counts
         if count > available

@@ -58,7 +58,6 @@ from netnoise.io import read_benchmark
 from netnoise.platform.testbed import TestbedPlatform
 from netnoise.provenance import read_sidecar
 from netnoise.run import CpuLimits, Job, corun
-from netnoise.testbed.fabric import TestbedSpec
 
 REPO = project.ROOT
 PREFIX = "nncpu"
@@ -80,7 +79,8 @@ def policy_environment(policy: str) -> dict[str, str]:
     return env
 
 
-JobsBuilder = Callable[[Path, Path, dict[str, Any], TestbedSpec], tuple[Job, list[Job]]]
+#: (built programs, output folder, config, the case's testbed) -> (measured job, background jobs)
+JobsBuilder = Callable[[Path, Path, dict[str, Any], TestbedPlatform], tuple[Job, list[Job]]]
 
 
 @dataclasses.dataclass
@@ -114,8 +114,8 @@ def _noise_layout(config: dict[str, Any]) -> dict[str, Any]:
     return netnoise_config.study_testbed(config["network_noise"]["benchmark"])
 
 
-def node_names(spec: TestbedSpec) -> list[str]:
-    return [node.name for node in spec.node_list()]
+def node_names(platform: TestbedPlatform) -> list[str]:
+    return [node.name for node in platform.testbed.spec.node_list()]
 
 
 def application_argv(
@@ -125,8 +125,8 @@ def application_argv(
     return [str(bin_dir / app["program"]), *map(str, app.get("args", [])), *extra]
 
 
-def _paired_proxies(bin_dir, out, config, spec):
-    nodes = node_names(spec)
+def _paired_proxies(bin_dir, out, config, platform):
+    nodes = node_names(platform)
     measured = Job(
         "fft_transpose",
         application_argv(bin_dir, "fft_transpose", config, ["--iterations", "10", "--warmup", "1"]),
@@ -144,8 +144,8 @@ def _paired_proxies(bin_dir, out, config, spec):
     return measured, [background]
 
 
-def _compression_beside_app(bin_dir, out, config, spec):
-    nodes = node_names(spec)
+def _compression_beside_app(bin_dir, out, config, platform):
+    nodes = node_names(platform)
     grid = config["impact_compression"]["compression"]
     measured = Job(
         "cg_solver",
@@ -163,8 +163,8 @@ def _compression_beside_app(bin_dir, out, config, spec):
     return measured, [Job("compressionb", compression, 4, out / "background.csv", list(nodes[:4]))]
 
 
-def _asymmetric_pattern(bin_dir, out, config, spec):
-    nodes = node_names(spec)
+def _asymmetric_pattern(bin_dir, out, config, platform):
+    nodes = node_names(platform)
     # 8 links, each a node of rack 1 sending to a node of rack 2 and back:
     # every NIC and the backbone carry traffic both ways.
     half = len(nodes) // 2
@@ -177,7 +177,7 @@ def _asymmetric_pattern(bin_dir, out, config, spec):
     return Job("p2p_concurrent", argv, len(nodes), out / "measured.csv", list(nodes)), []
 
 
-def _noise_half(bin_dir, out, config, spec, perturbation="network"):
+def _noise_half(bin_dir, out, config, platform, perturbation="network"):
     # The study's largest allocation on its own two-rack layout; its application
     # ranks on the measured job's cores, its perturbing ranks on the others.
     bench = config["network_noise"]["benchmark"]
@@ -186,13 +186,13 @@ def _noise_half(bin_dir, out, config, spec, perturbation="network"):
     argv += ["--phase-warmup", str(bench["phase_warmup"])]
     argv += ["--size", str(bench["size"]), "--perturb-size", str(bench["perturb_size"])]
     argv += ["--perturbation", perturbation, "--cpu-load", str(bench["cpu_load"])]
-    nodes = netnoise_config.rack_interleaved_nodes(dataclasses.asdict(spec), bench["nodes"])
+    nodes = netnoise_config.rack_interleaved_nodes(platform.config["testbed"], bench["nodes"])
     job = Job("noise", argv, bench["nodes"], out / "measured.csv", nodes, binds_by_role=True)
     return job, []
 
 
-def _noise_cpu_control(bin_dir, out, config, spec):
-    return _noise_half(bin_dir, out, config, spec, "cpu")
+def _noise_cpu_control(bin_dir, out, config, platform):
+    return _noise_half(bin_dir, out, config, platform, "cpu")
 
 
 def application_runtimes(data: pd.DataFrame) -> pd.Series:
@@ -317,16 +317,15 @@ def run_case_cores(
     receive processing of every packet on the others' cores
     (:func:`steer_receive_work`)."""
     platform = _platform(config, case.layout, cores)
-    spec = platform.testbed.spec
     label = f"{cores}+rps" if steer else cores
     out = work / f"{case.study}-{case.title.split()[0]}-{label}"
     if steer:
         platform.check()
         steer_receive_work(platform, platform.core_sets().others)
-    measured, background = case.jobs(bin_dir, out / "beside", config, spec)
+    measured, background = case.jobs(bin_dir, out / "beside", config, platform)
     data, record = _corun_measured(platform, measured, background, out / "beside")
     if case.cpu_control is not None:
-        control, _ = case.cpu_control(bin_dir, out / "control", config, spec)
+        control, _ = case.cpu_control(bin_dir, out / "control", config, platform)
         control_data, _ = _corun_measured(platform, control, [], out / "control")
         times = case.runtime(data)
         quiet = _unperturbed_times(data)
@@ -378,7 +377,7 @@ def run_case(case: Case, policy: str, bin_dir: Path, config: dict[str, Any], wor
     platform = _platform(config, case.layout)
     out = work / f"{case.study}-{case.title.split()[0]}-{_file_name(policy)}"
     out.mkdir(parents=True, exist_ok=True)
-    measured, background = case.jobs(bin_dir, out, config, platform.testbed.spec)
+    measured, background = case.jobs(bin_dir, out, config, platform)
     measured = _with_policy(measured, policy)
     background = [_with_policy(job, policy) for job in background]
     # Record the CPU load of every run instead of rejecting saturated ones.
@@ -402,7 +401,7 @@ def run_case(case: Case, policy: str, bin_dir: Path, config: dict[str, Any], wor
 
 def pingpong_idle(policy: str, bin_dir: Path, config: dict[str, Any], work: Path) -> dict:
     platform = _platform(config, _one_rack)
-    nodes = node_names(platform.testbed.spec)[:2]
+    nodes = node_names(platform)[:2]
     out = work / f"pingpong-{_file_name(policy)}.csv"
     argv = [str(bin_dir / "pingpong"), "--size", "1K", "--warmup", "200", "--iterations", "5000"]
     job = _with_policy(Job("pingpong", argv, 2, out, nodes), policy)

@@ -6,6 +6,7 @@ import pytest
 
 from netnoise.studies.asymmetric import plan
 from tests.asymmetric.support import resolved
+from tests.conftest import platform_of
 
 RAW = "results/testbed/raw/asymmetric"
 
@@ -72,7 +73,7 @@ def test_run_config_records_the_section_and_the_congestion_control(small):
 
 
 def test_targets_only_on_the_testbed(small):
-    targets = plan.targets("T", "F", small, "testbed")
+    targets = plan.targets("T", "F", small, platform_of("testbed"))
     assert targets[:3] == [
         "F/fig4_fairness.svg",
         "F/fig4_fairness.png",
@@ -86,11 +87,12 @@ def test_targets_only_on_the_testbed(small):
         "T/testbed_validation.csv",
     ]
     assert len(targets) == 2 * 5 + 5
-    assert plan.skipped("testbed", small) is None and plan.skipped("slurm", small) is None
+    assert plan.skipped(platform_of("testbed"), small) is None
+    assert plan.skipped(platform_of("slurm"), small) is None
     # On a cluster: no check of emulated links.
-    assert plan.targets("T", "F", small, "slurm") == targets[:-1]
-    assert plan.targets("T", "F", small, "localhost") == []
-    assert plan.skipped("localhost", small) == (
+    assert plan.targets("T", "F", small, platform_of("slurm")) == targets[:-1]
+    assert plan.targets("T", "F", small, platform_of("localhost")) == []
+    assert plan.skipped(platform_of("localhost"), small) == (
         "asymmetric (seed 003) skipped: it needs two racks, its own testbed's or a "
         "Slurm cluster's, so platform.kind testbed or slurm, not localhost (or "
         "asymmetric.network: ns3, simulated)"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from netnoise.platform import PlatformUnavailable
+from netnoise.platform import PlatformUnavailable, from_config
 from netnoise.platform.testbed import TestbedPlatform
 from netnoise.run import CpuLimits
 from netnoise.studies.asymmetric import testbed as asymmetric_testbed
@@ -37,11 +37,11 @@ def test_study_platform_keeps_the_study_runs_up_to_its_own_cpu_tolerance():
     study["platform"]["cpu"]["tolerated_runnable"] = 8.5
     for kind in ("testbed", "slurm"):
         study["platform"]["kind"] = kind
-        limits = CpuLimits.from_config(study_platform(study["platform"], study["asymmetric"]))
+        limits = CpuLimits.of(from_config(study_platform(study["platform"], study["asymmetric"])))
         assert limits.tolerated_runnable == 12
     assert study["platform"]["cpu"]["tolerated_runnable"] == 8.5
     default = resolved()
-    limits = CpuLimits.from_config(study_platform(default["platform"], default["asymmetric"]))
+    limits = CpuLimits.of(from_config(study_platform(default["platform"], default["asymmetric"])))
     assert limits.tolerated_runnable == default["platform"]["cpu"]["tolerated_runnable"]
 
 

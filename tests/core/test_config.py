@@ -136,7 +136,7 @@ BAD = [
     ),
     (
         {"platform": {"testbed": {"nodes": 2}}, "impact_compression": {"enabled": False}},
-        "latency_variation.nodes: 4 exceeds platform.testbed.nodes (2)",
+        "latency_variation.nodes: 4 exceeds the platform's 2 nodes",
     ),
     (
         {"latency_variation": {"injection": {"wait": "yield"}}},

@@ -57,7 +57,7 @@ def test_the_testbed_platform_refuses_per_job_on_one_core(monkeypatch):
                "burst_bytes": 16000, "queue_bytes": 100000, "tcp_congestion": "default",
                "btl_tcp_links": 2, "cores": "per_job"}  # fmt: skip
     with pytest.raises(PlatformUnavailable, match=r"platform\.testbed\.cores is per_job"):
-        TestbedPlatform({"testbed": testbed})
+        TestbedPlatform({"testbed": testbed}).core_sets()
     assert TestbedPlatform({"testbed": {**testbed, "cores": "shared"}}).core_sets().measured == (0,)
 
 

@@ -8,7 +8,7 @@ from netnoise.io import read_benchmark
 from netnoise.platform import PlatformUnavailable, from_config
 from netnoise.provenance import read_sidecar
 from netnoise.run import CpuLimits, RunFailed, run_benchmark
-from tests.conftest import run_pingpong
+from tests.conftest import platform_of, run_pingpong
 
 
 def test_localhost_launch_command():
@@ -275,13 +275,13 @@ def test_a_job_that_fails_to_start_is_tried_again(tmp_path, built_programs, loca
 
 
 def test_saturation_is_judged_on_the_testbed_only():
-    assert CpuLimits.from_config({"kind": "testbed", "cpu": {"attempts": 5}}) == CpuLimits(
-        None, 5, True, None
-    )
-    tolerant = {"kind": "testbed", "cpu": {"tolerated_runnable": 4.5}}
-    assert CpuLimits.from_config(tolerant).tolerated_runnable == 4.5
-    assert not CpuLimits.from_config({"kind": "localhost"}).judged
-    assert not CpuLimits.from_config({"kind": "slurm", "cpu": {"max_runnable": 4}}).judged
+    testbed = platform_of("testbed", cpu={"attempts": 5, "tolerated_runnable": None})
+    assert CpuLimits.of(testbed) == CpuLimits(None, 5, True, None)
+    tolerant = platform_of("testbed", cpu={"tolerated_runnable": 4.5})
+    assert CpuLimits.of(tolerant).tolerated_runnable == 4.5
+    assert not CpuLimits.of(platform_of("localhost")).judged
+    assert not CpuLimits.of(platform_of("slurm", cpu={"max_runnable": 4})).judged
+    assert not CpuLimits.of(platform_of("simgrid")).judged
 
 
 @pytest.mark.mpi

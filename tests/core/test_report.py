@@ -75,16 +75,17 @@ def test_every_study_cites_its_paper_and_says_what_the_testbed_changes():
 def test_a_studys_front_page_shows_the_platform_its_run_had():
     """The testbed's layout on the testbed, SimGrid's network and model on simgrid."""
     from netnoise.config import validate
+    from netnoise.platform import from_config
 
     off = {key: {"enabled": False} for key in ("impact_compression", "latency_variation")}
     config = validate({"platform": {"kind": "simgrid"}, **off})
     study = studies.get("network_noise")
-    simulated = report.about_page(study, ["Fig. 4"], source="s", simgrid=config["platform"])
+    simgrid = from_config(config["platform"])
+    simulated = report.about_page(study, ["Fig. 4"], source="s", facts=simgrid.facts())
     assert "This run's platform (from its config)" in simulated
     assert "SimGrid&#x27;s SMPI" in simulated and "flow (flow: CM02" in simulated
-    emulated = report.about_page(
-        study, ["Fig. 4"], source="s", testbed=config["platform"]["testbed"]
-    )
+    testbed = from_config({**config["platform"], "kind": "testbed"})
+    emulated = report.about_page(study, ["Fig. 4"], source="s", facts=testbed.facts())
     assert "This run's testbed (from its config)" in emulated and "SMPI" not in emulated
 
 

@@ -8,9 +8,10 @@ import pytest
 import yaml
 
 from netnoise import config as netnoise_config
+from netnoise.platform import from_config
 from netnoise.studies import STUDIES
 from netnoise.studies.impact_compression import plan
-from tests.conftest import REPO, snakemake
+from tests.conftest import REPO, platform_of, snakemake
 
 OTHER_STUDIES = [study.key for study in STUDIES if study.key != "impact_compression"]
 
@@ -44,12 +45,12 @@ def test_compression_grid_is_every_combination_named_by_its_id():
 
 
 def test_the_link_rate_offered_loads_are_shares_of():
-    testbed = {"kind": "testbed", "testbed": {"nic_mbit": 50}}
+    testbed = platform_of("testbed", testbed={"nic_mbit": 50})
     study = {"compression": GRID | {"offered_loads": [0.2]}}
     assert plan.compression_link_mbit(study, testbed) == 50.0
-    assert plan.compression_link_mbit(study, {"kind": "localhost"}) is None
+    assert plan.compression_link_mbit(study, platform_of("localhost")) is None
     given = {"compression": GRID | {"offered_loads": [0.2], "link_mbit": 100}}
-    assert plan.compression_link_mbit(given, {"kind": "localhost"}) == 100.0
+    assert plan.compression_link_mbit(given, platform_of("localhost")) == 100.0
     # A grid of B values (the paper's) has no offered load.
     paper = {"compression": GRID | {"offered_loads": None}}
     assert plan.compression_link_mbit(paper, testbed) is None
@@ -196,21 +197,23 @@ def test_the_workflow_measures_each_control_after_the_applications_pairings(tmp_
 
 
 @pytest.mark.parametrize(
-    ("platform", "clock", "planned"),
+    ("kind", "cores", "planned"),
     [
-        ({"kind": "testbed", "testbed": {"cores": "per_job"}}, "wall", True),
+        ("testbed", "per_job", True),
         # Jobs sharing cores, or a cluster's, leave no partner's own CPU time to match.
-        ({"kind": "testbed", "testbed": {"cores": "shared"}}, "wall", False),
-        ({"kind": "localhost", "testbed": {"cores": "per_job"}}, "wall", False),
-        ({"kind": "slurm", "testbed": {"cores": "per_job"}}, "wall", False),
-        ({"kind": "simgrid", "testbed": {"cores": "per_job"}}, "simulated", False),
+        ("testbed", "shared", False),
+        ("localhost", "per_job", False),
+        ("slurm", "per_job", False),
+        # In simulated time no host core enters a result.
+        ("simgrid", "per_job", False),
     ],
 )
 def test_the_cpu_only_control_is_planned_where_partners_have_cores_of_their_own(
-    platform, clock, planned
+    kind, cores, planned
 ):
-    assert plan.cpu_control_planned({"cpu_control": True}, platform, clock) is planned
-    assert plan.cpu_control_planned({"cpu_control": False}, platform, clock) is False
+    platform = platform_of(kind, testbed={"cores": cores})
+    assert plan.cpu_control_planned({"cpu_control": True}, platform) is planned
+    assert plan.cpu_control_planned({"cpu_control": False}, platform) is False
 
 
 def _pairing_record(*busy_cores: float) -> dict:
@@ -258,7 +261,7 @@ def test_targets_are_every_figure_in_both_formats_and_every_table():
 def test_shipped_configs_plan_their_grid_and_pairings(configfile, configs, pairs):
     config = netnoise_config.load(REPO / "config" / configfile)
     study = config["impact_compression"]
-    link = plan.compression_link_mbit(study, config["platform"])
+    link = plan.compression_link_mbit(study, from_config(config["platform"]))
     apps = len(study["applications"])
     assert len(plan.compression_configs(study, link)) == configs
     assert len(plan.pairings(study)) == pairs

@@ -7,7 +7,7 @@ import pytest
 from netnoise.config import load
 from netnoise.studies.latency_variation import plan
 from netnoise.studies.latency_variation.names import VALIDATION_EXPERIMENTS
-from tests.conftest import REPO, quick_study_with
+from tests.conftest import REPO, platform_of, quick_study_with
 
 
 def small_section(**changes):
@@ -68,7 +68,7 @@ def test_probe_and_loadgen_arguments():
         250,
     ]
     assert plan.probe_args(lv, "pingpong") == tcpping[:-2]  # no gap between MPI round trips
-    platform = {"testbed": {"nic_mbit": 50}}
+    platform = platform_of("testbed", testbed={"nic_mbit": 50})
     assert plan.loadgen_args(lv, 40, platform) == [
         "--load",
         0.4,
@@ -82,7 +82,7 @@ def test_probe_and_loadgen_arguments():
 
 
 def test_link_rate_is_configured_or_the_testbeds():
-    platform = {"testbed": {"nic_mbit": 50}}
+    platform = platform_of("testbed", testbed={"nic_mbit": 50})
     assert plan.link_mbit(small_section(), platform) == 100
     lv = small_section()
     lv["characterize"]["link_mbit"] = None

@@ -6,9 +6,10 @@ import pytest
 
 from netnoise import bundle
 from netnoise.config import study_platform, validate
+from netnoise.platform import from_config
 from netnoise.run import CpuLimits
 from netnoise.studies.network_noise import plan
-from tests.conftest import REPO
+from tests.conftest import REPO, platform_of
 
 
 @pytest.fixture
@@ -75,8 +76,8 @@ def test_default_config_plans_21_simulations_and_27_benchmark_runs():
     # 3 collectives x 5 ratios on 8 nodes, allreduce at 1/2 on 4 and 6 nodes (on 8
     # it is already in the ratio sweep), ratio 0 of those 5 (collective, nodes), and
     # the CPU control of allreduce's 5 ratios; on the testbed its unshared control too.
-    assert len(plan.noise_points(nn["benchmark"])) == 15 + 2 + 5 + 5
-    assert len(plan.noise_points(nn["benchmark"], on_testbed=True)) == 15 + 2 + 5 + 5 + 5
+    assert len(plan.noise_points(nn["benchmark"], platform_of("slurm"))) == 15 + 2 + 5 + 5
+    assert len(plan.noise_points(nn["benchmark"], platform_of("testbed"))) == 15 + 2 + 5 + 5 + 5
 
 
 def test_fabric_file_is_an_input_only_of_fabric_specs():
@@ -101,7 +102,8 @@ def test_fig11_only_with_fabric_files(nn):
 
 
 def test_noise_points_are_the_sweeps_with_their_controls(nn):
-    assert plan.noise_points(nn["benchmark"]) == [
+    cluster = platform_of("slurm")
+    assert plan.noise_points(nn["benchmark"], cluster) == [
         ("allreduce", 0.0, 4, "network"),
         ("allreduce", 0.0, 8, "network"),
         ("allreduce", 0.25, 8, "network"),
@@ -112,10 +114,10 @@ def test_noise_points_are_the_sweeps_with_their_controls(nn):
         ("bcast", 0.5, 8, "network"),
     ]
     nn["benchmark"]["cpu_control"] = True
-    cpu = [p for p in plan.noise_points(nn["benchmark"]) if p[3] == "cpu"]
+    cpu = [p for p in plan.noise_points(nn["benchmark"], cluster) if p[3] == "cpu"]
     assert cpu == [("allreduce", 0.25, 8, "cpu"), ("allreduce", 0.5, 8, "cpu")]
-    # Only a testbed can move the perturbation onto one switch.
-    points = plan.noise_points(nn["benchmark"], on_testbed=True)
+    # Only where the workflow names the nodes can it move the perturbation onto one switch.
+    points = plan.noise_points(nn["benchmark"], platform_of("testbed"))
     unshared = [p for p in points if p[3] == "unshared"]
     assert unshared == [("allreduce", 0.25, 8, "unshared"), ("allreduce", 0.5, 8, "unshared")]
 
@@ -197,7 +199,7 @@ def test_a_saturated_noise_benchmark_run_is_measured_again_in_both_studies():
     for names in (["config.yaml"], ["config.yaml", "testbed-bundle.yaml"]):
         config = bundle.run_config([REPO / "config" / name for name in names])
         benchmark = study_platform(config["platform"], config["network_noise"]["benchmark"])
-        assert CpuLimits.from_config(benchmark).attempts == 2
+        assert CpuLimits.of(from_config(benchmark)).attempts == 2
         # The CPU control, saturated by design, is kept up to the platform's limit.
-        limits = CpuLimits.from_config(config["platform"])
-        assert CpuLimits.from_config(benchmark).tolerated_runnable == limits.tolerated_runnable
+        limits = CpuLimits.of(from_config(config["platform"]))
+        assert CpuLimits.of(from_config(benchmark)).tolerated_runnable == limits.tolerated_runnable

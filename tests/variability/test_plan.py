@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from netnoise.config import validate
 from netnoise.studies.variability import plan
-from tests.conftest import REPO
+from tests.conftest import REPO, platform_of
 
 STUDY = {
     "applications": ["halo3d", "cg_solver"],
@@ -76,14 +76,14 @@ def test_measured_applications_name_their_program_and_arguments():
 
 
 def test_targets_are_every_table_figure_and_the_model_on_a_testbed_or_cluster():
-    files = plan.targets("testbed", "t", "f", "m.npz")
+    files = plan.targets(platform_of("testbed"), "t", "f", "m.npz")
     assert len(files) == 2 * len(plan.FIGURES) + len(plan.TABLES) + 1 == 38
     assert files[:2] == ["f/fig1_runtimes.svg", "f/fig1_runtimes.png"]
     assert "t/table6_use_cases.csv" in files and files[-1] == "m.npz"
-    assert plan.targets("slurm", "t", "f", "m.npz") == files
-    assert plan.skipped("slurm") is None
-    assert plan.targets("localhost", "t", "f", "m.npz") == []
-    assert "variability (seed 002) skipped" in plan.skipped("localhost")
+    assert plan.targets(platform_of("slurm"), "t", "f", "m.npz") == files
+    assert plan.skipped(platform_of("slurm")) is None
+    assert plan.targets(platform_of("localhost"), "t", "f", "m.npz") == []
+    assert "variability (seed 002) skipped" in plan.skipped(platform_of("localhost"))
 
 
 def test_a_cluster_job_holds_its_largest_run_and_the_background_nodes():

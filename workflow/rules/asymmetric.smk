@@ -22,10 +22,9 @@ AS_RACKS = f"{AS_PATHS.raw}/racks.json"
 AS_TABLE_NAMES = asymmetric_plan.TABLE_NAMES
 AS_FIGURE_NAMES = asymmetric_plan.figure_names(AS)
 AS_RUNS = asymmetric_plan.runs(AS_PATHS.raw, AS)
-AS_KIND = config["platform"]["kind"]
-AS_SKIPPED = asymmetric_plan.skipped(AS_KIND, AS)
+AS_SKIPPED = asymmetric_plan.skipped(PLATFORM, AS)
 # The TCP level (iperf3) and the link checks run on the study's testbed only.
-AS_TESTBED = asymmetric_plan.on_testbed(AS, AS_KIND)
+AS_TESTBED = asymmetric_plan.on_testbed(AS, PLATFORM)
 AS_NS3 = AS["network"] == "ns3"
 AS_VALIDATION = [f"{AS_PATHS.tables}/testbed_validation.csv"] if AS_TESTBED else []
 
@@ -55,7 +54,7 @@ localrules:
 
 study_targets(
     "asymmetric",
-    lambda: asymmetric_plan.targets(AS_PATHS.tables, AS_PATHS.figures, AS, AS_KIND),
+    lambda: asymmetric_plan.targets(AS_PATHS.tables, AS_PATHS.figures, AS, PLATFORM),
 )
 on_release(lambda: asymmetric_testbed.release(config["platform"], AS))
 

@@ -7,10 +7,11 @@ from types import SimpleNamespace
 import netnoise
 from netnoise import bundle as netnoise_bundle
 from netnoise import config as netnoise_config
+from netnoise import platform as netnoise_platform
 from netnoise import report as netnoise_report
 from netnoise import scheduler_timers
 from netnoise import studies as netnoise_studies
-from netnoise.build import flavour, list_programs
+from netnoise.build import list_programs
 from netnoise.jobs import expose_package
 
 # Snakemake's YAML reader keeps the last of a key given twice; netnoise's refuses it.
@@ -22,21 +23,18 @@ netnoise_config.validate(
 
 expose_package(PACKAGE_SRC)
 
-_PLATFORM = config["platform"]["kind"]
-_RESULTS = f"results/{_PLATFORM}"
+# What the rules ask of the platform instead of its kind (netnoise.platform).
+PLATFORM = netnoise_platform.from_config(config["platform"])
+_RESULTS = f"results/{PLATFORM.kind}"
 _BIN = f"{_RESULTS}/bin"
 _LOGS = f"{_RESULTS}/logs"
 _BENCHMARKS = f"{_RESULTS}/benchmarks"
-# How a run's times are taken: SMPI's are simulated, and no host core enters
-# them, so a claim needs no CPU-only control there.
-PLATFORM_CLOCK = "simulated" if _PLATFORM == "simgrid" else "wall"
 # Sources live beside the workflow; results go to the working directory. Rules
 # name the sources relative to it, so the report's rule details show no
 # absolute path of the machine that ran them.
 _PROJECT = Path(os.path.relpath(Path(workflow.basedir).parent))
 _CSRC = _PROJECT / "csrc"
-_C_FLAVOUR = flavour(_PLATFORM)
-_C_PROGRAMS = list_programs(_CSRC, _C_FLAVOUR)
+_C_PROGRAMS = list_programs(_CSRC, PLATFORM.build_flavour)
 _C_SOURCES = sorted(
     str(p) for p in _CSRC.rglob("*") if p.suffix in (".c", ".h") or p.name == "Makefile"
 )
@@ -90,16 +88,11 @@ def c_sources():
     """The C build: csrc's Makefile, every source it compiles, the flavour and
     compiler of the platform's programs and the programs it makes; apart, the
     ns-3 programs (make ns3) and their sources."""
-    compiler = (
-        config["platform"]["simgrid"]["smpicc"]
-        if _C_FLAVOUR == "smpi"
-        else config["build"]["mpicc"]
-    )
     return SimpleNamespace(
         makefile=str(_CSRC / "Makefile"),
         files=_C_SOURCES,
-        flavour=_C_FLAVOUR,
-        mpicc=compiler,
+        flavour=PLATFORM.build_flavour,
+        mpicc=PLATFORM.mpicc(config["build"]["mpicc"]),
         programs=_C_PROGRAMS,
         ns3_files=_NS3_SOURCES,
         ns3_programs=_NS3_PROGRAMS,
@@ -107,11 +100,9 @@ def c_sources():
 
 
 def study_nodes(count):
-    """Names of the first ``count`` nodes on the testbed; elsewhere the launcher places ranks."""
-    if _PLATFORM != "testbed":
-        return None
-    prefix = config["platform"]["testbed"]["prefix"]
-    return [f"{prefix}-n{i:02d}" for i in range(1, count + 1)]
+    """Names of the first ``count`` nodes where jobs name them; elsewhere (None) the
+    launcher places ranks."""
+    return PLATFORM.node_names(count)
 
 
 def _derived(value, compute):
@@ -132,13 +123,13 @@ def slurm_nodes(ranks):
     return slurm["nodes"] or -(-ranks // slurm["tasks_per_node"])
 
 
-# A measurement job on a local platform holds every core Snakemake was given:
-# a build or an analysis beside it would load the cores its ranks poll on, and
-# its runs would read that load as the network's (--cores 2 overrides the
-# profile's 1). A Slurm job's allocation is its own. Without cores (a dry run)
-# nothing runs.
+# A measurement job on this host holds every core Snakemake was given: a build
+# or an analysis beside it would load the cores its ranks poll on, and its runs
+# would read that load as the network's (--cores 2 overrides the profile's 1).
+# A job that is an allocation of its own needs none here. Without cores (a dry
+# run) nothing runs.
 MEASUREMENT_THREADS = (
-    (workflow.resource_settings.cores or 1) if _PLATFORM != "slurm" else 1
+    1 if PLATFORM.allocates_jobs else (workflow.resource_settings.cores or 1)
 )
 
 
@@ -151,7 +142,7 @@ def measurement_resources(ranks, launches=1, **slurm):
     which makes the executor run the rule in the job itself, whose script starts
     the ranks as steps. ``slurm`` replaces any of them (a job sized otherwise)."""
     resources = {"network": 1}
-    if _PLATFORM != "slurm":
+    if not PLATFORM.allocates_jobs:
         return resources
     resources["mpi"] = config["platform"]["slurm"]["launcher"]
     resources["tasks"] = _derived(ranks, lambda r: launches * r)
@@ -299,7 +290,7 @@ def all_targets():
         f"{_RESULTS}/figures/baseline_latency.png",
         f"{_RESULTS}/tables/baseline_latency.csv",
     ]
-    if _PLATFORM == "testbed":
+    if PLATFORM.shapes_links:
         targets.append(f"{_RESULTS}/tables/testbed_validation.csv")
     for key, targets_of in _STUDY_TARGETS.items():
         if config[key]["enabled"]:
@@ -309,7 +300,7 @@ def all_targets():
                 targets.append(headline_claims_table(key))
     if judged_tables(targets):
         targets.append(claims_summary_table())
-        if _PLATFORM != "testbed":
+        if not PLATFORM.reference:
             targets.append(claims_beside_table())
     return targets
 
@@ -353,12 +344,9 @@ def headline_inputs(key):
     }
 
 
-def release_testbed():
-    """Tear the testbed down (and every study's own) when the workflow ends,
-    unless asked to keep them."""
-    if _PLATFORM == "testbed" and not config["platform"]["testbed"]["keep_up"]:
-        from netnoise.platform.testbed import TestbedPlatform
-
-        TestbedPlatform(config["platform"]).testbed.down()
+def release_platform():
+    """Remove what the platform brought up (and every study's own testbed) when
+    the workflow ends, unless asked to keep them."""
+    if PLATFORM.release():
         for release in _RELEASES:
             release()

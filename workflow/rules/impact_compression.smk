@@ -13,9 +13,9 @@ IC_NODES = study_nodes(IC["nodes"])
 IC_RANKS = IC["nodes"]
 IC_CORUN_CONFIG = {"impact_compression": IC}
 IC_PLATFORM = netnoise_config.study_platform(config["platform"], IC)
-IC_LINK_MBIT = ic_plan.compression_link_mbit(IC, config["platform"])
+IC_LINK_MBIT = ic_plan.compression_link_mbit(IC, PLATFORM)
 IC_IMPACT_FILES = ic_plan.impact_files(IC_RAW, IC, IC_LINK_MBIT)
-IC_CPU_CONTROL = ic_plan.cpu_control_planned(IC, config["platform"], PLATFORM_CLOCK)
+IC_CPU_CONTROL = ic_plan.cpu_control_planned(IC, PLATFORM)
 IC_RUNTIME_FILES = ic_plan.runtime_files(IC_RAW, IC, IC_LINK_MBIT, IC_CPU_CONTROL)
 IC_TABLES = {name: f"{IC_PATHS.tables}/{name}.csv" for name in ic_plan.TABLE_NAMES}
 # Co-run job specs: ImpactB (measured: its samples; beside: until the co-run ends),
@@ -269,7 +269,7 @@ rule analyse_impact_compression:
     conda:
         "../../envs/analysis.yaml"
     params:
-        clock=PLATFORM_CLOCK,
+        clock=PLATFORM.clock,
     script:
         "../scripts/impact_compression/analyse.py"
 

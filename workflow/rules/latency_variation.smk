@@ -16,9 +16,9 @@ LV_CHARACTERIZATION = lv_plan.characterization_runs(LV)
 # Every injected distribution (level x distribution) and the zero table.
 LV_POINTS = lv_plan.injected_points(LV)
 # The probes and the barrier this platform runs (no tcpping in a simulation).
-LV_VALIDATION = lv_plan.validation_experiments(config["platform"])
+LV_VALIDATION = lv_plan.validation_experiments(PLATFORM)
 LV_PROBE_RUNS = lv_plan.probe_runs(LV, LV_VALIDATION)
-LV_FIGURES = lv_plan.injection_figures(config["platform"])
+LV_FIGURES = lv_plan.injection_figures(PLATFORM)
 LV_APP_RUNS = lv_plan.application_runs(LV)
 
 
@@ -42,7 +42,7 @@ localrules:
 study_targets(
     "latency_variation",
     lambda: lv_plan.targets(
-        LV_PATHS.figures, LV_PATHS.tables, LV_PATHS.models, config["platform"]
+        LV_PATHS.figures, LV_PATHS.tables, LV_PATHS.models, PLATFORM
     ),
 )
 
@@ -103,7 +103,7 @@ else:
                     output.load,
                     LV_RANKS,
                     LV_NODES,
-                    lv_plan.loadgen_args(LV, int(wc.level), config["platform"]),
+                    lv_plan.loadgen_args(LV, int(wc.level), PLATFORM),
                 )
             ],
             config={"latency_variation": LV},
@@ -233,7 +233,7 @@ rule measure_injected_latency:
         jobs=lambda wc, output: lv_plan.injected_probes(
             LV, LV_NODES, output.results, benchmark_job, LV_VALIDATION
         ),
-        injector_level=lv_plan.injector_level(LV, config["platform"]),
+        injector_level=lv_plan.injector_level(LV, PLATFORM),
         unit=LV_FIT["table_unit"],
         wait=LV_INJ["wait"],
         sleep_margin_us=LV_INJ["sleep_margin_us"],

@@ -12,8 +12,7 @@ NN_POINTS = nn_plan.simulation_points(NN)
 NN_SIMULATIONS = f"{NN_PATHS.tidy}/simulation"
 NN_FIGURE_NAMES = nn_plan.simulation_figures(NN)
 NB = NN["benchmark"]
-NB_ON_TESTBED = config["platform"]["kind"] == "testbed"
-NB_POINTS = nn_plan.noise_points(NB, NB_ON_TESTBED)
+NB_POINTS = nn_plan.noise_points(NB, PLATFORM)
 # The benchmark's own layout (racks, backbone), and its allocations spread over
 # the racks in turn so that application and perturbation traffic share links;
 # the unshared control's on one switch, the CPU control's measured once.
@@ -21,7 +20,7 @@ NB_PLATFORM = netnoise_config.study_platform(config["platform"], NB)
 nb_platform = lambda perturbation: nn_plan.point_platform(NB_PLATFORM, perturbation)
 NB_NODES = lambda count, perturbation="network": (
     netnoise_config.rack_interleaved_nodes(nb_platform(perturbation)["testbed"], count)
-    if NB_ON_TESTBED
+    if PLATFORM.names_nodes
     else None
 )
 NB_RAW = f"{NN_PATHS.raw}/benchmark"
@@ -195,7 +194,7 @@ rule tabulate_network_noise_benchmark:
     conda:
         "../../envs/analysis.yaml"
     params:
-        clock=PLATFORM_CLOCK,
+        clock=PLATFORM.clock,
     script:
         "../scripts/network_noise/tabulate_benchmark.py"
 

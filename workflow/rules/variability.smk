@@ -20,7 +20,9 @@ VB_APPLICATIONS = variability_plan.measured_applications(
 VB_ALLOCATION = lambda wc: variability_plan.allocation(
     VB, VB_BATCHES[wc.campaign][int(wc.batch)]
 )
-VB_SKIPPED = variability_plan.skipped(config["platform"]["kind"])
+VB_PLATFORM_CONFIG = netnoise_config.study_platform(config["platform"], VB)
+VB_PLATFORM = netnoise_platform.from_config(VB_PLATFORM_CONFIG)
+VB_SKIPPED = variability_plan.skipped(VB_PLATFORM)
 
 if VB["enabled"] and VB_SKIPPED:
     logger.warning(VB_SKIPPED)
@@ -43,7 +45,7 @@ localrules:
 study_targets(
     "variability",
     lambda: variability_plan.targets(
-        config["platform"]["kind"], VB_PATHS.tables, VB_PATHS.figures, VB_MODEL
+        VB_PLATFORM, VB_PATHS.tables, VB_PATHS.figures, VB_MODEL
     ),
 )
 
@@ -69,7 +71,7 @@ rule measure_variability_runs:
     params:
         runs=lambda wildcards: VB_BATCHES[wildcards.campaign][int(wildcards.batch)],
         applications=VB_APPLICATIONS,
-        platform=netnoise_config.study_platform(config["platform"], VB),
+        platform=VB_PLATFORM_CONFIG,
         config={"variability": VB},
     script:
         "../scripts/variability/measure.py"
@@ -127,7 +129,7 @@ rule tabulate_variability:
     params:
         model=VB["model"],
         seed=VB["seed"],
-        clock=PLATFORM_CLOCK,
+        clock=VB_PLATFORM.clock,
     script:
         "../scripts/variability/tabulate.py"
 

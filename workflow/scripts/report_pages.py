@@ -5,6 +5,7 @@ import pandas as pd
 from netnoise import config as netnoise_config
 from netnoise import report, studies, verdicts
 from netnoise.jobs import logged
+from netnoise.platform import from_config
 
 with logged(snakemake.log[0]) as log:
     inputs = snakemake.input
@@ -35,15 +36,13 @@ with logged(snakemake.log[0]) as log:
             )
         elif kind == "about":
             study = studies.get(page["study"])
-            platform = netnoise_config.study_platform(
-                snakemake.config["platform"], study.config_section(snakemake.config)
+            platform = from_config(
+                netnoise_config.study_platform(
+                    snakemake.config["platform"], study.config_section(snakemake.config)
+                )
             )
             text = report.about_page(
-                study,
-                page["results"],
-                source=source.sentence_html,
-                testbed=platform["testbed"] if snakemake.params.platform == "testbed" else None,
-                simgrid=platform if snakemake.params.platform == "simgrid" else None,
+                study, page["results"], source=source.sentence_html, facts=platform.facts()
             )
         elif kind == "text":
             text = report.text_page(

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from netnoise.platform.base import Launch, Platform, PlatformUnavailable
+from netnoise.platform.base import SIMULATED, WALL, Launch, Platform, PlatformUnavailable, Program
 from netnoise.platform.localhost import Localhost
 from netnoise.platform.simgrid import SimgridPlatform
 from netnoise.platform.slurm import Slurm
@@ -36,4 +36,13 @@ def from_config(platform_config: dict[str, Any]) -> Platform:
     return cls(platform_config)
 
 
-__all__ = ["KINDS", "Launch", "Platform", "PlatformUnavailable", "from_config"]
+__all__ = [
+    "KINDS",
+    "SIMULATED",
+    "WALL",
+    "Launch",
+    "Platform",
+    "PlatformUnavailable",
+    "Program",
+    "from_config",
+]

@@ -15,7 +15,7 @@ class Localhost(Platform):
     """All ranks on this host through mpirun; messages never cross a network."""
 
     kind = "localhost"
-    named_nodes_refused = "localhost has one node"
+    named_nodes_refused = "localhost has one node; use platform.kind testbed, slurm or simgrid"
 
     def __init__(self, config: dict[str, Any]):
         super().__init__(config)

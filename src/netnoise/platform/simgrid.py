@@ -34,7 +34,14 @@ import pandas as pd
 from netnoise import counters
 from netnoise.atomic import atomic_open
 from netnoise.config import rack_interleaved_nodes
-from netnoise.platform.base import Launch, Platform, PlatformUnavailable, one_node_per_rank
+from netnoise.platform.base import (
+    SIMULATED,
+    Launch,
+    Platform,
+    PlatformUnavailable,
+    Program,
+    one_node_per_rank,
+)
 from netnoise.sim.topology import XGFT, SpecError, Torus, parse_spec
 
 #: Where generated platform and host files go, relative to the working
@@ -370,13 +377,59 @@ class SimgridPlatform(Platform):
     """Every rank in one smpirun on a generated platform, in simulated time."""
 
     kind = "simgrid"
-    simulated = True
+    clock = SIMULATED
+    corun_in_one_launch = True
+    # In a co-run the other program would wait for the failed one forever.
+    rank_failure_marker = b"SMPI process did not return 0"
+    runs_third_party = False
+    build_flavour = "smpi"
 
     def __init__(self, config: dict[str, Any], directory: str | Path = PLATFORM_DIR):
         super().__init__(config)
         self.simgrid = config["simgrid"]
         self.launcher = self.simgrid["smpirun"]
         self.directory = Path(directory)
+
+    @property
+    def has_counters(self) -> bool:
+        """The flow model's links are counted (SimGrid's link-load plugin); the
+        packet model's are not."""
+        return self.simgrid["network_model"] == "flow"
+
+    @property
+    def reads_counters_in_run(self) -> bool:
+        """The measured program counts the links (flow model only: link_counter_flags)."""
+        return True
+
+    @property
+    def mpi_over_tcp(self) -> bool:
+        return False
+
+    @property
+    def tcp_sockets(self) -> bool:
+        return False
+
+    @property
+    def supports_ns3(self) -> bool:
+        return self.simgrid["network_model"] == "packet"
+
+    def mpicc(self, configured: str) -> str:
+        return self.simgrid["smpicc"]
+
+    def facts(self) -> tuple[str, list[tuple[str, str]]]:
+        """The simulator, the network and its links."""
+        simgrid = self.simgrid
+        network = (
+            "the testbed's racks (platform.testbed)"
+            if self.racks is not None
+            else simgrid["topology"]
+        )
+        return "This run's platform (from its config)", [
+            ("Simulator", "SimGrid's SMPI: every rank simulated, in simulated time"),
+            ("Network", network),
+            ("Model", f"{simgrid['network_model']} (flow: CM02; packet: ns-3)"),
+            ("Links", f"{simgrid['link_gbit']:g} Gbit/s, {simgrid['latency_us']:g} µs each"),
+        ]
 
     @cached_property
     def generated(self) -> GeneratedPlatform:
@@ -454,10 +507,25 @@ class SimgridPlatform(Platform):
     ) -> Launch:
         return self._smpirun(program, ranks, self.rank_hosts(ranks, nodes), env)
 
-    def corun_launch(
-        self, programs: list[tuple[list[str], int, list[str]]], env: dict[str, str]
-    ) -> Launch:
-        dispatcher = Path(programs[0][0][0]).parent / CORUN
+    def corun_launch(self, programs: Sequence[Program]) -> Launch:
+        """The programs (background first) in one simulation: alone, as
+        :meth:`mpi_launch` runs it; beside one background program, through the
+        dispatcher. Every rank shares the simulation's environment, so the programs'
+        variables must agree."""
+        if len(programs) > 2:
+            raise PlatformUnavailable(
+                f"a co-run in simulated time takes one background job, got {len(programs) - 1}"
+            )
+        env = {name: value for program in programs for name, value in program.env.items()}
+        if any(program.env.items() - env.items() for program in programs):
+            raise PlatformUnavailable(
+                "the jobs of a co-run in simulated time share one process's environment, "
+                "and theirs differ: " + "; ".join(str(program.env) for program in programs)
+            )
+        if len(programs) == 1:
+            (alone,) = programs
+            return self.mpi_launch(alone.argv, alone.ranks, alone.nodes, env)
+        dispatcher = Path(programs[0].argv[0]).parent / CORUN
         if not dispatcher.exists():
             raise PlatformUnavailable(
                 f"a co-run on simgrid needs {dispatcher}, built with the programs "
@@ -465,9 +533,9 @@ class SimgridPlatform(Platform):
             )
         words: list[str] = []
         hosts: list[str] = []
-        for program, ranks, nodes in programs:
-            words += [*([":"] if words else []), "-np", str(ranks), *program]
-            hosts += self.rank_hosts(ranks, nodes)
+        for program in programs:
+            words += [*([":"] if words else []), "-np", str(program.ranks), *program.argv]
+            hosts += self.rank_hosts(program.ranks, program.nodes)
         return self._smpirun([str(dispatcher), *words], len(hosts), hosts, env)
 
     @property

@@ -148,6 +148,8 @@ class Slurm(Platform):
     """In or beside a Slurm allocation: ranks start through the configured launcher."""
 
     kind = "slurm"
+    discovers_layout = True
+    allocates_jobs = True
 
     def __init__(self, config: dict[str, Any]):
         super().__init__(config)
@@ -155,6 +157,17 @@ class Slurm(Platform):
         self.launch_words = shlex.split(slurm["launcher"])
         self.launcher = self.launch_words[0]
         self.placement = placement_words(slurm)
+
+    @property
+    def has_counters(self) -> bool:
+        """Samplers started beside the ranks read each node's interfaces."""
+        return True
+
+    @property
+    def mpi_over_tcp(self) -> bool:
+        """Not where the cluster's fabric is rdma (InfiniBand, RoCE, Omni-Path,
+        Slingshot): MPI then moves its messages without TCP."""
+        return self.config["slurm"].get("fabric") != "rdma"
 
     def build_launch(
         self, program: list[str], ranks: int, nodes: list[str], env: dict[str, str]

@@ -18,6 +18,7 @@ import copy
 from collections.abc import Mapping
 from typing import Any
 
+from netnoise.platform import from_config
 from netnoise.platform.slurm import leaf_switches
 from netnoise.studies.asymmetric import ns3
 from netnoise.studies.asymmetric.patterns import PAPER_LINK_MBIT
@@ -63,7 +64,7 @@ def rack_map(platform: Mapping[str, Any], study: Mapping[str, Any]) -> dict[str,
     or a cluster's."""
     if study["network"] == "ns3":
         return ns3.racks(study["ns3"])
-    if platform["kind"] == "slurm":
+    if from_config(dict(platform)).discovers_layout:
         return cluster_racks(study)
     return racks_of_testbed(study_platform(platform, study)["testbed"])
 
@@ -78,7 +79,7 @@ def link_rates(platform: Mapping[str, Any], study: Mapping[str, Any]) -> dict[st
             "nic_mbit": study["ns3"]["nic_mbit"],
             "backbone_mbit": study["ns3"]["backbone_mbit"],
         }
-    if platform["kind"] == "slurm":
+    if from_config(dict(platform)).discovers_layout:
         cluster = study["slurm"]
         return {
             "nic_mbit": cluster["nic_mbit"] or PAPER_LINK_MBIT,

@@ -12,6 +12,7 @@ from typing import Any
 
 import pandas as pd
 
+from netnoise.platform import Platform
 from netnoise.report import ABOUT, HEADLINE_CLAIMS, Result
 from netnoise.studies.asymmetric.patterns import FAMILIES, trial_count
 
@@ -105,31 +106,31 @@ def run_config(study: Mapping[str, Any], congestion: str) -> dict[str, Any]:
     return {"asymmetric": study, "congestion": congestion}
 
 
-def skipped(kind: str, study: Mapping[str, Any]) -> str | None:
-    """Why the study does not run on platform ``kind`` (None: it runs); in ns-3 it
-    runs on every platform."""
-    if kind != "localhost" or study["network"] == "ns3":
+def skipped(platform: Platform, study: Mapping[str, Any]) -> str | None:
+    """Why the study does not run on ``platform`` (None: it runs); in ns-3 it runs
+    on every platform."""
+    if platform.places_named_nodes or study["network"] == "ns3":
         return None
     return (
         "asymmetric (seed 003) skipped: it needs two racks, its own testbed's or a "
-        "Slurm cluster's, so platform.kind testbed or slurm, not localhost (or "
+        f"Slurm cluster's, so platform.kind testbed or slurm, not {platform.kind} (or "
         "asymmetric.network: ns3, simulated)"
     )
 
 
-def on_testbed(study: Mapping[str, Any], kind: str) -> bool:
-    """Whether the study's trials run on its own emulated testbed (which also checks its
-    links and measures the TCP level with iperf3)."""
-    return kind == "testbed" and study["network"] == "testbed"
+def on_testbed(study: Mapping[str, Any], platform: Platform) -> bool:
+    """Whether the study's trials run on its own emulated testbed, whose links the
+    platform shapes (it also checks them and measures the TCP level with iperf3)."""
+    return platform.shapes_links and study["network"] != "ns3"
 
 
-def targets(tables: str, figures: str, study: Mapping[str, Any], kind: str) -> list[str]:
+def targets(tables: str, figures: str, study: Mapping[str, Any], platform: Platform) -> list[str]:
     """The study's final files (its figures, tables, the ns-3 sweeps where enabled
     and, on the testbed, the check of its links) under the folders ``tables`` and
     ``figures``; none where it is skipped."""
-    if skipped(kind, study):
+    if skipped(platform, study):
         return []
-    validation = [f"{tables}/testbed_validation.csv"] if on_testbed(study, kind) else []
+    validation = [f"{tables}/testbed_validation.csv"] if on_testbed(study, platform) else []
     regime = (
         [
             f"{tables}/{REGIME_TABLE}.csv",

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from netnoise.config import with_study_cpu
+from netnoise.platform import from_config
 from netnoise.platform.testbed import TestbedPlatform
 from netnoise.testbed.fabric import TestbedSpec
 
@@ -30,10 +31,10 @@ def study_platform(
 ) -> dict[str, Any]:
     """The ``platform`` config of the study's testbed: platform.testbed with the keys of
     asymmetric.testbed replaced, its own prefix, the TCP congestion control of the run and
-    the study's CPU limits. On a Slurm cluster the platform itself, with the run's
-    congestion control and the study's CPU limits."""
+    the study's CPU limits. On a cluster, whose layout is its own, the platform
+    itself, with the run's congestion control and the study's CPU limits."""
     merged = with_study_cpu(dict(platform), dict(study))
-    if merged.get("kind") == "slurm":
+    if from_config(merged).discovers_layout:
         if congestion is not None:
             merged["slurm"] = {**merged["slurm"], "tcp_congestion": congestion}
         return merged
@@ -61,5 +62,5 @@ def release(platform: Mapping[str, Any], study: Mapping[str, Any]) -> None:
     The workflow calls this only on the testbed platform and unless
     ``platform.testbed.keep_up`` asks to keep the testbeds; in ns-3 the study brings
     none up."""
-    if study["enabled"] and study["network"] == "testbed":
+    if study["enabled"] and study["network"] != "ns3":
         TestbedPlatform(study_platform(platform, study)).testbed.down()

@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from netnoise.platform import WALL, Platform
 from netnoise.report import ABOUT, HEADLINE_CLAIMS, Result
 from netnoise.studies.impact_compression.analysis import (
     ALONE,
@@ -79,18 +80,16 @@ def sleep_cycles(grid: dict[str, Any], messages: int, load: float, link_mbit: fl
     return round(seconds * grid["cycle_hz"])
 
 
-def compression_link_mbit(study: dict, platform: dict) -> float | None:
+def compression_link_mbit(study: dict, platform: Platform) -> float | None:
     """The link rate a CompressionB grid swept by offered load is a share of: the
-    grid's ``link_mbit``, else the testbed's NIC rate; None for a grid of B values
-    (``offered_loads`` unset) or a platform that does not know its rate."""
+    grid's ``link_mbit``, else the rate the platform shapes its links to; None for
+    a grid of B values (``offered_loads`` unset) or a platform that does not know
+    its rate."""
     grid = study["compression"]
     if grid.get("offered_loads") is None:
         return None
-    if grid.get("link_mbit"):
-        return float(grid["link_mbit"])
-    if platform["kind"] == "testbed":
-        return float(platform["testbed"]["nic_mbit"])
-    return None
+    rate = grid.get("link_mbit") or platform.nic_mbit
+    return float(rate) if rate is not None else None
 
 
 def compression_configs(
@@ -206,18 +205,13 @@ def runtime_files(
     return files
 
 
-def cpu_control_planned(study: dict[str, Any], platform: dict[str, Any], clock: str) -> bool:
-    """Whether the CPU-only control is measured: asked for, on a wall clock, and on
-    the testbed with each job on cores of its own, the only platform that records
-    each partner's own CPU time (cpu_control_load). Elsewhere the magnitude claim
-    says it has no control: on localhost the jobs share cores unrecorded, on a
-    cluster no node, and in simulated time no host core enters a result."""
-    return (
-        bool(study.get("cpu_control"))
-        and clock == "wall"
-        and platform.get("kind") == "testbed"
-        and platform.get("testbed", {}).get("cores") == "per_job"
-    )
+def cpu_control_planned(study: dict[str, Any], platform: Platform) -> bool:
+    """Whether the CPU-only control is measured: asked for, on a wall clock, where
+    each job runs on cores of its own, its own CPU time recorded
+    (cpu_control_load). Elsewhere the magnitude claim says it has no control: on
+    localhost the jobs share cores unrecorded, on a cluster no node, and in
+    simulated time no host core enters a result."""
+    return bool(study.get("cpu_control")) and platform.clock == WALL and platform.isolates_cores
 
 
 def cpu_control_load(pairing_records: Sequence[Mapping[str, Any]], ranks: int) -> float:

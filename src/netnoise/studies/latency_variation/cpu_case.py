@@ -10,9 +10,9 @@ from typing import Any
 import pandas as pd
 
 from netnoise.cpubench import Case, node_names
+from netnoise.platform.testbed import TestbedPlatform
 from netnoise.run import Job
 from netnoise.studies.latency_variation import plan
-from netnoise.testbed.fabric import TestbedSpec
 
 
 def layout(config: dict[str, Any]) -> dict[str, Any]:
@@ -20,14 +20,14 @@ def layout(config: dict[str, Any]) -> dict[str, Any]:
 
 
 def probe_beside_loadgen(
-    bin_dir: Path, out: Path, config: dict[str, Any], spec: TestbedSpec
+    bin_dir: Path, out: Path, config: dict[str, Any], platform: TestbedPlatform
 ) -> tuple[Job, list[Job]]:
     study = config["latency_variation"]
-    nodes = node_names(spec)[: study["nodes"]]
+    nodes = node_names(platform)[: study["nodes"]]
     probe = [str(bin_dir / "pingpong"), *map(str, plan.probe_args(study, "pingpong"))]
     level = max(study["characterize"]["levels"])
     load = [str(bin_dir / "loadgen")]
-    load += map(str, plan.loadgen_args(study, level, {"testbed": {"nic_mbit": spec.nic_mbit}}))
+    load += map(str, plan.loadgen_args(study, level, platform))
     measured = Job("pingpong", probe, 2, out / "measured.csv", nodes[:2])
     return measured, [Job("loadgen", load, len(nodes), out / "background.csv", nodes)]
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from netnoise.platform import Platform
 from netnoise.report import ABOUT, HEADLINE_CLAIMS, LATENCY_UNITS, Result
 from netnoise.studies.latency_variation.names import (
     PROBES,
@@ -106,10 +107,11 @@ def characterization_runs(lv: dict[str, Any]) -> list[tuple[str, int]]:
     return [(probe, level) for probe in PROBES for level in levels]
 
 
-def link_mbit(lv: dict[str, Any], platform: dict[str, Any]) -> float:
-    """The link rate the loads are shares of: configured, or the testbed's NIC rate."""
+def link_mbit(lv: dict[str, Any], platform: Platform) -> float:
+    """The link rate the loads are shares of: configured, or the rate the platform
+    shapes its links to."""
     link = lv["characterize"]["link_mbit"]
-    return link if link is not None else platform["testbed"]["nic_mbit"]
+    return link if link is not None else platform.nic_mbit
 
 
 def probe_args(lv: dict[str, Any], probe: str) -> list[object]:
@@ -122,7 +124,7 @@ def probe_args(lv: dict[str, Any], probe: str) -> list[object]:
     return args
 
 
-def loadgen_args(lv: dict[str, Any], level: int, platform: dict[str, Any]) -> list[object]:
+def loadgen_args(lv: dict[str, Any], level: int, platform: Platform) -> list[object]:
     """Arguments of the loadgen pairs at ``level`` % of the link rate (:func:`link_mbit`)."""
     char = lv["characterize"]
     return [
@@ -140,28 +142,16 @@ def loadgen_args(lv: dict[str, Any], level: int, platform: dict[str, Any]) -> li
 # ---------------------------------------------------------------- Sec. 6–7
 
 
-def mpi_bypasses_tcp(platform: dict[str, Any]) -> bool:
-    """Whether MPI moves messages without TCP here: on a Slurm cluster whose fabric
-    is rdma (InfiniBand, RoCE, Omni-Path, Slingshot). The testbed's MPI runs over TCP."""
-    return platform.get("kind") == "slurm" and platform.get("slurm", {}).get("fabric") == "rdma"
-
-
-def injector_level(lv: dict[str, Any], platform: dict[str, Any]) -> str:
+def injector_level(lv: dict[str, Any], platform: Platform) -> str:
     """Where the injector delays (``injection.injector_level``, ``auto`` resolved): a
-    TCP-level injector injects nothing where MPI bypasses TCP or in a simulation,
-    so ``auto`` takes the MPI level there and the TCP level, the paper's
-    post_send, elsewhere."""
+    TCP-level injector injects nothing where MPI does not move its messages through
+    TCP sockets (an rdma fabric, a simulation, whose programs link the injector in
+    and delay every message in the network model), so ``auto`` takes the MPI
+    level there and the TCP level, the paper's post_send, elsewhere."""
     level = lv["injection"]["injector_level"]
     if level != "auto":
         return level
-    return "mpi" if mpi_bypasses_tcp(platform) or simulated(platform) else "tcp"
-
-
-def simulated(platform: dict[str, Any]) -> bool:
-    """Whether every rank runs in SimGrid's SMPI: no TCP socket, no probe beside a
-    load; the injector is linked into the programs and delays every message in
-    the network model."""
-    return platform.get("kind") == "simgrid"
+    return "tcp" if platform.mpi_over_tcp else "mpi"
 
 
 def distributions(lv: dict[str, Any]) -> list[str]:
@@ -184,15 +174,16 @@ def validation_points(lv: dict[str, Any]) -> list[str]:
     return _points(lv, VALIDATION_DISTRIBUTIONS)
 
 
-def validation_experiments(platform: dict[str, Any]) -> tuple[str, ...]:
+def validation_experiments(platform: Platform) -> tuple[str, ...]:
     """The probes and the barrier of Sec. 6 that run on ``platform``: all three, but
-    tcpping (a TCP socket) in a simulation."""
-    return tuple(e for e in VALIDATION_EXPERIMENTS if not (simulated(platform) and e == "tcpping"))
+    tcpping where ranks have no TCP socket (a simulation)."""
+    return tuple(e for e in VALIDATION_EXPERIMENTS if platform.tcp_sockets or e != "tcpping")
 
 
-def injection_figures(platform: dict[str, Any]) -> tuple[str, ...]:
-    """The figures of Sec. 6–7 that ``platform``'s experiments make."""
-    return tuple(f for f in INJECTION_FIGURES if not (simulated(platform) and f in PACKET_FIGURES))
+def injection_figures(platform: Platform | None) -> tuple[str, ...]:
+    """The figures of Sec. 6–7 that ``platform``'s experiments make (None: all)."""
+    sockets = platform is None or platform.tcp_sockets
+    return tuple(f for f in INJECTION_FIGURES if sockets or f not in PACKET_FIGURES)
 
 
 def probe_runs(lv: dict[str, Any], experiments: Sequence[str]) -> list[tuple[str, str]]:
@@ -270,12 +261,10 @@ def injected_applications(
 # ---------------------------------------------------------------- targets
 
 
-def targets(
-    figures: str, tables: str, models: str, platform: dict[str, Any] | None = None
-) -> list[str]:
+def targets(figures: str, tables: str, models: str, platform: Platform | None = None) -> list[str]:
     """Every final file of the study (``figures``, ``tables``, ``models``: its folders)
     on ``platform`` (None: one that runs every experiment)."""
-    names = [*CHARACTERIZATION_FIGURES, *injection_figures(platform or {})]
+    names = [*CHARACTERIZATION_FIGURES, *injection_figures(platform)]
     return [
         *(f"{figures}/{name}.{ext}" for name in names for ext in ("svg", "png")),
         f"{tables}/characterization.csv",

@@ -6,8 +6,9 @@ import math
 from pathlib import Path
 from typing import Any
 
-from netnoise.config import enabled, frame_problems, nodes_beyond_testbed, study_platform
+from netnoise.config import enabled, frame_problems, nodes_beyond, study_platform
 from netnoise.inputs import quoted
+from netnoise.platform import from_config
 from netnoise.sim.topology import SpecError, check_spec
 from netnoise.studies.network_noise.netgauge import size_problems
 from netnoise.studies.network_noise.plan import SIZE_SWEEP_RATIO
@@ -97,4 +98,4 @@ def problems(config: dict[str, Any]) -> list[str]:
     found += _netgauge_problems(bench) + _application_problems(bench)
     layout = study_platform(config["platform"], bench)["testbed"]
     found += frame_problems(layout, "network_noise.benchmark.testbed over platform.testbed")
-    return found + nodes_beyond_testbed(config, wanted)
+    return found + nodes_beyond(from_config(config["platform"]).max_nodes, wanted)

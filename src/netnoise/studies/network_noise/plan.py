@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from netnoise.platform import Platform
 from netnoise.report import ABOUT, HEADLINE_CLAIMS, Result
 from netnoise.studies.network_noise.analysis import PERTURBATIONS as PERTURBATIONS  # the rules'
 from netnoise.studies.network_noise.analysis import point_name
@@ -82,15 +83,14 @@ def simulation_figures(nn: dict[str, Any]) -> list[str]:
     return [FABRIC_FIGURE, *SIMULATION_FIGURES] if nn["fabrics"] else list(SIMULATION_FIGURES)
 
 
-def noise_points(
-    bench: dict[str, Any], on_testbed: bool = False
-) -> list[tuple[str, float, int, str]]:
+def noise_points(bench: dict[str, Any], platform: Platform) -> list[tuple[str, float, int, str]]:
     """(collective, ratio, allocation, perturbation) of every noise-benchmark run: the
     ratio sweep of Fig. 3, 4, 6 on the full allocation, the allocation sweep of
     Fig. 5, a ratio-0 control (no perturbing process: what the split alone does) of
     every collective and allocation, and allreduce's ratio sweep with a CPU-only
-    perturbation (``cpu_control``) and, ``on_testbed``, with the perturbation on
-    one switch (``unshared_control``: elsewhere the cluster's layout is given)."""
+    perturbation (``cpu_control``) and, where the workflow names the nodes, with
+    the perturbation on one switch (``unshared_control``: elsewhere the
+    launcher's placement is given)."""
     points = [
         (c, r, bench["nodes"], "network") for c in bench["collectives"] for r in bench["ratios"]
     ]
@@ -98,7 +98,7 @@ def noise_points(
     points += [(c, 0.0, n, "network") for c, _, n, _ in points]
     if bench["cpu_control"]:
         points += [("allreduce", r, bench["nodes"], "cpu") for r in bench["ratios"] if r > 0]
-    if bench["unshared_control"] and on_testbed:
+    if bench["unshared_control"] and platform.names_nodes:
         points += [("allreduce", r, bench["nodes"], "unshared") for r in bench["ratios"] if r > 0]
     return sorted(set(points))
 

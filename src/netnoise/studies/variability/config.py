@@ -6,6 +6,7 @@ import math
 from typing import Any
 
 from netnoise.config import enabled, frame_problems, study_testbed, undefined_applications
+from netnoise.platform import from_config
 
 
 def calibration_rank(runs: int, level: float) -> int:
@@ -64,8 +65,9 @@ def problems(config: dict[str, Any]) -> list[str]:
         )
     testbed = {**platform.get("testbed", {}), **study_testbed(study)}
     nodes, racks = testbed.get("nodes"), testbed.get("racks", 1)
-    # Other platforms leave the study out (its campaign is the testbed's).
-    if platform.get("kind") == "testbed" and nodes is not None:
+    runs_on = from_config(platform)
+    # Where the workflow places the runs, the study's testbed layout holds them.
+    if runs_on.names_nodes and nodes is not None:
         if racks > nodes:
             problems.append(
                 f"variability.testbed.racks: {racks} racks need at least {racks} nodes; "
@@ -76,9 +78,9 @@ def problems(config: dict[str, Any]) -> list[str]:
                 problems.append(
                     f"variability.node_counts: {count} exceeds the study's testbed nodes ({nodes})"
                 )
-    if platform.get("kind") == "testbed":
+    if runs_on.shapes_links:
         problems += frame_problems(testbed, "variability.testbed over platform.testbed")
-    if platform.get("kind") == "slurm":
+    if runs_on.discovers_layout:
         problems += _cluster_problems(study)
     runs = study.get("runs", 2)
     per_application = runs * len(counts)

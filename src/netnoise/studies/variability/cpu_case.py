@@ -8,9 +8,9 @@ from typing import Any
 
 from netnoise import config as netnoise_config
 from netnoise.cpubench import Case, application_argv, application_runtimes
+from netnoise.platform.testbed import TestbedPlatform
 from netnoise.run import Job
 from netnoise.studies.variability.campaign import BackgroundSettings, draw, racks_of_testbed
-from netnoise.testbed.fabric import TestbedSpec
 
 
 def layout(config: dict[str, Any]) -> dict[str, Any]:
@@ -18,12 +18,13 @@ def layout(config: dict[str, Any]) -> dict[str, Any]:
 
 
 def maximal_run(
-    bin_dir: Path, out: Path, config: dict[str, Any], spec: TestbedSpec
+    bin_dir: Path, out: Path, config: dict[str, Any], platform: TestbedPlatform
 ) -> tuple[Job, list[Job]]:
     """The study's maximal campaign (loadgen at its maximal_load on a free partner
     of every job node, pairs across the racks) beside its largest job, on the
     study's own layout."""
     study = config["variability"]
+    spec = platform.testbed.spec
     nodes = max(study["node_counts"])
     settings = BackgroundSettings.from_config(study["background"])
     maximal = draw(racks_of_testbed(spec), nodes, "maximal", study["seed"], settings)

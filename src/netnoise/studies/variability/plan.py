@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from netnoise.platform import Platform
 from netnoise.report import ABOUT, HEADLINE_CLAIMS, Result
 from netnoise.studies.variability.campaign import CONTROLLED_CAMPAIGNS, batches, run_keys
 
@@ -136,21 +137,21 @@ def allocation(study: Mapping[str, Any], runs: Sequence[Run]) -> int:
     return max(node_count for _, node_count, _ in runs) + study["slurm"]["background_nodes"]
 
 
-def skipped(platform_kind: str) -> str | None:
-    """Why the study does not run on this platform (None: it runs)."""
-    if platform_kind != "localhost":
+def skipped(platform: Platform) -> str | None:
+    """Why the study does not run on ``platform`` (the study's; None: it runs)."""
+    if platform.places_named_nodes and platform.has_counters:
         return None
     return (
         "variability (seed 002) skipped: its runs are placed on nodes and read the "
-        "counters of their links, which localhost has not; use platform.kind testbed, "
-        "slurm or simgrid"
+        f"counters of their links, which platform {platform.kind!r} has not; use "
+        "platform.kind testbed, slurm or simgrid (network_model flow)"
     )
 
 
-def targets(platform_kind: str, tables: str, figures: str, model: str) -> list[str]:
-    """The study's final files: every table, figure and the trained model (none
-    where the study is skipped)."""
-    if skipped(platform_kind):
+def targets(platform: Platform, tables: str, figures: str, model: str) -> list[str]:
+    """The study's final files on ``platform`` (the study's): every table, figure
+    and the trained model (none where the study is skipped)."""
+    if skipped(platform):
         return []
     return [
         *(f"{figures}/{name}.{ext}" for name in FIGURES for ext in ("svg", "png")),
