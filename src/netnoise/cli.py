@@ -28,6 +28,7 @@ from netnoise import (
 from netnoise.atomic import atomic_open
 from netnoise.platform import PlatformUnavailable
 from netnoise.platform.testbed import TestbedPlatform
+from netnoise.settings import PlatformSettings
 from netnoise.testbed.fabric import TestbedError
 from netnoise.testbed.slurm import ACCOUNT as SLURM_ACCOUNT
 from netnoise.testbed.slurm import DEFAULT_PORT as SLURM_PORT
@@ -221,7 +222,7 @@ def _testbed(args: argparse.Namespace) -> TestbedPlatform:
         resolved = config.validate({})
     else:
         raise FileNotFoundError(f"{path}: no such config file")
-    return TestbedPlatform(resolved["platform"])
+    return TestbedPlatform(PlatformSettings.of(resolved["platform"]))
 
 
 def _cmd_testbed_up(args: argparse.Namespace) -> int:

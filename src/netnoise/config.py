@@ -369,45 +369,6 @@ def csrc_programs() -> tuple[str, ...]:
     return tuple(n for n in names if not n.endswith(".so"))
 
 
-def study_testbed(study: dict[str, Any]) -> dict[str, Any]:
-    """The keys of a study's testbed layout that override platform.testbed (None keeps it)."""
-    return {k: v for k, v in study.get("testbed", {}).items() if v is not None}
-
-
-def study_platform(platform: dict[str, Any], study: dict[str, Any]) -> dict[str, Any]:
-    """The platform with a study's testbed layout (its ``testbed`` section: racks,
-    backbone, nodes, queues), simulated network (its ``simgrid`` section) and CPU
-    limits (its ``cpu`` section), where it has them, over the shared ones.
-    Measurements run one at a time, so the testbed is rebuilt with this layout
-    when the study's jobs start and back when another study's do."""
-    out = with_study_cpu(platform, study)
-    out["testbed"].update(study_testbed(dict(study)))
-    simgrid = {k: v for k, v in (study.get("simgrid") or {}).items() if v is not None}
-    if simgrid:
-        out["simgrid"] = {**out.get("simgrid", {}), **simgrid}
-    return out
-
-
-def with_study_cpu(platform: dict[str, Any], study: dict[str, Any]) -> dict[str, Any]:
-    """A copy of the platform with a study's CPU limits (its ``cpu`` section, where it
-    has one; None keeps the platform's) over platform.cpu."""
-    out = copy.deepcopy(dict(platform))
-    cpu = {k: v for k, v in (study.get("cpu") or {}).items() if v is not None}
-    if cpu:
-        out["cpu"] = {**out.get("cpu", {}), **cpu}
-    return out
-
-
-def rack_interleaved_nodes(testbed: dict[str, Any], count: int) -> list[str]:
-    """The first ``count`` testbed nodes taken from the racks in turn (rack 1's first,
-    rack 2's first, ...): an allocation that spans every rack, so its traffic
-    crosses the backbone."""
-    nodes, racks = testbed["nodes"], testbed["racks"]
-    per_rack = -(-nodes // racks)
-    order = sorted(range(nodes), key=lambda i: (i % per_rack, i // per_rack))
-    return [f"{testbed['prefix']}-n{i + 1:02d}" for i in order[:count]]
-
-
 def enabled(config: dict[str, Any], key: str) -> dict[str, Any]:
     """The config section of study ``key``, or {} when the study is disabled."""
     section = config.get(key, {})

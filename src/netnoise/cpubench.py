@@ -58,6 +58,7 @@ from netnoise.io import read_benchmark
 from netnoise.platform.testbed import TestbedPlatform
 from netnoise.provenance import read_sidecar
 from netnoise.run import CpuLimits, Job, corun
+from netnoise.settings import PlatformSettings
 
 REPO = project.ROOT
 PREFIX = "nncpu"
@@ -103,7 +104,8 @@ def _one_rack(config: dict[str, Any]) -> dict[str, Any]:
 
 
 def _impact_layout(config: dict[str, Any]) -> dict[str, Any]:
-    return netnoise_config.study_testbed(config["impact_compression"])
+    layout = config["impact_compression"]["testbed"]
+    return {k: v for k, v in layout.items() if v is not None}
 
 
 def _two_racks(config: dict[str, Any]) -> dict[str, Any]:
@@ -111,7 +113,8 @@ def _two_racks(config: dict[str, Any]) -> dict[str, Any]:
 
 
 def _noise_layout(config: dict[str, Any]) -> dict[str, Any]:
-    return netnoise_config.study_testbed(config["network_noise"]["benchmark"])
+    layout = config["network_noise"]["benchmark"]["testbed"]
+    return {k: v for k, v in layout.items() if v is not None}
 
 
 def node_names(platform: TestbedPlatform) -> list[str]:
@@ -186,7 +189,7 @@ def _noise_half(bin_dir, out, config, platform, perturbation="network"):
     argv += ["--phase-warmup", str(bench["phase_warmup"])]
     argv += ["--size", str(bench["size"]), "--perturb-size", str(bench["perturb_size"])]
     argv += ["--perturbation", perturbation, "--cpu-load", str(bench["cpu_load"])]
-    nodes = netnoise_config.rack_interleaved_nodes(platform.config["testbed"], bench["nodes"])
+    nodes = platform.settings.testbed.rack_interleaved_nodes(bench["nodes"])
     job = Job("noise", argv, bench["nodes"], out / "measured.csv", nodes, binds_by_role=True)
     return job, []
 
@@ -245,7 +248,7 @@ def _platform(
         testbed["cores"] = cores
     key = json.dumps(platform, sort_keys=True)
     if key not in _platforms:
-        _platforms[key] = TestbedPlatform(platform)
+        _platforms[key] = TestbedPlatform(PlatformSettings.of(platform))
     return _platforms[key]
 
 

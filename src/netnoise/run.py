@@ -24,10 +24,10 @@ import os
 import subprocess
 import tempfile
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, TypedDict
 
 from netnoise import counters as counter_tools
 from netnoise import lifeline, provenance, waiting
@@ -92,7 +92,7 @@ class Job:
         stop, ready): a third-party program without them (netnoise.external passes
         them on); its ranks wait as ``platform.wait`` says unless the job's ``env``
         says otherwise."""
-        env = {**waiting.environment(platform.config.get("wait", {})), **self.env}
+        env = {**waiting.environment(platform.settings.wait.as_config()), **self.env}
         sets = platform.core_sets()
         if self.binds_by_role and sets is not None and sets.disjoint:
             env["NN_CPUS_MEASURED"] = format_cpu_list(sets.measured)
@@ -101,9 +101,29 @@ class Job:
         return Program(argv, self.ranks, list(self.nodes or []), env)
 
 
-def job_from_spec(spec: dict[str, Any]) -> Job:
-    """The Job of a workflow job spec: ``name, program, args, ranks, nodes, output``
-    and optionally ``external`` (netnoise.external's options) and ``env``."""
+class JobSpec(TypedDict, total=False):
+    """A job as a rule's params give it (``benchmark_job``, ``application_job`` of
+    workflow/rules/common.smk): every key but ``external``, ``env`` and
+    ``binds_by_role``, which only some jobs have."""
+
+    name: str
+    program: str
+    args: list[object]
+    ranks: int
+    nodes: list[str] | None
+    output: str
+    external: dict[str, object]
+    env: dict[str, str]
+    binds_by_role: bool
+
+
+#: What a run's provenance records of the config: the sections (as the config
+#: gives them) and choices the run depends on.
+ConfigRecord = Mapping[str, object]
+
+
+def job_from_spec(spec: JobSpec) -> Job:
+    """The Job of a workflow job spec."""
     external = spec.get("external")
     return Job(
         spec["name"],
@@ -195,12 +215,9 @@ class CpuLimits:
         saturation (:attr:`Platform.judges_saturation`): a localhost run has no
         network to measure, and on a cluster the runner's host is one node of the
         run, so there the load is recorded, not judged."""
-        cpu = platform.config.get("cpu", {})
+        cpu = platform.settings.cpu
         return cls(
-            cpu.get("max_runnable"),
-            cpu.get("attempts", 3),
-            platform.judges_saturation,
-            cpu.get("tolerated_runnable"),
+            cpu.max_runnable, cpu.attempts, platform.judges_saturation, cpu.tolerated_runnable
         )
 
 
@@ -224,7 +241,7 @@ def corun(
     *,
     log: str | os.PathLike[str],
     timeout_s: float,
-    config: dict[str, Any] | None = None,
+    config: ConfigRecord | None = None,
     inputs: dict[str, str | os.PathLike[str]] | None = None,
     counters: counter_tools.Snapshot | None = None,
     counters_output: str | os.PathLike[str] | None = None,
@@ -624,7 +641,7 @@ def run_benchmark(
     output: str | os.PathLike[str],
     log: str | os.PathLike[str],
     timeout_s: float,
-    config: dict[str, Any] | None = None,
+    config: ConfigRecord | None = None,
     inputs: dict[str, str | os.PathLike[str]] | None = None,
     nodes: list[str] | None = None,
     cpu: CpuLimits | None = None,

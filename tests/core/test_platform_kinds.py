@@ -36,18 +36,32 @@ def kind_comparisons(text: str) -> list[int]:
     """The lines of ``text`` (Python, or a Snakemake file, which tokenizes as
     Python) that compare something with a platform kind's name: beside a
     comparison, as a ``case`` of a match, or inside a collection that follows
-    one (``kind in ("testbed", "slurm")``)."""
+    one (``kind in ("testbed", "slurm")``). A loop's ``in`` compares nothing."""
     words = _words(text)
-    found, brackets = [], []
+    found = []
+    operators = []  # whether each word is a comparison
+    collections = []  # whether each open bracket's items are compared
+    loops = [False]  # whether a ``for`` at each bracket depth awaits its ``in``
     for i, word in enumerate(words):
+        name = word.string if word.type == tokenize.NAME else None
+        if name == "for":
+            loops[-1] = True
+        looping = name == "in" and loops[-1]
+        loops[-1] = loops[-1] and not looping
+        operators.append(word.string in COMPARISONS and not looping)
         before = words[i - 1].string if i else ""
         after = words[i + 1].string if i + 1 < len(words) else ""
         if word.type == tokenize.OP and word.string in "([{":
-            brackets.append(before in COMPARISONS)
-        elif word.type == tokenize.OP and word.string in ")]}" and brackets:
-            brackets.pop()
+            collections.append(i > 0 and operators[i - 1])
+            loops.append(False)
+        elif word.type == tokenize.OP and word.string in ")]}" and collections:
+            collections.pop()
+            loops.pop()
         elif _kind(word) and (
-            {before, after} & COMPARISONS or before == "case" or (brackets and brackets[-1])
+            (i > 0 and operators[i - 1])
+            or after in COMPARISONS
+            or before == "case"
+            or (collections and collections[-1])
         ):
             found.append(word.start[0])
     return found
@@ -84,8 +98,11 @@ def test_the_check_sees_every_form_of_comparison():
         '    case "simgrid":\n'
         "        pass\n"
         'z = f"{kind} testbed" == name and prefix == "nn"\n'
+        'for name in ("testbed", "cpu"):\n'
+        '    w = [n for n in ("slurm",) if n]\n'
+        'v = "testbed" in kinds\n'
     )
-    assert kind_comparisons(text) == [1, 2, 3, 5]
+    assert kind_comparisons(text) == [1, 2, 3, 5, 10]
 
 
 @pytest.mark.parametrize("kind", sorted(KINDS))

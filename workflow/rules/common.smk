@@ -10,6 +10,7 @@ from netnoise import config as netnoise_config
 from netnoise import platform as netnoise_platform
 from netnoise import report as netnoise_report
 from netnoise import scheduler_timers
+from netnoise import settings as netnoise_settings
 from netnoise import studies as netnoise_studies
 from netnoise.build import list_programs
 from netnoise.jobs import expose_package
@@ -23,8 +24,10 @@ netnoise_config.validate(
 
 expose_package(PACKAGE_SRC)
 
-# What the rules ask of the platform instead of its kind (netnoise.platform).
-PLATFORM = netnoise_platform.from_config(config["platform"])
+# The config, typed (netnoise.settings), and what the rules ask of the platform
+# instead of its kind (netnoise.platform).
+SETTINGS = netnoise_settings.Settings.of(config)
+PLATFORM = netnoise_platform.from_settings(SETTINGS.platform)
 _RESULTS = f"results/{PLATFORM.kind}"
 _BIN = f"{_RESULTS}/bin"
 _LOGS = f"{_RESULTS}/logs"
@@ -92,7 +95,7 @@ def c_sources():
         makefile=str(_CSRC / "Makefile"),
         files=_C_SOURCES,
         flavour=PLATFORM.build_flavour,
-        mpicc=PLATFORM.mpicc(config["build"]["mpicc"]),
+        mpicc=PLATFORM.mpicc(SETTINGS.build.mpicc),
         programs=_C_PROGRAMS,
         ns3_files=_NS3_SOURCES,
         ns3_programs=_NS3_PROGRAMS,
@@ -116,11 +119,18 @@ def _derived(value, compute):
     return lambda wildcards: compute(value(wildcards))
 
 
+def study_platform(study, **choices):
+    """The platform ``study``'s runs see (a study section of SETTINGS, with what one
+    run ``choices``; netnoise.settings.Settings.effective), as a rule's params
+    carry it: the mapping of its config."""
+    return SETTINGS.effective(study, **choices).as_config()
+
+
 def slurm_nodes(ranks):
     """Nodes of a Slurm job whose launches start ``ranks`` ranks each, as the
     platform.slurm placement spreads them."""
-    slurm = config["platform"]["slurm"]
-    return slurm["nodes"] or -(-ranks // slurm["tasks_per_node"])
+    slurm = SETTINGS.platform.slurm
+    return slurm.nodes or -(-ranks // slurm.tasks_per_node)
 
 
 # A measurement job on this host holds every core Snakemake was given: a build
@@ -144,19 +154,19 @@ def measurement_resources(ranks, launches=1, **slurm):
     resources = {"network": 1}
     if not PLATFORM.allocates_jobs:
         return resources
-    resources["mpi"] = config["platform"]["slurm"]["launcher"]
+    placement = SETTINGS.platform.slurm
+    resources["mpi"] = placement.launcher
     resources["tasks"] = _derived(ranks, lambda r: launches * r)
-    placement = config["platform"]["slurm"]
     # Without a node count or ranks per node, srun spreads the ranks as it likes.
-    if placement["nodes"] or placement["tasks_per_node"]:
+    if placement.nodes or placement.tasks_per_node:
         resources["nodes"] = _derived(ranks, slurm_nodes)
     return {**resources, **slurm}
 
 
 def application_binary(name):
     """Executable of a configured application: a csrc program or a built real one."""
-    app = config["applications"][name]
-    return program(app["program"]) if "program" in app else f"{_BIN}/apps/{name}"
+    app = SETTINGS.applications[name]
+    return program(app.program) if app.program is not None else f"{_BIN}/apps/{name}"
 
 
 def application_job(name, output, ranks, nodes, iterations, warmup, extra_args=()):
@@ -166,33 +176,33 @@ def application_job(name, output, ranks, nodes, iterations, warmup, extra_args=(
     the later of two equal options wins). A real application is wrapped by
     netnoise.external, which times each launch and extracts its figure of merit.
     """
-    app = config["applications"][name]
+    app = SETTINGS.applications[name]
     spec = {
         "name": name,
         "program": application_binary(name),
-        "args": [*app.get("args", []), *map(str, extra_args)],
+        "args": [*(app.args or []), *map(str, extra_args)],
         "ranks": ranks,
         "nodes": nodes,
         "output": output,
     }
-    if "program" in app:
+    if app.program is not None:
         spec["args"] += ["--iterations", iterations, "--warmup", warmup]
         return spec
-    fom = app.get("figure_of_merit", {})
+    fom = app.figure_of_merit
     spec["external"] = {
         "tool": name,
-        "version": app["version"],
+        "version": app.version,
         "iterations": iterations,
         "warmup": warmup,
-        "fom": fom.get("pattern"),
-        "fom_unit": fom.get("unit", ""),
+        "fom": fom.pattern if fom else None,
+        "fom_unit": fom.unit if fom else "",
     }
     return spec
 
 
 def build_environment():
     """Compiler settings a third-party build command sees."""
-    return {"MPICC": config["build"]["mpicc"], "CFLAGS": config["build"]["cflags"]}
+    return {"MPICC": SETTINGS.build.mpicc, "CFLAGS": SETTINGS.build.cflags}
 
 
 def benchmark_job(name, output, ranks, nodes, args):

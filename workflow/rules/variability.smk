@@ -5,26 +5,25 @@
 
 from snakemake.logging import logger
 
-from netnoise import config as netnoise_config
 from netnoise.studies.variability import plan as variability_plan
+from netnoise.studies.variability.settings import VariabilitySettings
 
-VB = config["variability"]
+VB = SETTINGS.study(VariabilitySettings)
 VB_PATHS = study_paths("variability")
 VB_TIDY = f"{VB_PATHS.tidy}/runs.csv"
 # One model file beside the models folders of the other studies.
 VB_MODEL = f"{VB_PATHS.models}.npz"
 VB_BATCHES = variability_plan.measurement_batches(VB)
 VB_APPLICATIONS = variability_plan.measured_applications(
-    VB, config["applications"], application_binary
+    VB, SETTINGS.applications, application_binary
 )
 VB_ALLOCATION = lambda wc: variability_plan.allocation(
     VB, VB_BATCHES[wc.campaign][int(wc.batch)]
 )
-VB_PLATFORM_CONFIG = netnoise_config.study_platform(config["platform"], VB)
-VB_PLATFORM = netnoise_platform.from_config(VB_PLATFORM_CONFIG)
+VB_PLATFORM = netnoise_platform.from_settings(SETTINGS.effective(VB))
 VB_SKIPPED = variability_plan.skipped(VB_PLATFORM)
 
-if VB["enabled"] and VB_SKIPPED:
+if VB.enabled and VB_SKIPPED:
     logger.warning(VB_SKIPPED)
 
 
@@ -71,8 +70,8 @@ rule measure_variability_runs:
     params:
         runs=lambda wildcards: VB_BATCHES[wildcards.campaign][int(wildcards.batch)],
         applications=VB_APPLICATIONS,
-        platform=VB_PLATFORM_CONFIG,
-        config={"variability": VB},
+        platform=VB_PLATFORM.settings.as_config(),
+        config={"variability": VB.as_config()},
     script:
         "../scripts/variability/measure.py"
 
@@ -102,8 +101,8 @@ rule train_variability_model:
     # Folds of the out-of-fold evaluation train in parallel (same result).
     threads: 2
     params:
-        model=VB["model"],
-        seed=VB["seed"],
+        model=VB.model.as_config(),
+        seed=VB.seed,
     script:
         "../scripts/variability/train.py"
 
@@ -127,8 +126,8 @@ rule tabulate_variability:
     # Folds of the nested repeated cross-validation run in parallel (same tables).
     threads: 2
     params:
-        model=VB["model"],
-        seed=VB["seed"],
+        model=VB.model.as_config(),
+        seed=VB.seed,
         clock=VB_PLATFORM.clock,
     script:
         "../scripts/variability/tabulate.py"
@@ -157,6 +156,6 @@ rule plot_variability:
     conda:
         "../../envs/analysis.yaml"
     params:
-        bound_level=VB["model"]["bound_level"],
+        bound_level=VB.model.bound_level,
     script:
         "../scripts/variability/plot.py"

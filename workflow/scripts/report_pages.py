@@ -2,12 +2,13 @@ from pathlib import Path
 
 import pandas as pd
 
-from netnoise import config as netnoise_config
 from netnoise import report, studies, verdicts
 from netnoise.jobs import logged
-from netnoise.platform import from_config
+from netnoise.platform import from_settings
+from netnoise.settings import Settings
 
 with logged(snakemake.log[0]) as log:
+    settings = Settings.of(snakemake.config)
     inputs = snakemake.input
     reviewed = hasattr(inputs, "review")
     source = report.describe_source(
@@ -36,11 +37,7 @@ with logged(snakemake.log[0]) as log:
             )
         elif kind == "about":
             study = studies.get(page["study"])
-            platform = from_config(
-                netnoise_config.study_platform(
-                    snakemake.config["platform"], study.config_section(snakemake.config)
-                )
-            )
+            platform = from_settings(settings.effective(settings.study(study.settings)))
             text = report.about_page(
                 study, page["results"], source=source.sentence_html, facts=platform.facts()
             )

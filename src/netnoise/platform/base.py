@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from netnoise.cpusets import CoreSets
+from netnoise.settings import PlatformSettings
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -156,8 +157,10 @@ class Platform(ABC):
     #: The csrc/Makefile flavour (``FLAVOUR``) this platform's programs are built in.
     build_flavour: str = "native"
 
-    def __init__(self, config: dict[str, Any]):
-        self.config = config
+    def __init__(self, settings: PlatformSettings):
+        #: The validated ``platform`` section (a study's overlay over it, where a
+        #: study's runs see one: netnoise.settings.Settings.effective).
+        self.settings = settings
 
     # --------------------------------------------------------------- capabilities
     @property

@@ -33,7 +33,6 @@ import pandas as pd
 
 from netnoise import counters
 from netnoise.atomic import atomic_open
-from netnoise.config import rack_interleaved_nodes
 from netnoise.platform.base import (
     SIMULATED,
     Launch,
@@ -42,6 +41,7 @@ from netnoise.platform.base import (
     Program,
     one_node_per_rank,
 )
+from netnoise.settings import PlatformSettings, TestbedSettings
 from netnoise.sim.topology import XGFT, SpecError, Torus, parse_spec
 
 #: Where generated platform and host files go, relative to the working
@@ -141,17 +141,17 @@ def graph_platform(
     return body
 
 
-def rack_hosts(testbed: dict[str, Any]) -> tuple[tuple[str, ...], ...]:
+def rack_hosts(testbed: TestbedSettings) -> tuple[tuple[str, ...], ...]:
     """The host names of each rack of the testbed's layout (``platform.testbed``),
     as :func:`racks_platform` names them: the testbed's own node names."""
-    nodes, racks = testbed["nodes"], testbed["racks"]
+    nodes, racks = testbed.nodes, testbed.racks
     per_rack = -(-nodes // racks)
-    names = [f"{testbed['prefix']}-n{i + 1:02d}" for i in range(nodes)]
+    names = [f"{testbed.prefix}-n{i + 1:02d}" for i in range(nodes)]
     return tuple(tuple(names[r * per_rack : (r + 1) * per_rack]) for r in range(racks))
 
 
 def racks_platform(
-    testbed: dict[str, Any], latency_us: float, packets: bool = False
+    testbed: TestbedSettings, latency_us: float, packets: bool = False
 ) -> GeneratedPlatform:
     """The testbed's layout (``platform.testbed``: nodes, racks, nic_mbit,
     backbone_mbit): each node's link to its rack switch and, between racks,
@@ -159,13 +159,13 @@ def racks_platform(
     with ``packets`` as a graph for ns-3 (graph_platform). Ranks take the racks
     in turn, as the testbed's studies place allocations, so an allocation's
     traffic crosses the backbone."""
-    nodes, racks = testbed["nodes"], testbed["racks"]
+    nodes, racks = testbed.nodes, testbed.racks
     per_rack = -(-nodes // racks)
     names = [name for rack in rack_hosts(testbed) for name in rack]
-    nic, backbone = testbed["nic_mbit"], testbed["backbone_mbit"]
-    order = rack_interleaved_nodes(testbed, nodes)
-    description = f"{nodes} nodes in {racks} rack(s), {testbed['nic_mbit']:g} Mbit/s node links" + (
-        f", {testbed['backbone_mbit']:g} Mbit/s rack uplinks" if racks > 1 else ""
+    nic, backbone = testbed.nic_mbit, testbed.backbone_mbit
+    order = testbed.rack_interleaved_nodes(nodes)
+    description = f"{nodes} nodes in {racks} rack(s), {nic:g} Mbit/s node links" + (
+        f", {backbone:g} Mbit/s rack uplinks" if racks > 1 else ""
     )
     if packets:
         switches = [f"switch-r{r + 1}" for r in range(racks)]
@@ -275,14 +275,14 @@ def dragonfly_platform(spec: str, link_gbit: float, latency_us: float) -> Genera
     return _cluster(spec, "dragonfly", "DRAGONFLY", params, count, link_gbit, latency_us)
 
 
-def generate(platform_config: dict[str, Any]) -> GeneratedPlatform:
+def generate(settings: PlatformSettings) -> GeneratedPlatform:
     """The platform file of the validated ``platform`` section (kind simgrid)."""
-    simgrid = platform_config["simgrid"]
-    topology = simgrid["topology"]
+    simgrid = settings.simgrid
+    topology = simgrid.topology
     # SimGrid's ns-3 binding takes one-hop routes only: a graph of hosts and switches.
-    packets = simgrid["network_model"] == "packet"
+    packets = simgrid.network_model == "packet"
     if topology == "testbed":
-        return racks_platform(platform_config["testbed"], simgrid["latency_us"], packets)
+        return racks_platform(settings.testbed, simgrid.latency_us, packets)
     if topology.startswith(DRAGONFLY):
         if packets:
             raise PlatformUnavailable(
@@ -290,10 +290,10 @@ def generate(platform_config: dict[str, Any]) -> GeneratedPlatform:
                 "flow model only (platform.simgrid.network_model: flow); the packet model "
                 "takes xgft:, torus: or testbed"
             )
-        return dragonfly_platform(topology, simgrid["link_gbit"], simgrid["latency_us"])
+        return dragonfly_platform(topology, simgrid.link_gbit, simgrid.latency_us)
     generator = topology_graph if packets else cluster_platform
     try:
-        return generator(topology, simgrid["link_gbit"], simgrid["latency_us"])
+        return generator(topology, simgrid.link_gbit, simgrid.latency_us)
     except SpecError as err:
         raise PlatformUnavailable(f"platform.simgrid.topology: {err}") from None
 
@@ -384,17 +384,17 @@ class SimgridPlatform(Platform):
     runs_third_party = False
     build_flavour = "smpi"
 
-    def __init__(self, config: dict[str, Any], directory: str | Path = PLATFORM_DIR):
-        super().__init__(config)
-        self.simgrid = config["simgrid"]
-        self.launcher = self.simgrid["smpirun"]
+    def __init__(self, settings: PlatformSettings, directory: str | Path = PLATFORM_DIR):
+        super().__init__(settings)
+        self.simgrid = settings.simgrid
+        self.launcher = self.simgrid.smpirun
         self.directory = Path(directory)
 
     @property
     def has_counters(self) -> bool:
         """The flow model's links are counted (SimGrid's link-load plugin); the
         packet model's are not."""
-        return self.simgrid["network_model"] == "flow"
+        return self.simgrid.network_model == "flow"
 
     @property
     def reads_counters_in_run(self) -> bool:
@@ -411,29 +411,27 @@ class SimgridPlatform(Platform):
 
     @property
     def supports_ns3(self) -> bool:
-        return self.simgrid["network_model"] == "packet"
+        return self.simgrid.network_model == "packet"
 
     def mpicc(self, configured: str) -> str:
-        return self.simgrid["smpicc"]
+        return self.simgrid.smpicc
 
     def facts(self) -> tuple[str, list[tuple[str, str]]]:
         """The simulator, the network and its links."""
         simgrid = self.simgrid
         network = (
-            "the testbed's racks (platform.testbed)"
-            if self.racks is not None
-            else simgrid["topology"]
+            "the testbed's racks (platform.testbed)" if self.racks is not None else simgrid.topology
         )
         return "This run's platform (from its config)", [
             ("Simulator", "SimGrid's SMPI: every rank simulated, in simulated time"),
             ("Network", network),
-            ("Model", f"{simgrid['network_model']} (flow: CM02; packet: ns-3)"),
-            ("Links", f"{simgrid['link_gbit']:g} Gbit/s, {simgrid['latency_us']:g} µs each"),
+            ("Model", f"{simgrid.network_model} (flow: CM02; packet: ns-3)"),
+            ("Links", f"{simgrid.link_gbit:g} Gbit/s, {simgrid.latency_us:g} µs each"),
         ]
 
     @cached_property
     def generated(self) -> GeneratedPlatform:
-        return generate(self.config)
+        return generate(self.settings)
 
     def _written(self, name: str, text: str) -> Path:
         """``text`` in file ``name`` of this directory, written once (names carry
@@ -456,17 +454,17 @@ class SimgridPlatform(Platform):
         )
 
     @property
-    def settings(self) -> list[str]:
+    def smpi_settings(self) -> list[str]:
         """The ``--cfg`` settings of every smpirun."""
-        flow = self.simgrid["network_model"] == "flow"
-        model = NETWORK_MODELS[self.simgrid["network_model"]]
+        flow = self.simgrid.network_model == "flow"
+        model = NETWORK_MODELS[self.simgrid.network_model]
         return [*SMPI_SETTINGS, *(FLOW_SETTINGS if flow else ()), f"network/model:{model}"]
 
     def _smpirun(
         self, program: list[str], ranks: int, hosts: list[str] | None, env: dict[str, str]
     ) -> Launch:
         platform_file, hostfile = self.files(hosts)
-        settings = self.settings
+        settings = self.smpi_settings
         argv = [
             self.launcher,
             "-np",
@@ -489,7 +487,7 @@ class SimgridPlatform(Platform):
             hosts = len(self.generated.hosts)
             if ranks > hosts:
                 raise PlatformUnavailable(
-                    f"platform.simgrid.topology {self.simgrid['topology']!r} has {hosts} "
+                    f"platform.simgrid.topology {self.simgrid.topology!r} has {hosts} "
                     f"hosts; a run of {ranks} ranks needs at least as many"
                 )
             return self.generated.hosts[:ranks]
@@ -542,14 +540,14 @@ class SimgridPlatform(Platform):
     def racks(self) -> tuple[tuple[str, ...], ...] | None:
         """The host names of each rack on the racks platform (topology
         ``testbed``); None on the others."""
-        if self.simgrid["topology"] != "testbed":
+        if self.simgrid.topology != "testbed":
             return None
-        return rack_hosts(self.config["testbed"])
+        return rack_hosts(self.settings.testbed)
 
     def link_counter_flags(self, path: Path, interval_s: float) -> list[str]:
         """The measured program's options that make it write the links' counters
         over its timed part to ``path`` (csrc/simgrid/link_counters.c)."""
-        if self.simgrid["network_model"] != "flow":
+        if self.simgrid.network_model != "flow":
             raise PlatformUnavailable(
                 "link counters need platform.simgrid.network_model flow: SimGrid's "
                 "link-load plugin counts the flow model's load, the packet model has none"
@@ -581,13 +579,13 @@ class SimgridPlatform(Platform):
         return {
             "kind": self.kind,
             "simgrid": self.version(),
-            "network_model": self.simgrid["network_model"],
-            "simgrid_network_model": NETWORK_MODELS[self.simgrid["network_model"]],
-            "topology": self.simgrid["topology"],
+            "network_model": self.simgrid.network_model,
+            "simgrid_network_model": NETWORK_MODELS[self.simgrid.network_model],
+            "topology": self.simgrid.topology,
             "network": generated.description,
-            "latency_us": self.simgrid["latency_us"],
+            "latency_us": self.simgrid.latency_us,
             "platform_sha256": generated.sha256,
-            "settings": self.settings,
+            "settings": self.smpi_settings,
             "computation": (
                 "not simulated: a rank's sleeps take simulated time, its arithmetic none"
             ),

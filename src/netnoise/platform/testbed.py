@@ -21,6 +21,7 @@ from netnoise.platform.base import (
     socket_buffer_mca,
     tcp_congestion_env,
 )
+from netnoise.settings import PlatformSettings
 from netnoise.testbed.fabric import Testbed, TestbedError, TestbedSpec
 
 
@@ -40,9 +41,9 @@ class TestbedPlatform(Platform):
     shapes_links = True
     reference = True
 
-    def __init__(self, config: dict[str, Any]):
-        super().__init__(config)
-        self.cores = config["testbed"].get("cores", "per_job")
+    def __init__(self, settings: PlatformSettings):
+        super().__init__(settings)
+        self.cores = settings.testbed.cores
         self._cores_settled = False
         self._sets: cpusets.CoreSets | None = None
         # Set by check() where the host has no job cgroups (allowed on shared cores).
@@ -52,7 +53,7 @@ class TestbedPlatform(Platform):
     def testbed(self) -> Testbed:
         """The emulated cluster (not brought up until :meth:`check`)."""
         try:
-            return Testbed(TestbedSpec.from_config(self.config["testbed"]))
+            return Testbed(TestbedSpec.from_config(self.settings.testbed.as_config()))
         except TestbedError as err:
             raise PlatformUnavailable(str(err)) from err
 
@@ -67,39 +68,39 @@ class TestbedPlatform(Platform):
 
     @property
     def max_nodes(self) -> int:
-        return self.config["testbed"]["nodes"]
+        return self.settings.testbed.nodes
 
     @property
     def nic_mbit(self) -> float:
-        return self.config["testbed"]["nic_mbit"]
+        return self.settings.testbed.nic_mbit
 
     def node_names(self, count: int) -> list[str]:
-        prefix = self.config["testbed"]["prefix"]
+        prefix = self.settings.testbed.prefix
         return [f"{prefix}-n{i:02d}" for i in range(1, count + 1)]
 
     def facts(self) -> tuple[str, list[tuple[str, str]]]:
         """Nodes and racks, link rates and their ratio, queue depth in bytes and in
         time at the NIC's rate, frame size."""
-        testbed = self.config["testbed"]
-        nic, backbone = testbed["nic_mbit"], testbed.get("backbone_mbit")
+        testbed = self.settings.testbed
+        nic, backbone = testbed.nic_mbit, testbed.backbone_mbit
         facts = [
-            ("Nodes", f"{testbed['nodes']} in {testbed.get('racks', 1)} rack(s)"),
+            ("Nodes", f"{testbed.nodes} in {testbed.racks} rack(s)"),
             ("NIC links", f"{nic:g} Mbit/s"),
         ]
-        if backbone and testbed.get("racks", 1) > 1:
+        if backbone and testbed.racks > 1:
             facts.append(("Backbone", f"{backbone:g} Mbit/s (NIC:backbone 1:{backbone / nic:.3g})"))
-        queue = testbed.get("queue_bytes")
+        queue = testbed.queue_bytes
         if queue:
             at_nic_ms = 8 * queue / (nic * 1e3)
             facts.append(
                 ("Queue per link", f"{queue / 1000:g} kB ({at_nic_ms:.3g} ms at the NIC rate)")
             )
-        if testbed.get("mtu_bytes"):
-            facts.append(("MTU", f"{testbed['mtu_bytes']} bytes"))
+        if testbed.mtu_bytes:
+            facts.append(("MTU", f"{testbed.mtu_bytes} bytes"))
         return "This run's testbed (from its config)", facts
 
     def release(self) -> bool:
-        if self.config["testbed"].get("keep_up", False):
+        if self.settings.testbed.keep_up:
             return False
         self.testbed.down()
         return True
@@ -134,7 +135,7 @@ class TestbedPlatform(Platform):
         a rebuild were CPU-saturated (2.6-3.3 runnable tasks, 1.3-2.1 for the rest
         of the batch); the log says how long each job waited."""
         self._cores_settled = True
-        timeout_s = self.config.get("cpu", {}).get("quiet_wait_s", 60)
+        timeout_s = self.settings.cpu.quiet_wait_s
         if timeout_s == 0:
             return
         settling = wait_for_quiet_cores(timeout_s=timeout_s)

@@ -22,6 +22,7 @@ from typing import Any
 import pandas as pd
 
 from netnoise import project
+from netnoise.settings import StudySection
 
 REPO = project.ROOT
 
@@ -104,6 +105,18 @@ class Study:
             if path.is_file() and "__pycache__" not in path.parts
         }
         return sorted(found | set(self.programs))
+
+    @property
+    def settings(self) -> type[StudySection]:
+        """The type of the study's config section (its ``settings`` module's)."""
+        module = self.module("settings")
+        return next(
+            value
+            for value in vars(module).values()
+            if isinstance(value, type)
+            and issubclass(value, StudySection)
+            and getattr(value, "KEY", None) == self.key
+        )
 
     def module(self, name: str) -> ModuleType | None:
         """The study's submodule ``name`` (e.g. ``config``, ``cli``), or None if it has none."""

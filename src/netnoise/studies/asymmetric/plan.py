@@ -7,7 +7,6 @@ folders; ``workflow/rules/asymmetric.smk`` calls them to plan its rules.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
 from typing import Any
 
 import pandas as pd
@@ -15,6 +14,7 @@ import pandas as pd
 from netnoise.platform import Platform
 from netnoise.report import ABOUT, HEADLINE_CLAIMS, Result
 from netnoise.studies.asymmetric.patterns import FAMILIES, trial_count
+from netnoise.studies.asymmetric.settings import AsymmetricSettings
 
 TABLE_NAMES = ("table2", "within10", "properties", "alltoallv")
 #: The table and figure of the ns-3 sweeps (asymmetric.regime).
@@ -57,14 +57,14 @@ REPORT_RESULTS = (
 )
 
 
-def figure_names(study: Mapping[str, Any]) -> list[str]:
+def figure_names(study: AsymmetricSettings) -> list[str]:
     """Figures of the study: Fig. 4 (fairness, then its bidirectional panels), one
     Fig. 6 per congestion control of the random patterns, and Fig. 8."""
     return [
         "fig4_fairness",
         "fig4a_nic_bidirectional",
         "fig4b_backbone_bidirectional",
-        *[f"fig6_errors_{cc}" for cc in study["random"]["congestion_controls"]],
+        *[f"fig6_errors_{cc}" for cc in study.random.congestion_controls],
         "fig8_alltoallv",
     ]
 
@@ -75,23 +75,23 @@ def caption(figure: str) -> str:
     return "fig6_errors" if figure.startswith("fig6_errors_") else figure
 
 
-def congestions(study: Mapping[str, Any], family: str) -> list[str]:
+def congestions(study: AsymmetricSettings, family: str) -> list[str]:
     """Congestion controls a pattern family runs with."""
     if family == "random":
-        return study["random"]["congestion_controls"]
-    return study["congestion_controls"]
+        return study.random.congestion_controls
+    return study.congestion_controls
 
 
-def results(raw: str, study: Mapping[str, Any], family: str, suffix: str = "") -> list[str]:
+def results(raw: str, study: AsymmetricSettings, family: str, suffix: str = "") -> list[str]:
     """The p2p_concurrent result of every trial of a family under ``raw`` (the study's
     raw folder), ``{congestion}`` left open; ``suffix`` names a sidecar instead."""
     return [
         f"{raw}/mpi/{family}/{{congestion}}/trial{i:03d}.csv{suffix}"
-        for i in range(trial_count(family, study))
+        for i in range(trial_count(family, study.as_config()))
     ]
 
 
-def runs(raw: str, study: Mapping[str, Any]) -> list[tuple[str, str, list[str]]]:
+def runs(raw: str, study: AsymmetricSettings) -> list[tuple[str, str, list[str]]]:
     """(family, congestion control, result files) of every MPI-level job."""
     return [
         (family, cc, [path.format(congestion=cc) for path in results(raw, study, family)])
@@ -100,16 +100,16 @@ def runs(raw: str, study: Mapping[str, Any]) -> list[tuple[str, str, list[str]]]
     ]
 
 
-def run_config(study: Mapping[str, Any], congestion: str) -> dict[str, Any]:
+def run_config(study: AsymmetricSettings, congestion: str) -> dict[str, Any]:
     """What a measurement's provenance records of the config: the section and the
     congestion control of the run."""
-    return {"asymmetric": study, "congestion": congestion}
+    return {"asymmetric": study.as_config(), "congestion": congestion}
 
 
-def skipped(platform: Platform, study: Mapping[str, Any]) -> str | None:
+def skipped(platform: Platform, study: AsymmetricSettings) -> str | None:
     """Why the study does not run on ``platform`` (None: it runs); in ns-3 it runs
     on every platform."""
-    if platform.places_named_nodes or study["network"] == "ns3":
+    if platform.places_named_nodes or study.in_ns3:
         return None
     return (
         "asymmetric (seed 003) skipped: it needs two racks, its own testbed's or a "
@@ -118,13 +118,13 @@ def skipped(platform: Platform, study: Mapping[str, Any]) -> str | None:
     )
 
 
-def on_testbed(study: Mapping[str, Any], platform: Platform) -> bool:
+def on_testbed(study: AsymmetricSettings, platform: Platform) -> bool:
     """Whether the study's trials run on its own emulated testbed, whose links the
     platform shapes (it also checks them and measures the TCP level with iperf3)."""
-    return platform.shapes_links and study["network"] != "ns3"
+    return platform.shapes_links and not study.in_ns3
 
 
-def targets(tables: str, figures: str, study: Mapping[str, Any], platform: Platform) -> list[str]:
+def targets(tables: str, figures: str, study: AsymmetricSettings, platform: Platform) -> list[str]:
     """The study's final files (its figures, tables, the ns-3 sweeps where enabled
     and, on the testbed, the check of its links) under the folders ``tables`` and
     ``figures``; none where it is skipped."""
@@ -136,7 +136,7 @@ def targets(tables: str, figures: str, study: Mapping[str, Any], platform: Platf
             f"{tables}/{REGIME_TABLE}.csv",
             *(f"{figures}/{REGIME_FIGURE}.{ext}" for ext in EXTENSIONS),
         ]
-        if study["regime"]["enabled"]
+        if study.regime.enabled
         else []
     )
     return [

@@ -32,10 +32,12 @@ from scipy import stats
 from netnoise import config as netnoise_config
 from netnoise import project
 from netnoise.build import build_programs
+from netnoise.config import validate
 from netnoise.io import read_benchmark
-from netnoise.platform import from_config
+from netnoise.platform import from_settings
 from netnoise.provenance import read_sidecar
 from netnoise.run import run_benchmark
+from netnoise.settings import PlatformSettings, overlaid
 from netnoise.studies.latency_variation import injector
 
 REPO = project.ROOT
@@ -65,8 +67,9 @@ def pingpong(
     """Run a 2-rank pingpong, busy polling (a sleeping wait would add its wake-up to
     the delays measured here); return its round trips (us) and its log. Its CPU
     load is in the provenance record beside ``work/<name>.csv``."""
-    platform = from_config(
-        {"kind": "localhost", "mpirun": "mpirun", "mpirun_args": mpirun_args, "timeout_s": 120}
+    defaults = PlatformSettings.of(validate({})["platform"])
+    platform = from_settings(
+        overlaid(defaults, {"kind": "localhost", "mpirun_args": mpirun_args, "timeout_s": 120})
     )
     out = work / f"{name}.csv"
     log = work / f"{name}.log"

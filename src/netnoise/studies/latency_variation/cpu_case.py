@@ -12,7 +12,9 @@ import pandas as pd
 from netnoise.cpubench import Case, node_names
 from netnoise.platform.testbed import TestbedPlatform
 from netnoise.run import Job
+from netnoise.settings import Settings
 from netnoise.studies.latency_variation import plan
+from netnoise.studies.latency_variation.settings import LatencyVariationSettings
 
 
 def layout(config: dict[str, Any]) -> dict[str, Any]:
@@ -22,10 +24,10 @@ def layout(config: dict[str, Any]) -> dict[str, Any]:
 def probe_beside_loadgen(
     bin_dir: Path, out: Path, config: dict[str, Any], platform: TestbedPlatform
 ) -> tuple[Job, list[Job]]:
-    study = config["latency_variation"]
-    nodes = node_names(platform)[: study["nodes"]]
+    study = Settings.of(config).study(LatencyVariationSettings)
+    nodes = node_names(platform)[: study.nodes]
     probe = [str(bin_dir / "pingpong"), *map(str, plan.probe_args(study, "pingpong"))]
-    level = max(study["characterize"]["levels"])
+    level = max(study.characterize.levels)
     load = [str(bin_dir / "loadgen")]
     load += map(str, plan.loadgen_args(study, level, platform))
     measured = Job("pingpong", probe, 2, out / "measured.csv", nodes[:2])

@@ -275,12 +275,12 @@ def simgrid_machine(platform: SimgridPlatform) -> Machine:
     if racks is None:
         raise PlatformUnavailable(
             f"variability on simgrid needs platform.simgrid.topology testbed (racks of "
-            f"named hosts, as the testbed's), not {platform.simgrid['topology']!r}; set "
+            f"named hosts, as the testbed's), not {platform.simgrid.topology!r}; set "
             "variability.simgrid.topology: testbed"
         )
     return Machine(
         racks,
-        platform.config["testbed"]["nic_mbit"],
+        platform.settings.testbed.nic_mbit,
         lambda _nodes, _run_dir: contextlib.nullcontext(),
         lambda nodes, _samples: rack_network_ports(racks, nodes),
     )

@@ -5,8 +5,10 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from netnoise.config import enabled, frame_problems, study_testbed, undefined_applications
-from netnoise.platform import from_config
+from netnoise.config import enabled, frame_problems, undefined_applications
+from netnoise.platform import from_settings
+from netnoise.settings import Settings
+from netnoise.studies.variability.settings import VariabilitySettings
 
 
 def calibration_rank(runs: int, level: float) -> int:
@@ -39,7 +41,6 @@ def problems(config: dict[str, Any]) -> list[str]:
     study = enabled(config, "variability")
     if not study:
         return []
-    platform = config.get("platform", {})
     chosen = study.get("applications", [])
     problems = undefined_applications(config, "variability.applications", chosen)
     model = study.get("model", {})
@@ -63,9 +64,10 @@ def problems(config: dict[str, Any]) -> list[str]:
             f"variability.model.use_case.nodes: {use_nodes} is not one of "
             f"variability.node_counts ({', '.join(map(str, counts))})"
         )
-    testbed = {**platform.get("testbed", {}), **study_testbed(study)}
-    nodes, racks = testbed.get("nodes"), testbed.get("racks", 1)
-    runs_on = from_config(platform)
+    settings = Settings.of(config)
+    runs_on = from_settings(settings.effective(settings.study(VariabilitySettings)))
+    testbed = runs_on.settings.testbed.as_config()
+    nodes, racks = testbed["nodes"], testbed["racks"]
     # Where the workflow places the runs, the study's testbed layout holds them.
     if runs_on.names_nodes and nodes is not None:
         if racks > nodes:

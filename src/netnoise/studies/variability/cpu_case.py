@@ -6,7 +6,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from netnoise import config as netnoise_config
 from netnoise.cpubench import Case, application_argv, application_runtimes
 from netnoise.platform.testbed import TestbedPlatform
 from netnoise.run import Job
@@ -14,7 +13,8 @@ from netnoise.studies.variability.campaign import BackgroundSettings, draw, rack
 
 
 def layout(config: dict[str, Any]) -> dict[str, Any]:
-    return netnoise_config.study_testbed(config["variability"])
+    layout = config["variability"]["testbed"]
+    return {k: v for k, v in layout.items() if v is not None}
 
 
 def maximal_run(

@@ -8,11 +8,13 @@ workflow and the tests plan the same jobs.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, TypedDict
 
 from netnoise.platform import Platform
 from netnoise.report import ABOUT, HEADLINE_CLAIMS, Result
+from netnoise.settings import ApplicationSettings
 from netnoise.studies.variability.campaign import CONTROLLED_CAMPAIGNS, batches, run_keys
+from netnoise.studies.variability.settings import VariabilitySettings
 
 # What the tabulate rule writes (tables/variability/<name>.csv); the report shows
 # those of REPORT_RESULTS, the others only feed figures.
@@ -83,22 +85,29 @@ REPORT_RESULTS = (
 Run = list[Any]
 
 
-def measurement_batches(study: Mapping[str, Any]) -> dict[str, list[list[Run]]]:
+class MeasuredApplication(TypedDict):
+    """An application as a measurement job's params give it."""
+
+    program: str
+    args: list[str]
+
+
+def measurement_batches(study: VariabilitySettings) -> dict[str, list[list[Run]]]:
     """Campaign -> its measurement jobs, each the list of runs it measures.
 
     The steady production campaign has ``runs`` runs per application and node
     count, the bursty one ``bursty_runs``, each controlled extreme
     ``controlled_runs``; a campaign without runs has no jobs.
     """
-    counts = {"production": study["runs"], "bursty": study["bursty_runs"]}
-    counts |= {campaign: study["controlled_runs"] for campaign in CONTROLLED_CAMPAIGNS}
+    counts = {"production": study.runs, "bursty": study.bursty_runs}
+    counts |= {campaign: study.controlled_runs for campaign in CONTROLLED_CAMPAIGNS}
     jobs = {}
     for campaign, count in counts.items():
-        keys = run_keys(study["applications"], study["node_counts"], count)
+        keys = run_keys(study.applications, study.node_counts, count)
         if keys:
             jobs[campaign] = [
                 [[k.application, k.node_count, k.index] for k in batch]
-                for batch in batches(keys, study["runs_per_job"])
+                for batch in batches(keys, study.runs_per_job)
             ]
     return jobs
 
@@ -111,30 +120,30 @@ def batch_dirs(raw: str, jobs: Mapping[str, Sequence[Any]]) -> list[str]:
 
 
 def measured_applications(
-    study: Mapping[str, Any],
-    applications: Mapping[str, Mapping[str, Any]],
+    study: VariabilitySettings,
+    applications: Mapping[str, ApplicationSettings],
     binary: Callable[[str], str],
-) -> dict[str, dict[str, Any]]:
+) -> dict[str, MeasuredApplication]:
     """Program path and arguments of every application the campaign measures.
 
     ``applications`` is the config's applications section, ``binary`` gives the
     executable of an application by name.
     """
     return {
-        name: {"program": binary(name), "args": applications[name].get("args", [])}
-        for name in study["applications"]
+        name: {"program": binary(name), "args": applications[name].args or []}
+        for name in study.applications
     }
 
 
-def programs(measured: Mapping[str, Mapping[str, Any]]) -> list[str]:
+def programs(measured: Mapping[str, MeasuredApplication]) -> list[str]:
     """The executables of the measured applications (the inputs of a measurement job)."""
     return sorted({app["program"] for app in measured.values()})
 
 
-def allocation(study: Mapping[str, Any], runs: Sequence[Run]) -> int:
+def allocation(study: VariabilitySettings, runs: Sequence[Run]) -> int:
     """Nodes of a Slurm job measuring ``runs``: its largest measured job's, and the
     nodes of the synthetic background (``variability.slurm.background_nodes``)."""
-    return max(node_count for _, node_count, _ in runs) + study["slurm"]["background_nodes"]
+    return max(node_count for _, node_count, _ in runs) + study.slurm.background_nodes
 
 
 def skipped(platform: Platform) -> str | None:
