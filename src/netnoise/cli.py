@@ -18,8 +18,8 @@ from netnoise import (
     config,
     config_docs,
     cpubench,
+    headlines,
     io,
-    plugins,
     project,
     report,
     studies,
@@ -85,12 +85,12 @@ def _cmd_parse(args: argparse.Namespace) -> int:
 
 def _cmd_claims(args: argparse.Namespace) -> int:
     found = (
-        studies.bundle_claims(args.bundle)
+        headlines.bundle_claims(args.bundle)
         if args.bundle
-        else studies.results_claims(Path(args.results))
+        else headlines.results_claims(Path(args.results))
     )
     if args.beside:
-        by_platform = studies.beside_bundle(
+        by_platform = headlines.beside_bundle(
             args.beside, {name: claims for name, (claims, _) in found.items()}
         )
         numbers = {study.key: study.number for study in studies.STUDIES}
@@ -112,7 +112,7 @@ def _cmd_claims(args: argparse.Namespace) -> int:
     return 0
 
 
-def _print_claims(found: studies.PlatformClaims, *, markdown: bool = False) -> None:
+def _print_claims(found: headlines.PlatformClaims, *, markdown: bool = False) -> None:
     numbers = {study.key: study.number for study in studies.STUDIES}
     for platform, (claims, cpu) in found.items():
         if markdown:
@@ -155,7 +155,7 @@ def _cmd_bundle_verify(args: argparse.Namespace) -> int:
 
 def _cmd_bundle_describe(args: argparse.Namespace) -> int:
     manifest = bundle.verify(args.bundle)
-    ((platform, (claims, cpu)),) = studies.bundle_claims(args.bundle).items()
+    ((platform, (claims, cpu)),) = headlines.bundle_claims(args.bundle).items()
     numbers = {study.key: study.number for study in studies.STUDIES}
     text = bundle.describe(
         bundle.shown(args.bundle),
@@ -200,7 +200,7 @@ def _cmd_review(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 1
-    _print_claims(studies.results_claims(out / "results"))
+    _print_claims(headlines.results_claims(out / "results"))
     return 0
 
 
@@ -429,8 +429,9 @@ def build_parser() -> argparse.ArgumentParser:
     mpirun.add_argument("argv", nargs=argparse.REMAINDER)
     mpirun.set_defaults(func=_cmd_testbed_mpirun)
 
-    for register in plugins.load("cli").values():
-        register(sub)
+    for study in studies.STUDIES:
+        if study.commands is not None:
+            study.commands(sub)
 
     bundles = sub.add_parser(
         "bundle", help="pack or check a run's cached results (tidy tables, models, provenance)"
@@ -490,8 +491,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     cpubench.add_arguments(cpu)
     cpu.set_defaults(func=cpubench.run)
-    for register in plugins.load("bench").values():
-        register(benches)
+    for study in studies.STUDIES:
+        if study.benches is not None:
+            study.benches(benches)
 
     parse = sub.add_parser("parse", help="print a benchmark result file as a tidy CSV")
     parse.add_argument("file")

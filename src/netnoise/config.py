@@ -30,7 +30,7 @@ import jsonschema
 import yaml
 from jsonschema import validators
 
-from netnoise import inputs, plugins, project, waiting
+from netnoise import inputs, project, studies, waiting
 
 SCHEMA_PATH = project.ROOT / "workflow" / "schemas" / "config.schema.yaml"
 CSRC = project.ROOT / "csrc"
@@ -246,16 +246,24 @@ def _inline(node: Any, directory: Path, main: str) -> Any:
 
 
 def load_schema(path: str | os.PathLike[str] = SCHEMA_PATH) -> dict[str, Any]:
-    """The config schema as one document: the per-study files it references
-    (``workflow/schemas/<key>.schema.yaml``) are inlined."""
-    return copy.deepcopy(_schema(Path(path).resolve()))
+    """The config schema as one document: each registered study's section is its
+    schema file (``STUDY.schema``), inlined."""
+    return copy.deepcopy(_schema(Path(path).resolve(), _study_schemas()))
+
+
+def _study_schemas() -> tuple[tuple[str, str], ...]:
+    return tuple((study.key, str(study.schema)) for study in studies.STUDIES)
 
 
 @functools.lru_cache(maxsize=4)
-def _schema(path: Path) -> dict[str, Any]:
-    # Parsed once per process: reading the YAML takes longer than a validation.
+def _schema(path: Path, sections: tuple[tuple[str, str], ...]) -> dict[str, Any]:
+    # Parsed once per process and set of studies: reading the YAML takes longer
+    # than a validation.
     with open(path) as fh:
-        return _inline(yaml.safe_load(fh), path.parent, path.name)
+        schema = yaml.safe_load(fh)
+    for key, study_schema in sections:
+        schema["properties"][key] = {"$ref": study_schema}
+    return _inline(schema, path.parent, path.name)
 
 
 def _key(error: jsonschema.ValidationError) -> str:
@@ -416,12 +424,12 @@ def frame_problems(testbed: dict[str, Any], where: str) -> list[str]:
 
 def _cross_checks(config: dict[str, Any]) -> list[str]:
     """Constraints between keys that a JSON schema cannot express: the shared
-    sections' here, each study's as it registers them (``netnoise.config_checks``)."""
+    sections' here, each study's as its ``STUDY.checks`` says."""
     problems = _application_problems(config.get("applications", {}))
     problems += frame_problems(config.get("platform", {}).get("testbed", {}), "platform.testbed")
     problems += waiting.problems(config.get("platform", {}).get("wait", {}), "platform.wait")
-    for study_problems in plugins.load("config_checks").values():
-        problems += study_problems(config)
+    for study in studies.STUDIES:
+        problems += study.checks(config)
     return problems
 
 
@@ -429,7 +437,7 @@ def validate(
     config: dict[str, Any], schema: dict[str, Any] | None = None, *, source: str = "config"
 ) -> dict[str, Any]:
     """Validate ``config`` in place, filling defaults; raise ConfigError on violations."""
-    schema = schema if schema is not None else _schema(SCHEMA_PATH)
+    schema = schema if schema is not None else _schema(SCHEMA_PATH, _study_schemas())
     errors = sorted(
         _FillingValidator(schema).iter_errors(config), key=lambda e: list(e.absolute_path)
     )

@@ -27,12 +27,12 @@ import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any, TypedDict
+from typing import IO, Any
 
 from netnoise import counters as counter_tools
 from netnoise import lifeline, provenance, waiting
 from netnoise.atomic import atomic_path, write_csv
-from netnoise.cpu import CpuLoad, JobLoad
+from netnoise.cpu import CpuLimits, CpuLoad, JobLoad
 from netnoise.cpusets import CoreSets, JobCgroup, format_cpu_list
 from netnoise.external import ExternalProgram
 from netnoise.filewatch import DirectoryWatch
@@ -101,40 +101,9 @@ class Job:
         return Program(argv, self.ranks, list(self.nodes or []), env)
 
 
-class JobSpec(TypedDict, total=False):
-    """A job as a rule's params give it (``benchmark_job``, ``application_job`` of
-    workflow/rules/common.smk): every key but ``external``, ``env`` and
-    ``binds_by_role``, which only some jobs have."""
-
-    name: str
-    program: str
-    args: list[object]
-    ranks: int
-    nodes: list[str] | None
-    output: str
-    external: dict[str, object]
-    env: dict[str, str]
-    binds_by_role: bool
-
-
 #: What a run's provenance records of the config: the sections (as the config
 #: gives them) and choices the run depends on.
 ConfigRecord = Mapping[str, object]
-
-
-def job_from_spec(spec: JobSpec) -> Job:
-    """The Job of a workflow job spec."""
-    external = spec.get("external")
-    return Job(
-        spec["name"],
-        [spec["program"], *map(str, spec["args"])],
-        spec["ranks"],
-        spec["output"],
-        spec["nodes"],
-        ExternalProgram(**external) if external else None,
-        dict(spec.get("env", {})),
-        bool(spec.get("binds_by_role", False)),
-    )
 
 
 class _Process:
@@ -187,40 +156,6 @@ def _staged(outputs: Sequence[str | os.PathLike[str]]) -> Iterator[list[Path]]:
         yield [stack.enter_context(atomic_path(o)) for o in outputs]
 
 
-@dataclass(frozen=True)
-class CpuLimits:
-    """When a run counts as CPU-saturated (mean runnable tasks during its timed
-    region above ``max_runnable``; None: the number of cores), how many times a
-    co-run is tried before it is rejected, whether saturation is judged at
-    all (otherwise it is only recorded), and the load up to which the last
-    attempt is kept all the same, recorded as saturated (``tolerated_runnable``;
-    None: never)."""
-
-    max_runnable: float | None = None
-    attempts: int = 3
-    judged: bool = True
-    tolerated_runnable: float | None = None
-
-    def rejects(self, cpu: CpuLoad, attempt: int) -> bool:
-        """Whether attempt number ``attempt`` with this CPU load is discarded."""
-        if not self.judged:
-            return False
-        if attempt == self.attempts and self.tolerated_runnable is not None:
-            return cpu.mean_runnable > self.tolerated_runnable
-        return cpu.saturated
-
-    @classmethod
-    def of(cls, platform: Platform) -> CpuLimits:
-        """The platform config's ``cpu`` section, judged where the platform judges
-        saturation (:attr:`Platform.judges_saturation`): a localhost run has no
-        network to measure, and on a cluster the runner's host is one node of the
-        run, so there the load is recorded, not judged."""
-        cpu = platform.settings.cpu
-        return cls(
-            cpu.max_runnable, cpu.attempts, platform.judges_saturation, cpu.tolerated_runnable
-        )
-
-
 class _Saturated(Exception):
     def __init__(self, record: dict[str, Any]):
         super().__init__(record)
@@ -264,7 +199,7 @@ def corun(
     background (its launch overlaps theirs); its timed part still waits.
 
     A run whose timed region was CPU-saturated (``cpu``; by default the
-    platform config's ``cpu`` section) is discarded and tried again, at most
+    platform's, :meth:`Platform.cpu_limits`) is discarded and tried again, at most
     ``cpu.attempts`` times; then the co-run fails. A launch in which a job
     exits before its warm-up ends is tried again apart from those, up to
     :data:`LAUNCH_ATTEMPTS` times. Every job's
@@ -274,7 +209,7 @@ def corun(
         raise ValueError("counters need counters_output")
     if counters_output is not None and counters is None and not platform.reads_counters_in_run:
         raise ValueError("counters_output needs counters, unless the platform's runs read them")
-    limits = cpu or CpuLimits.of(platform)
+    limits = cpu or platform.cpu_limits()
     platform.check()
     log_path = Path(log)
     log_path.parent.mkdir(parents=True, exist_ok=True)

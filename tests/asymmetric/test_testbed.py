@@ -7,7 +7,6 @@ import pytest
 
 from netnoise.platform import PlatformUnavailable, from_settings
 from netnoise.platform.testbed import TestbedPlatform
-from netnoise.run import CpuLimits
 from netnoise.settings import Settings
 from netnoise.studies.asymmetric import testbed as asymmetric_testbed
 from netnoise.studies.asymmetric.settings import AsymmetricSettings
@@ -40,11 +39,11 @@ def test_study_platform_keeps_the_study_runs_up_to_its_own_cpu_tolerance():
     study["platform"]["cpu"]["tolerated_runnable"] = 8.5
     for kind in ("testbed", "slurm"):
         study["platform"]["kind"] = kind
-        limits = CpuLimits.of(from_settings(study_platform(study)))
+        limits = from_settings(study_platform(study)).cpu_limits()
         assert limits.tolerated_runnable == 12
     assert study["platform"]["cpu"]["tolerated_runnable"] == 8.5
     default = resolved()
-    limits = CpuLimits.of(from_settings(study_platform(default)))
+    limits = from_settings(study_platform(default)).cpu_limits()
     assert limits.tolerated_runnable == default["platform"]["cpu"]["tolerated_runnable"]
 
 

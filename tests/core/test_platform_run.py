@@ -4,10 +4,11 @@ import os
 
 import pytest
 
+from netnoise.cpu import CpuLimits
 from netnoise.io import read_benchmark
 from netnoise.platform import PlatformUnavailable, from_config
 from netnoise.provenance import read_sidecar
-from netnoise.run import CpuLimits, RunFailed, run_benchmark
+from netnoise.run import RunFailed, run_benchmark
 from tests.conftest import full_platform, platform_of, run_pingpong, slurm_platform
 
 
@@ -251,7 +252,6 @@ def test_a_run_saturated_every_time_leaves_no_result(
 def test_a_job_that_fails_to_start_is_tried_again(tmp_path, built_programs, localhost_platform):
     # As when two mpiruns race to create a node's session directory: one launch
     # dies before its warm-up ends, nothing was measured, the next attempt runs.
-    from netnoise import run
 
     marker = tmp_path / "failed-once"
     flaky = tmp_path / "flaky"
@@ -264,7 +264,7 @@ def test_a_job_that_fails_to_start_is_tried_again(tmp_path, built_programs, loca
     log = tmp_path / "log"
     # A lost launch is no CPU attempt: one attempt allowed, the run still succeeds.
     # Its two ranks poll and fill both cores, so no load limit applies here.
-    once = run.CpuLimits(max_runnable=1e9, attempts=1)
+    once = CpuLimits(max_runnable=1e9, attempts=1)
     run_benchmark(localhost_platform, [str(flaky), "--iterations", "20"], 2, out, log, 60, cpu=once)
     assert read_sidecar(out)["cpu"]["attempts"] == 1
     assert "launch 1 of 3: a job did not start; again" in log.read_text()
@@ -273,12 +273,12 @@ def test_a_job_that_fails_to_start_is_tried_again(tmp_path, built_programs, loca
 
 def test_saturation_is_judged_on_the_testbed_only():
     testbed = platform_of("testbed", cpu={"attempts": 5, "tolerated_runnable": None})
-    assert CpuLimits.of(testbed) == CpuLimits(None, 5, True, None)
+    assert testbed.cpu_limits() == CpuLimits(None, 5, True, None)
     tolerant = platform_of("testbed", cpu={"tolerated_runnable": 4.5})
-    assert CpuLimits.of(tolerant).tolerated_runnable == 4.5
-    assert not CpuLimits.of(platform_of("localhost")).judged
-    assert not CpuLimits.of(platform_of("slurm", cpu={"max_runnable": 4})).judged
-    assert not CpuLimits.of(platform_of("simgrid")).judged
+    assert tolerant.cpu_limits().tolerated_runnable == 4.5
+    assert not platform_of("localhost").cpu_limits().judged
+    assert not platform_of("slurm", cpu={"max_runnable": 4}).cpu_limits().judged
+    assert not platform_of("simgrid").cpu_limits().judged
 
 
 @pytest.mark.mpi

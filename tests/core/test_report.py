@@ -91,8 +91,7 @@ def test_a_studys_front_page_shows_the_platform_its_run_had():
 
 @pytest.mark.parametrize("study", studies.STUDIES, ids=lambda s: s.key)
 def test_a_study_lists_its_results_once_each_with_a_caption_and_a_unique_title(study):
-    plan = study.module("plan")
-    results = plan.REPORT_RESULTS
+    results = study.results
     # Every study opens with its headline claims (one caption for all), then its front page.
     assert results[:2] == (report.HEADLINE_CLAIMS, report.ABOUT)
     assert (REPO / "workflow" / "report" / f"{report.HEADLINE_CLAIMS.name}.rst").is_file()
@@ -108,7 +107,7 @@ def test_a_study_lists_its_results_once_each_with_a_caption_and_a_unique_title(s
 
 
 def test_labels_keep_the_paper_order_when_sorted():
-    results = studies.get("latency_variation").module("plan").REPORT_RESULTS
+    results = studies.get("latency_variation").results
     labels = [report.labels(results, r.name) for r in results]
     assert sorted(labels, key=lambda label: label["#"]) == labels
     assert labels[0] == {"#": "01", "result": report.HEADLINE_CLAIMS.title}

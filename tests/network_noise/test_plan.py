@@ -9,7 +9,6 @@ import pytest
 from netnoise import bundle
 from netnoise.config import validate
 from netnoise.platform import from_config, from_settings
-from netnoise.run import CpuLimits
 from netnoise.settings import Settings
 from netnoise.studies.network_noise import plan
 from netnoise.studies.network_noise.settings import NetworkNoiseSettings
@@ -212,7 +211,7 @@ def test_a_saturated_noise_benchmark_run_is_measured_again_in_both_studies():
     for names in (["config.yaml"], ["config.yaml", "testbed-bundle.yaml"]):
         config = bundle.run_config([REPO / "config" / name for name in names])
         benchmark = from_settings(_benchmark_platform(config))
-        assert CpuLimits.of(benchmark).attempts == 2
+        assert benchmark.cpu_limits().attempts == 2
         # The CPU control, saturated by design, is kept up to the platform's limit.
-        limits = CpuLimits.of(from_config(config["platform"]))
-        assert CpuLimits.of(benchmark).tolerated_runnable == limits.tolerated_runnable
+        limits = from_config(config["platform"]).cpu_limits()
+        assert benchmark.cpu_limits().tolerated_runnable == limits.tolerated_runnable

@@ -19,7 +19,9 @@ AS_CONFIG = AS.as_config()
 AS_PATHS = study_paths("asymmetric")
 AS_PLATFORM = SETTINGS.effective(AS)
 # The study with the link rates of where it runs (what its patterns and models read).
-AS_STUDY = asymmetric_cluster.on_platform(netnoise_platform.from_settings(AS_PLATFORM), AS_CONFIG)
+AS_STUDY = asymmetric_cluster.on_platform(
+    netnoise_platform.from_settings(AS_PLATFORM), AS_CONFIG
+)
 AS_RACKS = f"{AS_PATHS.raw}/racks.json"
 AS_TABLE_NAMES = asymmetric_plan.TABLE_NAMES
 AS_FIGURE_NAMES = asymmetric_plan.figure_names(AS)
@@ -54,10 +56,6 @@ localrules:
     plot_asymmetric_regime,
 
 
-study_targets(
-    "asymmetric",
-    lambda: asymmetric_plan.targets(AS_PATHS.tables, AS_PATHS.figures, AS, PLATFORM),
-)
 on_release(lambda: asymmetric_testbed.release(AS_PLATFORM, AS))
 
 
@@ -348,7 +346,9 @@ rule tabulate_asymmetric:
         congestion_controls=AS.congestion_controls,
         iterations=AS.iterations.as_config(),
         testbed=(
-            asymmetric_ns3.queue_link(AS_CONFIG["ns3"]) if AS_NS3 else AS_PLATFORM.testbed.as_config()
+            asymmetric_ns3.queue_link(AS_CONFIG["ns3"])
+            if AS_NS3
+            else AS_PLATFORM.testbed.as_config()
         ),
         network=AS.network,
     script:

@@ -7,6 +7,7 @@ from types import SimpleNamespace
 import netnoise
 from netnoise import bundle as netnoise_bundle
 from netnoise import config as netnoise_config
+from netnoise import headlines as netnoise_headlines
 from netnoise import platform as netnoise_platform
 from netnoise import report as netnoise_report
 from netnoise import scheduler_timers
@@ -14,6 +15,7 @@ from netnoise import settings as netnoise_settings
 from netnoise import studies as netnoise_studies
 from netnoise.build import list_programs
 from netnoise.jobs import expose_package
+from netnoise.study import StudyPaths
 
 # Snakemake's YAML reader keeps the last of a key given twice; netnoise's refuses it.
 for _configfile in workflow.configfiles:
@@ -227,7 +229,7 @@ def report_results(category):
         return netnoise_report.PLATFORM_RESULTS
     if category == "provenance":
         return netnoise_report.PROVENANCE_RESULTS
-    return netnoise_studies.get(category).module("plan").REPORT_RESULTS
+    return netnoise_studies.get(category).results
 
 
 def report_category(category):
@@ -260,17 +262,11 @@ def reviewed_bundle():
 
 def study_paths(key):
     """Where study ``key`` keeps its results, logs and benchmark timings, and its
-    report captions."""
-    return SimpleNamespace(
-        raw=f"{_RESULTS}/raw/{key}",
-        tidy=f"{_RESULTS}/tidy/{key}",
-        models=f"{_RESULTS}/models/{key}",
-        tables=f"{_RESULTS}/tables/{key}",
-        figures=f"{_RESULTS}/figures/{key}",
-        logs=f"{_LOGS}/{key}",
-        benchmarks=f"{_BENCHMARKS}/{key}",
-        captions=f"../report/{key}",
+    report captions (relative to these rules)."""
+    captions = os.path.relpath(
+        netnoise_studies.get(key).captions, Path(workflow.basedir) / "rules"
     )
+    return StudyPaths.under(_RESULTS, key, captions)
 
 
 def figure_style():
@@ -278,14 +274,7 @@ def figure_style():
     return _STYLE
 
 
-_STUDY_TARGETS = {}
 _RELEASES = []
-
-
-def study_targets(key, targets):
-    """Registers ``targets()`` as the final files of study ``key``; it is called
-    only when the study is enabled."""
-    _STUDY_TARGETS[key] = targets
 
 
 def on_release(release):
@@ -302,12 +291,12 @@ def all_targets():
     ]
     if PLATFORM.shapes_links:
         targets.append(f"{_RESULTS}/tables/testbed_validation.csv")
-    for key, targets_of in _STUDY_TARGETS.items():
-        if config[key]["enabled"]:
-            made = targets_of()
+    for study in netnoise_studies.STUDIES:
+        if config[study.key]["enabled"]:
+            made = study.plan(SETTINGS, study_paths(study.key))
             targets += made
             if made:
-                targets.append(headline_claims_table(key))
+                targets.append(headline_claims_table(study.key))
     if judged_tables(targets):
         targets.append(claims_summary_table())
         if not PLATFORM.reference:
@@ -344,8 +333,8 @@ SHIPPED_BUNDLE = str(_PROJECT / "resources" / "cache" / "quick-testbed.tar.gz")
 def headline_inputs(key):
     """What study ``key``'s headline claims are judged from: its tables, an
     optional one only where this config makes it."""
-    optional = netnoise_studies.optional_headline_inputs(key)
-    paths = netnoise_studies.headline_inputs(key, Path(_RESULTS), _PROJECT)
+    optional = netnoise_headlines.optional_headline_inputs(key)
+    paths = netnoise_headlines.headline_inputs(key, Path(_RESULTS), _PROJECT)
     made = set(all_targets()) if optional else set()
     return {
         argument: str(path)

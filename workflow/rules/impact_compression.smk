@@ -61,12 +61,6 @@ localrules:
     plot_impact_compression,
 
 
-study_targets(
-    "impact_compression",
-    lambda: ic_plan.targets(IC_PATHS.figures, IC_PATHS.tables),
-)
-
-
 # Impact experiments: ImpactB on the idle switch, beside each application and
 # beside each CompressionB configuration.
 

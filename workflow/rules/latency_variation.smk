@@ -40,14 +40,6 @@ localrules:
     plot_latency_injection,
 
 
-study_targets(
-    "latency_variation",
-    lambda: lv_plan.targets(
-        LV_PATHS.figures, LV_PATHS.tables, LV_PATHS.models, PLATFORM
-    ),
-)
-
-
 # Sec. 5: each probe at each level of background load, the fits of Sec. 5.3
 # and the injector tables made from them. A platform that cannot run a probe
 # beside a load takes the latency another run measured

@@ -51,12 +51,6 @@ localrules:
     tabulate_netgauge_comparison,
 
 
-study_targets(
-    "network_noise",
-    lambda: nn_plan.targets(NN, NN_PATHS.figures, NN_PATHS.tables),
-)
-
-
 wildcard_constraints:
     collective=r"allreduce|reduce|bcast",
     ratio=r"[0-9.]+",

@@ -11,8 +11,7 @@ from netnoise.studies.variability.settings import VariabilitySettings
 VB = SETTINGS.study(VariabilitySettings)
 VB_PATHS = study_paths("variability")
 VB_TIDY = f"{VB_PATHS.tidy}/runs.csv"
-# One model file beside the models folders of the other studies.
-VB_MODEL = f"{VB_PATHS.models}.npz"
+VB_MODEL = variability_plan.model_file(VB_PATHS)
 VB_BATCHES = variability_plan.measurement_batches(VB)
 VB_APPLICATIONS = variability_plan.measured_applications(
     VB, SETTINGS.applications, application_binary
@@ -39,14 +38,6 @@ localrules:
     train_variability_model,
     tabulate_variability,
     plot_variability,
-
-
-study_targets(
-    "variability",
-    lambda: variability_plan.targets(
-        VB_PLATFORM, VB_PATHS.tables, VB_PATHS.figures, VB_MODEL
-    ),
-)
 
 
 rule measure_variability_runs:

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from netnoise.cpu import CpuLimits
 from netnoise.cpusets import CoreSets
 from netnoise.settings import PlatformSettings
 
@@ -221,6 +222,16 @@ class Platform(ABC):
     def mpicc(self, configured: str) -> str:
         """The MPI C compiler of this platform's programs (``configured``: build.mpicc)."""
         return configured
+
+    def cpu_limits(self) -> CpuLimits:
+        """When a run here is CPU-saturated and what then (``platform.cpu``),
+        judged where the platform judges saturation (:attr:`judges_saturation`):
+        a localhost run has no network to measure, and on a cluster the runner's
+        host is one node of the run, so there the load is recorded, not judged."""
+        cpu = self.settings.cpu
+        return CpuLimits(
+            cpu.max_runnable, cpu.attempts, self.judges_saturation, cpu.tolerated_runnable
+        )
 
     def facts(self) -> tuple[str, list[tuple[str, str]]] | None:
         """What a reader compares with a paper's machine, from the config, as a

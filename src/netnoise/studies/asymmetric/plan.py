@@ -11,10 +11,12 @@ from typing import Any
 
 import pandas as pd
 
-from netnoise.platform import Platform
+from netnoise.platform import Platform, from_settings
 from netnoise.report import ABOUT, HEADLINE_CLAIMS, Result
+from netnoise.settings import Settings
 from netnoise.studies.asymmetric.patterns import FAMILIES, trial_count
 from netnoise.studies.asymmetric.settings import AsymmetricSettings
+from netnoise.study import StudyPaths
 
 TABLE_NAMES = ("table2", "within10", "properties", "alltoallv")
 #: The table and figure of the ns-3 sweeps (asymmetric.regime).
@@ -161,3 +163,9 @@ def slurm_placement(path: str | os.PathLike[str]) -> str:
     """sbatch words of a Slurm job running the patterns of ``path``: whole nodes, those
     the patterns name (processes are then placed on them one per link end)."""
     return f"--exclusive --nodelist={','.join(pattern_nodes(path))}"
+
+
+def final_files(settings: Settings, paths: StudyPaths) -> list[str]:
+    """The study's final files in this run (its ``STUDY.plan``)."""
+    study = settings.study(AsymmetricSettings)
+    return targets(paths.tables, paths.figures, study, from_settings(settings.platform))

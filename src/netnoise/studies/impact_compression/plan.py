@@ -22,6 +22,7 @@ from typing import Any
 
 from netnoise.platform import WALL, Platform
 from netnoise.report import ABOUT, HEADLINE_CLAIMS, Result
+from netnoise.settings import Settings
 from netnoise.studies.impact_compression.analysis import (
     ALONE,
     APPLICATION,
@@ -33,6 +34,7 @@ from netnoise.studies.impact_compression.settings import (
     CompressionGrid,
     ImpactCompressionSettings,
 )
+from netnoise.study import StudyPaths
 
 FIGURE_NAMES = (
     "fig3_impact_latency",
@@ -250,3 +252,8 @@ def targets(figures: str, tables: str) -> list[str]:
         *(f"{figures}/{name}.{ext}" for name in FIGURE_NAMES for ext in ("svg", "png")),
         *(f"{tables}/{name}.csv" for name in TABLE_NAMES),
     ]
+
+
+def final_files(settings: Settings, paths: StudyPaths) -> list[str]:
+    """The study's final files in this run (its ``STUDY.plan``)."""
+    return targets(paths.figures, paths.tables)

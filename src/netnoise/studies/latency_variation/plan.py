@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from netnoise.platform import Platform
+from netnoise.jobs import JobSpec
+from netnoise.platform import Platform, from_settings
 from netnoise.report import ABOUT, HEADLINE_CLAIMS, LATENCY_UNITS, Result
-from netnoise.run import JobSpec
+from netnoise.settings import Settings
 from netnoise.studies.latency_variation.names import (
     PROBES,
     VALIDATION_DISTRIBUTIONS,
@@ -22,6 +23,7 @@ from netnoise.studies.latency_variation.names import (
     point_name,
 )
 from netnoise.studies.latency_variation.settings import LatencyVariationSettings
+from netnoise.study import StudyPaths
 
 #: Sec. 5: latency under load (Fig. 2, 3) and the idle distribution with its fit (Fig. 4).
 CHARACTERIZATION_FIGURES = ("fig2_latency_mean", "fig3_latency_std", "fig4_idle_distribution")
@@ -272,3 +274,9 @@ def targets(figures: str, tables: str, models: str, platform: Platform | None = 
         *(f"{tables}/{name}.csv" for name in INJECTION_TABLES),
         f"{models}/fits.csv",
     ]
+
+
+def final_files(settings: Settings, paths: StudyPaths) -> list[str]:
+    """The study's final files in this run (its ``STUDY.plan``)."""
+    platform = from_settings(settings.platform)
+    return targets(paths.figures, paths.tables, paths.models, platform)

@@ -9,14 +9,15 @@ from __future__ import annotations
 
 import math
 
+from netnoise.jobs import JobSpec
 from netnoise.platform import Platform
 from netnoise.report import ABOUT, HEADLINE_CLAIMS, Result
-from netnoise.run import JobSpec
-from netnoise.settings import PlatformSettings, overlaid
+from netnoise.settings import PlatformSettings, Settings, overlaid
 from netnoise.studies.network_noise.analysis import PERTURBATIONS as PERTURBATIONS  # the rules'
 from netnoise.studies.network_noise.analysis import point_name
 from netnoise.studies.network_noise.netgauge import collvsnoise_argv
 from netnoise.studies.network_noise.settings import Benchmark, Netgauge, NetworkNoiseSettings
+from netnoise.study import StudyPaths
 
 #: Figures of the simulator part (Sec. 3-5); Fig. 11 only with fabric files.
 FABRIC_FIGURE = "fig11_fabric_ratio"
@@ -251,3 +252,8 @@ def targets(nn: NetworkNoiseSettings, figures: str, tables: str) -> list[str]:
     if nn.benchmark.enabled:
         found += benchmark_targets(nn.benchmark, figures, tables)
     return found
+
+
+def final_files(settings: Settings, paths: StudyPaths) -> list[str]:
+    """The study's final files in this run (its ``STUDY.plan``)."""
+    return targets(settings.study(NetworkNoiseSettings), paths.figures, paths.tables)

@@ -10,11 +10,12 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypedDict
 
-from netnoise.platform import Platform
+from netnoise.platform import Platform, from_settings
 from netnoise.report import ABOUT, HEADLINE_CLAIMS, Result
-from netnoise.settings import ApplicationSettings
+from netnoise.settings import ApplicationSettings, Settings
 from netnoise.studies.variability.campaign import CONTROLLED_CAMPAIGNS, batches, run_keys
 from netnoise.studies.variability.settings import VariabilitySettings
+from netnoise.study import StudyPaths
 
 # What the tabulate rule writes (tables/variability/<name>.csv); the report shows
 # those of REPORT_RESULTS, the others only feed figures.
@@ -167,3 +168,15 @@ def targets(platform: Platform, tables: str, figures: str, model: str) -> list[s
         *(f"{tables}/{name}.csv" for name in TABLES),
         model,
     ]
+
+
+def model_file(paths: StudyPaths) -> str:
+    """The trained model: one file beside the models folders of the other studies."""
+    return f"{paths.models}.npz"
+
+
+def final_files(settings: Settings, paths: StudyPaths) -> list[str]:
+    """The study's final files in this run (its ``STUDY.plan``), on the platform
+    its runs see."""
+    platform = from_settings(settings.effective(settings.study(VariabilitySettings)))
+    return targets(platform, paths.tables, paths.figures, model_file(paths))
