@@ -133,3 +133,17 @@ def test_every_platform_answers_its_capabilities_without_running(kind):
     assert platform.build_flavour in ("native", "smpi")
     facts = platform.facts()
     assert facts is None or (facts[0] and all(len(line) == 2 for line in facts[1]))
+
+
+def test_how_to_add_a_platform_names_every_capability_within_a_screen():
+    text = (REPO / "docs" / "architecture.md").read_text()
+    page = text.split("## How to add a platform\n", 1)[1].split("\n## ", 1)[0]
+    assert len(page.strip().splitlines()) <= 30
+    base = netnoise_platform.Platform
+    asked = {name for name in vars(base) if not name.startswith("_")} - {
+        "mpi_launch", "corun_launches", "link_counter_flags", "simulated_counters",
+        "core_sets", "run_record", "check", "rank_failure_marker", "runs_third_party",
+        "places_named_nodes", "reads_counters_in_run", "supports_ns3", "judges_saturation",
+        "reference", "named_nodes_refused",
+    }  # fmt: skip
+    assert sorted(name for name in asked if f"`{name}`" not in page) == []
