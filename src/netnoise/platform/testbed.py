@@ -130,10 +130,8 @@ class TestbedPlatform(Platform):
     def _settle_cores(self) -> None:
         """Wait until the cores are quiet before a job's first run, so that it does
         not start beside work the job before it left behind (its ranks being
-        killed, a testbed just taken down being freed). On a slower 2-core
-        machine the first four runs of a seed 002 batch started right after such
-        a rebuild were CPU-saturated (2.6-3.3 runnable tasks, 1.3-2.1 for the rest
-        of the batch); the log says how long each job waited."""
+        killed, a testbed just taken down being freed); the log says how long
+        each job waited."""
         self._cores_settled = True
         timeout_s = self.settings.cpu.quiet_wait_s
         if timeout_s == 0:
@@ -212,9 +210,8 @@ class TestbedPlatform(Platform):
             # Every namespace shares the host's cores: binding would stack ranks on the
             # first core of the job's cpuset. The cpuset alone confines the job.
             # Waiting ranks sleep in netnoise's wait layer (csrc/common/nn_wait.h), so
-            # Open MPI's yield_when_idle stays off: each sched_yield of a test burst
-            # handed the core to another rank's burst (8 ranks moving 10 MB across
-            # racks: 2.8 runnable tasks with it, 1.1 without).
+            # Open MPI's yield_when_idle stays off: its yields hand a core to another
+            # rank's burst.
             "--bind-to",
             "none",
         ]

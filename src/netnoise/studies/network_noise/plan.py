@@ -124,8 +124,7 @@ def point_platform(platform: PlatformSettings, perturbation: str) -> PlatformSet
     """The benchmark's platform for one perturbation. The unshared control's testbed
     has every node on one switch, where the perturbation's traffic crosses only its
     own nodes' links. The CPU control is measured once: its processes keep the cores
-    busy by design, and a second attempt was as saturated as the first (2.4-3.5
-    runnable tasks after both in a quick study), a quarter minute each."""
+    busy by design, so another attempt would be as saturated."""
     if perturbation == "unshared":
         return overlaid(platform, {"testbed": {"racks": 1}})
     if perturbation == "cpu":
