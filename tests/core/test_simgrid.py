@@ -30,7 +30,7 @@ from netnoise.provenance import read_sidecar, sidecar_path, summary_table
 from netnoise.run import Job, RunFailed, corun
 from netnoise.settings import PlatformSettings
 from netnoise.sim.topology import parse_spec
-from netnoise.studies.latency_variation import fits, injector
+from netnoise.studies.latency_variation import injector, tables
 from netnoise.studies.latency_variation.injection import run_with_injector
 
 from ..conftest import REPO, quick_study_with, run_pingpong, snakemake
@@ -380,7 +380,7 @@ def test_the_realised_delays_are_the_drawn_ones(tmp_path, smpi_programs):
     """A log-normal table: the time each message was held back is its draw, so
     the realised mean and spread are the drawn ones, and a round trip's excess
     over the route is the two draws of its messages."""
-    table = [round(v) for v in fits.quantile_values(stats.lognorm(s=0.8, scale=150))]
+    table = [round(v) for v in tables.quantile_values(stats.lognorm(s=0.8, scale=150))]
     output, reports = _injected_pingpong(tmp_path, smpi_programs, table)
     assert (reports["mean_ns"] == reports["drawn_mean_ns"]).all()
     assert reports["std_ns"].to_numpy() == pytest.approx(reports["drawn_std_ns"].to_numpy())
