@@ -60,6 +60,47 @@ def shipped_table(study: str, name: str):
         return pd.read_csv(bundle.extractfile(member))
 
 
+def full_platform(partial: dict | None = None) -> dict:
+    """A whole ``platform`` section: the default config's with ``partial`` (some
+    of its keys) merged over it, as a config file is."""
+    import copy
+
+    from netnoise.config import merge_like_snakemake, validate
+
+    return merge_like_snakemake(copy.deepcopy(validate({})["platform"]), partial or {})
+
+
+def slurm_platform(launcher: str):
+    """The slurm platform launching through ``launcher``, without placement words."""
+    from netnoise.platform import from_config
+
+    return from_config(
+        full_platform({"kind": "slurm", "slurm": {"launcher": launcher, "tasks_per_node": None}})
+    )
+
+
+def platform_of(kind: str, **sections: dict):
+    """The platform ``kind`` of the default config, with ``sections`` (e.g.
+    ``testbed={"cores": "shared"}``) over its own: what its capabilities say."""
+    from netnoise.platform import from_config
+
+    return from_config(full_platform({**sections, "kind": kind}))
+
+
+def study_settings(kind: type, section: dict | None = None):
+    """The typed section of study type ``kind`` (netnoise.settings): the default
+    config's, with ``section`` (some of its keys) merged over it as a config file
+    is. Planning tests give a section that the workflow's checks of files and
+    applications would refuse here."""
+    import copy
+
+    from netnoise.config import merge_like_snakemake, validate
+    from netnoise.settings import section as typed_section
+
+    defaults = copy.deepcopy(validate({})[kind.KEY])
+    return typed_section(kind, merge_like_snakemake(defaults, section or {}), kind.KEY)
+
+
 def quick_study_with(*overlays: str) -> dict:
     """config/config.yaml with each ``config/<overlay>`` merged over it in turn, as
     ``--configfile`` merges them, validated."""
@@ -235,9 +276,7 @@ def platform_review(platform_bundle, tmp_path_factory) -> tuple[Path, Path]:
 def localhost_platform():
     from netnoise.platform import from_config
 
-    return from_config(
-        {"kind": "localhost", "mpirun": "mpirun", "mpirun_args": [], "timeout_s": 120}
-    )
+    return from_config(full_platform({"kind": "localhost", "timeout_s": 120}))
 
 
 def pytest_configure(config):

@@ -25,16 +25,6 @@ def _tool_output(argv: list[str]) -> str | None:
     return (out.stdout or out.stderr).strip() if out.returncode == 0 else None
 
 
-#: csrc/Makefile's build flavour for each platform kind: SimGrid's SMPI runs
-#: programs built with smpicc and without the wait layer.
-FLAVOURS = {"simgrid": "smpi"}
-
-
-def flavour(platform_kind: str) -> str:
-    """The csrc/Makefile flavour (``FLAVOUR``) the platform's programs are built in."""
-    return FLAVOURS.get(platform_kind, "native")
-
-
 def list_programs(
     csrc: str | os.PathLike[str], flavour: str = "native", listing: str = "list-programs"
 ) -> list[str]:

@@ -22,9 +22,9 @@ from netnoise import (
     config,
     config_docs,
     cpubench,
+    headlines,
     inputs,
     io,
-    plugins,
     project,
     report,
     studies,
@@ -32,6 +32,7 @@ from netnoise import (
 from netnoise.atomic import atomic_open
 from netnoise.platform import PlatformUnavailable
 from netnoise.platform.testbed import TestbedPlatform
+from netnoise.settings import PlatformSettings
 from netnoise.testbed import bench as testbed_bench
 from netnoise.testbed.fabric import TestbedError
 from netnoise.testbed.slurm import ACCOUNT as SLURM_ACCOUNT
@@ -94,12 +95,12 @@ def _cmd_parse(args: argparse.Namespace) -> int:
 
 def _cmd_claims(args: argparse.Namespace) -> int:
     found = (
-        studies.bundle_claims(args.bundle)
+        headlines.bundle_claims(args.bundle)
         if args.bundle
-        else studies.results_claims(Path(args.results))
+        else headlines.results_claims(Path(args.results))
     )
     if args.beside:
-        by_platform = studies.beside_bundle(
+        by_platform = headlines.beside_bundle(
             args.beside, {name: claims for name, (claims, _) in found.items()}
         )
         numbers = {study.key: study.number for study in studies.STUDIES}
@@ -128,7 +129,7 @@ def _cmd_claims(args: argparse.Namespace) -> int:
     return 0
 
 
-def _print_claims(found: studies.PlatformClaims, *, markdown: bool = False) -> None:
+def _print_claims(found: headlines.PlatformClaims, *, markdown: bool = False) -> None:
     numbers = {study.key: study.number for study in studies.STUDIES}
     for platform, (claims, cpu) in found.items():
         if markdown:
@@ -164,7 +165,7 @@ def _cmd_bundle_verify(args: argparse.Namespace) -> int:
 
 def _cmd_bundle_describe(args: argparse.Namespace) -> int:
     verified = bundle.check(args.bundle)
-    ((platform, (claims, cpu)),) = studies.bundle_claims(args.bundle).items()
+    ((platform, (claims, cpu)),) = headlines.bundle_claims(args.bundle).items()
     numbers = {study.key: study.number for study in studies.STUDIES}
     text = bundle.describe(
         bundle.shown(args.bundle),
@@ -209,7 +210,7 @@ def _cmd_review(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 1
-    _print_claims(studies.results_claims(out / "results"))
+    _print_claims(headlines.results_claims(out / "results"))
     return 0
 
 
@@ -280,7 +281,7 @@ def _testbed(args: argparse.Namespace) -> TestbedPlatform:
         platform = config.load_platform(path)
     else:
         platform = config.validate_platform({})
-    return TestbedPlatform(platform)
+    return TestbedPlatform(PlatformSettings.of(platform))
 
 
 def _cmd_testbed_up(args: argparse.Namespace) -> int:
@@ -340,12 +341,11 @@ def _cmd_testbed_status(args: argparse.Namespace) -> int:
         print(json.dumps(status, indent=2))
     else:
         print(f"testbed {status['prefix']}: {_testbed_summary(status)}")
-        slurm_nodes = status.get("slurm", {}).get("nodes", {})
+        slurm = status.get("slurm")
         for node in status["nodes"]:
-            state = f"  slurm {slurm_nodes.get(node['name'], '-')}" if "slurm" in status else ""
+            state = f"  slurm {slurm['nodes'].get(node['name'], '-')}" if slurm else ""
             print(f"  {node['name']}  {node['address']}  rack {node['rack']}{state}")
-        if "slurm" in status:
-            slurm = status["slurm"]
+        if slurm:
             down = [d for d, pid in slurm["daemons"].items() if pid is None]
             print(
                 f"slurm: {'up' if slurm['up'] else 'not running: ' + ', '.join(down)}, "
@@ -537,8 +537,9 @@ def build_parser() -> argparse.ArgumentParser:
     mpirun.add_argument("argv", nargs=argparse.REMAINDER)
     mpirun.set_defaults(func=_cmd_testbed_mpirun)
 
-    for register in plugins.load("cli").values():
-        register(sub)
+    for study in studies.STUDIES:
+        if study.commands is not None:
+            study.commands(sub)
 
     bundles = sub.add_parser(
         "bundle", help="pack or check a run's cached results (tidy tables, models, provenance)"
@@ -605,8 +606,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     testbed_bench.add_arguments(links)
     links.set_defaults(func=testbed_bench.run)
-    for register in plugins.load("bench").values():
-        register(benches)
+    for study in studies.STUDIES:
+        if study.benches is not None:
+            study.benches(benches)
 
     parse = sub.add_parser("parse", help="print a benchmark result file as a tidy CSV")
     parse.add_argument("file")

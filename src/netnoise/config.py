@@ -30,7 +30,9 @@ import jsonschema
 import yaml
 from jsonschema import validators
 
-from netnoise import inputs, plugins, project, waiting
+from netnoise import inputs, project, studies, waiting
+from netnoise.platform import from_config
+from netnoise.testbed.fabric import frame_problems
 
 SCHEMA_PATH = project.ROOT / "workflow" / "schemas" / "config.schema.yaml"
 CSRC = project.ROOT / "csrc"
@@ -303,16 +305,24 @@ def _inline(node: Any, directory: Path, main: str) -> Any:
 
 
 def load_schema(path: str | os.PathLike[str] = SCHEMA_PATH) -> dict[str, Any]:
-    """The config schema as one document: the per-study files it references
-    (``workflow/schemas/<key>.schema.yaml``) are inlined."""
-    return copy.deepcopy(_schema(Path(path).resolve()))
+    """The config schema as one document: each registered study's section is its
+    schema file (``STUDY.schema``), inlined."""
+    return copy.deepcopy(_schema(Path(path).resolve(), _study_schemas()))
+
+
+def _study_schemas() -> tuple[tuple[str, str], ...]:
+    return tuple((study.key, str(study.schema)) for study in studies.STUDIES)
 
 
 @functools.lru_cache(maxsize=4)
-def _schema(path: Path) -> dict[str, Any]:
-    # Parsed once per process: reading the YAML takes longer than a validation.
+def _schema(path: Path, sections: tuple[tuple[str, str], ...]) -> dict[str, Any]:
+    # Parsed once per process and set of studies: reading the YAML takes longer
+    # than a validation.
     with open(path) as fh:
-        return _inline(yaml.safe_load(fh), path.parent, path.name)
+        schema = yaml.safe_load(fh)
+    for key, study_schema in sections:
+        schema["properties"][key] = {"$ref": study_schema}
+    return _inline(schema, path.parent, path.name)
 
 
 def _key(error: jsonschema.ValidationError) -> str:
@@ -457,45 +467,6 @@ def csrc_programs() -> tuple[str, ...]:
     return tuple(n for n in names if not n.endswith(".so"))
 
 
-def study_testbed(study: dict[str, Any]) -> dict[str, Any]:
-    """The keys of a study's testbed layout that override platform.testbed (None keeps it)."""
-    return {k: v for k, v in study.get("testbed", {}).items() if v is not None}
-
-
-def study_platform(platform: dict[str, Any], study: dict[str, Any]) -> dict[str, Any]:
-    """The platform with a study's testbed layout (its ``testbed`` section: racks,
-    backbone, nodes, queues), simulated network (its ``simgrid`` section) and CPU
-    limits (its ``cpu`` section), where it has them, over the shared ones.
-    Measurements run one at a time, so the testbed is rebuilt with this layout
-    when the study's jobs start and back when another study's do."""
-    out = with_study_cpu(platform, study)
-    out["testbed"].update(study_testbed(dict(study)))
-    simgrid = {k: v for k, v in (study.get("simgrid") or {}).items() if v is not None}
-    if simgrid:
-        out["simgrid"] = {**out.get("simgrid", {}), **simgrid}
-    return out
-
-
-def with_study_cpu(platform: dict[str, Any], study: dict[str, Any]) -> dict[str, Any]:
-    """A copy of the platform with a study's CPU limits (its ``cpu`` section, where it
-    has one; None keeps the platform's) over platform.cpu."""
-    out = copy.deepcopy(dict(platform))
-    cpu = {k: v for k, v in (study.get("cpu") or {}).items() if v is not None}
-    if cpu:
-        out["cpu"] = {**out.get("cpu", {}), **cpu}
-    return out
-
-
-def rack_interleaved_nodes(testbed: dict[str, Any], count: int) -> list[str]:
-    """The first ``count`` testbed nodes taken from the racks in turn (rack 1's first,
-    rack 2's first, ...): an allocation that spans every rack, so its traffic
-    crosses the backbone."""
-    nodes, racks = testbed["nodes"], testbed["racks"]
-    per_rack = -(-nodes // racks)
-    order = sorted(range(nodes), key=lambda i: (i % per_rack, i // per_rack))
-    return [f"{testbed['prefix']}-n{i + 1:02d}" for i in order[:count]]
-
-
 def enabled(config: dict[str, Any], key: str) -> dict[str, Any]:
     """The config section of study ``key``, or {} when the study is disabled."""
     section = config.get(key, {})
@@ -512,33 +483,16 @@ def undefined_applications(config: dict[str, Any], key: str, names: list[str]) -
     ]
 
 
-def nodes_beyond_testbed(config: dict[str, Any], wanted: dict[str, list[int]]) -> list[str]:
-    """Problems of node counts (key -> counts) that exceed the main testbed's nodes."""
-    platform = config.get("platform", {})
-    available = platform.get("testbed", {}).get("nodes")
-    if platform.get("kind") != "testbed" or available is None:
+def nodes_beyond(available: int | None, wanted: dict[str, list[int]]) -> list[str]:
+    """Problems of node counts (key -> counts) beyond the ``available`` nodes of the
+    platform (netnoise.platform.Platform.max_nodes; None: no limit known)."""
+    if available is None:
         return []
     return [
-        f"{key}: {count} exceeds platform.testbed.nodes ({available})"
+        f"{key}: {count} exceeds the platform's {available} nodes"
         for key, counts in wanted.items()
         for count in counts
         if count > available
-    ]
-
-
-#: An Ethernet header: a frame is the MTU and these bytes.
-ETHERNET_HEADER_BYTES = 14
-
-
-def frame_problems(testbed: dict[str, Any], where: str) -> list[str]:
-    """A testbed layout whose token buckets cannot pass one whole frame of its MTU
-    (``where`` names the layout's keys); none where it sets neither."""
-    burst, mtu = testbed.get("burst_bytes"), testbed.get("mtu_bytes")
-    if burst is None or mtu is None or burst >= mtu + ETHERNET_HEADER_BYTES:
-        return []
-    return [
-        f"{where}: burst_bytes ({burst}) must hold a frame of mtu_bytes ({mtu}) with its "
-        f"{ETHERNET_HEADER_BYTES}-byte header: at least {mtu + ETHERNET_HEADER_BYTES}"
     ]
 
 
@@ -552,28 +506,19 @@ def _baseline_problems(config: dict[str, Any]) -> list[str]:
     """The baseline's ranks, one a node so that every pair crosses the network,
     within the nodes the platform has (where its config says how many)."""
     ranks = config.get("baseline", {}).get("ranks")
-    platform = config.get("platform", {})
-    if ranks is None:
+    if ranks is None or "platform" not in config:
         return []
-    problems = nodes_beyond_testbed(config, {"baseline.ranks": [ranks]})
-    slurm = platform.get("slurm", {})
-    nodes, per_node = slurm.get("nodes"), slurm.get("tasks_per_node")
-    if platform.get("kind") == "slurm" and nodes and per_node and ranks > nodes * per_node:
-        problems.append(
-            f"baseline.ranks: {ranks} exceeds platform.slurm.nodes x tasks_per_node "
-            f"({nodes} x {per_node})"
-        )
-    return problems
+    return nodes_beyond(from_config(config["platform"]).max_nodes, {"baseline.ranks": [ranks]})
 
 
 def _cross_checks(config: dict[str, Any]) -> list[str]:
     """Constraints between keys that a JSON schema cannot express: the shared
-    sections' here, each study's as it registers them (``netnoise.config_checks``)."""
+    sections' here, each study's as its ``STUDY.checks`` says."""
     problems = _application_problems(config.get("applications", {}))
     problems += _platform_problems(config.get("platform", {}))
     problems += _baseline_problems(config)
-    for study_problems in plugins.load("config_checks").values():
-        problems += study_problems(config)
+    for study in studies.STUDIES:
+        problems += study.checks(config)
     return problems
 
 
@@ -581,7 +526,7 @@ def validate(
     config: dict[str, Any], schema: dict[str, Any] | None = None, *, source: str = "config"
 ) -> dict[str, Any]:
     """Validate ``config`` in place, filling defaults; raise ConfigError on violations."""
-    schema = schema if schema is not None else _schema(SCHEMA_PATH)
+    schema = schema if schema is not None else _schema(SCHEMA_PATH, _study_schemas())
     errors = sorted(
         _FillingValidator(schema).iter_errors(config), key=lambda e: list(e.absolute_path)
     )
@@ -601,7 +546,7 @@ def validate_platform(config: dict[str, Any], *, source: str = "config") -> dict
     """The ``platform`` section of ``config``, validated alone with its defaults
     filled in, for what uses the platform only (``netnoise testbed``): a testbed
     of two nodes is a platform, though no study's defaults fit on it."""
-    root = _schema(SCHEMA_PATH)
+    root = _schema(SCHEMA_PATH, ())
     schema = {
         **{k: v for k, v in root.items() if k != "properties"},
         "properties": {"platform": root["properties"]["platform"]},

@@ -388,3 +388,26 @@ class CpuLoad:
             "saturated": self.saturated,
             "jobs": [job.record() for job in self.jobs] if self.jobs else None,
         }
+
+
+@dataclasses.dataclass(frozen=True)
+class CpuLimits:
+    """When a run counts as CPU-saturated (mean runnable tasks during its timed
+    region above ``max_runnable``; None: the number of cores), how many times a
+    co-run is tried before it is rejected, whether saturation is judged at
+    all (otherwise it is only recorded), and the load up to which the last
+    attempt is kept all the same, recorded as saturated (``tolerated_runnable``;
+    None: never)."""
+
+    max_runnable: float | None = None
+    attempts: int = 3
+    judged: bool = True
+    tolerated_runnable: float | None = None
+
+    def rejects(self, cpu: CpuLoad, attempt: int) -> bool:
+        """Whether attempt number ``attempt`` with this CPU load is discarded."""
+        if not self.judged:
+            return False
+        if attempt == self.attempts and self.tolerated_runnable is not None:
+            return cpu.mean_runnable > self.tolerated_runnable
+        return cpu.saturated

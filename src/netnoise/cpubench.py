@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import copy
 import dataclasses
 import errno
 import json
@@ -51,15 +50,16 @@ import numpy as np
 import pandas as pd
 
 from netnoise import config as netnoise_config
-from netnoise import plugins, project, waiting
+from netnoise import project, studies, waiting
 from netnoise.build import build_programs
-from netnoise.cpu import CpuLoad
+from netnoise.cpu import CpuLimits, CpuLoad
 from netnoise.cpusets import CORE_MODES, format_cpu_list
 from netnoise.io import read_benchmark
 from netnoise.platform.testbed import TestbedPlatform
 from netnoise.provenance import read_sidecar
-from netnoise.run import CpuLimits, Job, corun
-from netnoise.testbed.fabric import TestbedSpec
+from netnoise.run import Job, corun
+from netnoise.settings import Settings, overlaid
+from netnoise.study import CpuCase, node_names
 
 REPO = project.ROOT
 PREFIX = "nncpu"
@@ -81,170 +81,35 @@ def policy_environment(policy: str) -> dict[str, str]:
     return env
 
 
-JobsBuilder = Callable[[Path, Path, dict[str, Any], TestbedSpec], tuple[Job, list[Job]]]
+def cases() -> list[tuple[str, CpuCase]]:
+    """(study key, case) of every registered study's cases (``STUDY.cpu_cases``),
+    in the studies' order."""
+    return [(study.key, case) for study in studies.STUDIES for case in study.cpu_cases]
 
 
-@dataclasses.dataclass
-class Case:
-    """One heavy co-run: its study, what it is, and how to build its jobs.
-    ``cpu_control``: for a measured job that carries its own perturbation (the
-    noise benchmark), its CPU-only control; None: the control is the measured
-    job beside ``cpuhog`` ranks in place of each background job."""
-
-    study: str
-    title: str
-    layout: Callable[[dict[str, Any]], dict[str, Any]]
-    jobs: JobsBuilder
-    runtime: Callable[[pd.DataFrame], pd.Series]
-    cpu_control: JobsBuilder | None = None
-
-
-def _one_rack(config: dict[str, Any]) -> dict[str, Any]:
+def _one_rack(settings: Settings) -> dict[str, Any]:
     return {}
-
-
-def _impact_layout(config: dict[str, Any]) -> dict[str, Any]:
-    return netnoise_config.study_testbed(config["impact_compression"])
-
-
-def _two_racks(config: dict[str, Any]) -> dict[str, Any]:
-    return {"nodes": 16, "racks": 2, "backbone_mbit": config["platform"]["testbed"]["nic_mbit"] * 2}
-
-
-def _noise_layout(config: dict[str, Any]) -> dict[str, Any]:
-    return netnoise_config.study_testbed(config["network_noise"]["benchmark"])
-
-
-def node_names(spec: TestbedSpec) -> list[str]:
-    return [node.name for node in spec.node_list()]
-
-
-def application_argv(
-    bin_dir: Path, name: str, config: dict[str, Any], extra: Sequence[str] = ()
-) -> list[str]:
-    app = config["applications"][name]
-    return [str(bin_dir / app["program"]), *map(str, app.get("args", [])), *extra]
-
-
-def _paired_proxies(bin_dir, out, config, spec):
-    nodes = node_names(spec)
-    measured = Job(
-        "fft_transpose",
-        application_argv(bin_dir, "fft_transpose", config, ["--iterations", "10", "--warmup", "1"]),
-        4,
-        out / "measured.csv",
-        list(nodes[:4]),
-    )
-    background = Job(
-        "halo3d",
-        application_argv(bin_dir, "halo3d", config, ["--iterations", "0", "--warmup", "1"]),
-        4,
-        out / "background.csv",
-        list(nodes[:4]),
-    )
-    return measured, [background]
-
-
-def _compression_beside_app(bin_dir, out, config, spec):
-    nodes = node_names(spec)
-    grid = config["impact_compression"]["compression"]
-    measured = Job(
-        "cg_solver",
-        application_argv(bin_dir, "cg_solver", config, ["--iterations", "10", "--warmup", "1"]),
-        4,
-        out / "measured.csv",
-        list(nodes[:4]),
-    )
-    compression = [
-        str(bin_dir / "compressionb"),
-        *("--partners", str(max(grid["partners"])), "--messages", str(max(grid["messages"]))),
-        *("--sleep-cycles", str(min(grid["sleep_cycles"])), "--cycle-hz", str(grid["cycle_hz"])),
-        *("--size", str(grid["size"]), "--iterations", "0"),
-    ]
-    return measured, [Job("compressionb", compression, 4, out / "background.csv", list(nodes[:4]))]
-
-
-def _asymmetric_pattern(bin_dir, out, config, spec):
-    nodes = node_names(spec)
-    # 8 links, each a node of rack 1 sending to a node of rack 2 and back:
-    # every NIC and the backbone carry traffic both ways.
-    half = len(nodes) // 2
-    pattern = out / "pattern.csv"
-    rows = [(i, half + i, 262144) for i in range(half)]
-    rows += [(half + i, (i + 1) % half, 262144) for i in range(half)]
-    pd.DataFrame(rows, columns=["src", "dst", "bytes"]).to_csv(pattern, index=False)
-    argv = [str(bin_dir / "p2p_concurrent"), "--pattern", str(pattern)]
-    argv += ["--min-iterations", "10", "--max-iterations", "10", "--warmup", "1"]
-    return Job("p2p_concurrent", argv, len(nodes), out / "measured.csv", list(nodes)), []
-
-
-def _noise_half(bin_dir, out, config, spec, perturbation="network"):
-    # The study's largest allocation on its own two-rack layout; its application
-    # ranks on the measured job's cores, its perturbing ranks on the others.
-    bench = config["network_noise"]["benchmark"]
-    argv = [str(bin_dir / "noise"), "--ratio", "0.5", "--collective", "allreduce"]
-    argv += ["--splits", "10", "--reps", str(bench["reps"])]
-    argv += ["--phase-warmup", str(bench["phase_warmup"])]
-    argv += ["--size", str(bench["size"]), "--perturb-size", str(bench["perturb_size"])]
-    argv += ["--perturbation", perturbation, "--cpu-load", str(bench["cpu_load"])]
-    nodes = netnoise_config.rack_interleaved_nodes(dataclasses.asdict(spec), bench["nodes"])
-    job = Job("noise", argv, bench["nodes"], out / "measured.csv", nodes, binds_by_role=True)
-    return job, []
-
-
-def _noise_cpu_control(bin_dir, out, config, spec):
-    return _noise_half(bin_dir, out, config, spec, "cpu")
-
-
-def application_runtimes(data: pd.DataFrame) -> pd.Series:
-    return data["runtime_s"]
-
-
-def _link_times(data: pd.DataFrame) -> pd.Series:
-    # One iteration's time: its slowest link.
-    return data.groupby("iteration")["time_s"].max()
-
-
-def _split_times(data: pd.DataFrame) -> pd.Series:
-    return data[data["perturbed"] == 1].groupby("split")["time_us"].mean() / 1e6
-
-
-CASES = (
-    Case("impact_compression", "two network-heavy proxies paired", _impact_layout,
-         _paired_proxies, application_runtimes),
-    Case("impact_compression", "heaviest CompressionB beside cg_solver", _impact_layout,
-         _compression_beside_app, application_runtimes),
-    Case("asymmetric", "16-node pattern across two racks", _two_racks, _asymmetric_pattern,
-         _link_times),
-    Case("network_noise", "noise benchmark at ratio 0.5", _noise_layout, _noise_half, _split_times,
-         _noise_cpu_control),
-)  # fmt: skip
-
-
-def cases() -> list[Case]:
-    """The shared cases, then those the studies register (``netnoise.cpu_cases``)."""
-    return [*CASES, *plugins.load("cpu_cases").values()]
 
 
 _platforms: dict[str, TestbedPlatform] = {}
 
 
 def _platform(
-    config: dict[str, Any],
-    layout: Callable[[dict[str, Any]], dict[str, Any]],
+    settings: Settings,
+    layout: Callable[[Settings], dict[str, Any]],
     cores: str | None = None,
 ) -> TestbedPlatform:
     """The bench's testbed with a case's layout and ``cores`` (platform.testbed.cores;
     None: the config's); a layout of several racks has a prefix of its own, so a
     one-rack case need not rebuild it. One platform per setting, so that each waits
     for quiet cores once."""
-    platform = copy.deepcopy(config["platform"])
-    testbed = platform["testbed"]
-    testbed.update(layout(config))
-    testbed["prefix"] = f"{PREFIX}{'r' if testbed['racks'] > 1 else ''}"
+    testbed = {**layout(settings)}
+    racks = testbed.get("racks", settings.platform.testbed.racks)
+    testbed["prefix"] = f"{PREFIX}{'r' if racks > 1 else ''}"
     if cores is not None:
         testbed["cores"] = cores
-    key = json.dumps(platform, sort_keys=True)
+    platform = overlaid(settings.platform, {"testbed": testbed})
+    key = json.dumps(platform.as_config(), sort_keys=True)
     if key not in _platforms:
         _platforms[key] = TestbedPlatform(platform)
     return _platforms[key]
@@ -309,7 +174,13 @@ def steer_receive_work(platform: TestbedPlatform, cores: Sequence[int]) -> None:
 
 
 def run_case_cores(
-    case: Case, cores: str, bin_dir: Path, config: dict[str, Any], work: Path, steer: bool = False
+    study: str,
+    case: CpuCase,
+    cores: str,
+    bin_dir: Path,
+    settings: Settings,
+    work: Path,
+    steer: bool = False,
 ):
     """One case on ``cores``: the measured job's runtime beside its background, its
     own runnable tasks and CPU pressure there, and the slowdowns the background and
@@ -317,17 +188,16 @@ def run_case_cores(
     perturbs itself, against its own unperturbed phase). ``steer``: with the
     receive processing of every packet on the others' cores
     (:func:`steer_receive_work`)."""
-    platform = _platform(config, case.layout, cores)
-    spec = platform.testbed.spec
+    platform = _platform(settings, case.layout, cores)
     label = f"{cores}+rps" if steer else cores
-    out = work / f"{case.study}-{case.title.split()[0]}-{label}"
+    out = work / f"{study}-{case.title.split()[0]}-{label}"
     if steer:
         platform.check()
         steer_receive_work(platform, platform.core_sets().others)
-    measured, background = case.jobs(bin_dir, out / "beside", config, spec)
+    measured, background = case.jobs(bin_dir, out / "beside", settings, platform)
     data, record = _corun_measured(platform, measured, background, out / "beside")
     if case.cpu_control is not None:
-        control, _ = case.cpu_control(bin_dir, out / "control", config, spec)
+        control, _ = case.cpu_control(bin_dir, out / "control", settings, platform)
         control_data, _ = _corun_measured(platform, control, [], out / "control")
         times = case.runtime(data)
         quiet = _unperturbed_times(data)
@@ -375,11 +245,11 @@ def _unperturbed_times(data: pd.DataFrame) -> pd.Series:
     return data[data["perturbed"] == 0].groupby("split")["time_us"].mean() / 1e6
 
 
-def run_case(case: Case, policy: str, bin_dir: Path, config: dict[str, Any], work: Path):
-    platform = _platform(config, case.layout)
-    out = work / f"{case.study}-{case.title.split()[0]}-{_file_name(policy)}"
+def run_case(study: str, case: CpuCase, policy: str, bin_dir: Path, settings: Settings, work: Path):
+    platform = _platform(settings, case.layout)
+    out = work / f"{study}-{case.title.split()[0]}-{_file_name(policy)}"
     out.mkdir(parents=True, exist_ok=True)
-    measured, background = case.jobs(bin_dir, out, config, platform.testbed.spec)
+    measured, background = case.jobs(bin_dir, out, settings, platform)
     measured = _with_policy(measured, policy)
     background = [_with_policy(job, policy) for job in background]
     # Record the CPU load of every run instead of rejecting saturated ones.
@@ -388,7 +258,7 @@ def run_case(case: Case, policy: str, bin_dir: Path, config: dict[str, Any], wor
     cpu = read_sidecar(measured.output)["cpu"]
     times = case.runtime(read_benchmark(measured.output).data)
     return {
-        "study": case.study,
+        "study": study,
         "case": case.title,
         "policy": policy,
         "mean_runnable": cpu["mean_runnable_tasks"],
@@ -401,9 +271,9 @@ def run_case(case: Case, policy: str, bin_dir: Path, config: dict[str, Any], wor
     }
 
 
-def pingpong_idle(policy: str, bin_dir: Path, config: dict[str, Any], work: Path) -> dict:
-    platform = _platform(config, _one_rack)
-    nodes = node_names(platform.testbed.spec)[:2]
+def pingpong_idle(policy: str, bin_dir: Path, settings: Settings, work: Path) -> dict:
+    platform = _platform(settings, _one_rack)
+    nodes = node_names(platform)[:2]
     out = work / f"pingpong-{_file_name(policy)}.csv"
     argv = [str(bin_dir / "pingpong"), "--size", "1K", "--warmup", "200", "--iterations", "5000"]
     job = _with_policy(Job("pingpong", argv, 2, out, nodes), policy)
@@ -492,7 +362,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    config = netnoise_config.load(args.config)
+    settings = Settings.of(netnoise_config.load(args.config))
     if args.bin is not None and not Path(args.bin).is_dir():
         raise FileNotFoundError(errno.ENOTDIR, "not a directory of built programs", args.bin)
     sleeps = _sleeps(args.sleepers)
@@ -510,9 +380,9 @@ def run(args: argparse.Namespace) -> int:
     if args.cases:
         chosen = [chosen[int(i) - 1] for i in args.cases.split(",")]
     if policies:
-        compare_policies(policies, chosen, config, args.bin)
+        compare_policies(policies, chosen, settings, args.bin)
     if modes or args.steer:
-        compare_cores(modes, chosen, config, args.bin, args.steer)
+        compare_cores(modes, chosen, settings, args.bin, args.steer)
     if sleeps:
         print()
         print("8 processes that only sleep and 4 that only compute, as the CPU record reads them:")
@@ -535,32 +405,33 @@ def _sleeps(text: str) -> list[float]:
 
 
 @contextlib.contextmanager
-def _bench_work(config: dict[str, Any], bin_dir: str | None) -> Iterator[tuple[Path, Path]]:
+def _bench_work(settings: Settings, bin_dir: str | None) -> Iterator[tuple[Path, Path]]:
     """(scratch directory, built programs); the bench's testbeds are taken down after."""
     with tempfile.TemporaryDirectory(prefix="netnoise-bench-cpu-") as scratch:
         work = Path(scratch)
         built = Path(bin_dir) if bin_dir else work / "bin"
         if not bin_dir:
-            build_programs(REPO / "csrc", built, mpicc=config["build"]["mpicc"],
-                           cflags=config["build"]["cflags"], log=work / "build.log",
+            build_programs(REPO / "csrc", built, mpicc=settings.build.mpicc,
+                           cflags=settings.build.cflags, log=work / "build.log",
                            build_dir=work / "objects")  # fmt: skip
         try:
             yield work, built
         finally:
-            for layout in (_one_rack, _two_racks):
-                _platform(config, layout).testbed.down()
+            brought_up = {p.testbed.spec.prefix: p for p in _platforms.values()}
+            for platform in brought_up.values():
+                platform.testbed.down()
 
 
 def compare_cores(
-    modes, cases, config: dict[str, Any], bin_dir: str | None, steer: bool = False
+    modes, cases, settings: Settings, bin_dir: str | None, steer: bool = False
 ) -> None:
     """Every case on every core setting (platform.testbed.cores); ``steer``: each case
     once more on cores per job with the receive processing on the others' cores."""
     rows = []
-    with _bench_work(config, bin_dir) as (work, built):
-        for case in cases:
+    with _bench_work(settings, bin_dir) as (work, built):
+        for study, case in cases:
             for mode, steered in [*((m, False) for m in modes), *([("per_job", True)] * steer)]:
-                rows.append(run_case_cores(case, mode, built, config, work, steered))
+                rows.append(run_case_cores(study, case, mode, built, settings, work, steered))
                 print(", ".join(f"{k} {v}" for k, v in rows[-1].items()), file=sys.stderr,
                       flush=True)  # fmt: skip
     print()
@@ -574,14 +445,14 @@ def compare_cores(
     print(pd.DataFrame(rows).to_string(index=False, float_format=lambda v: f"{v:.4g}"))
 
 
-def compare_policies(policies, cases, config: dict[str, Any], bin_dir: str | None) -> None:
+def compare_policies(policies, cases, settings: Settings, bin_dir: str | None) -> None:
     """Every case under every policy, then the idle ping-pong of each policy."""
     rows, pings = [], []
-    with _bench_work(config, bin_dir) as (work, built):
+    with _bench_work(settings, bin_dir) as (work, built):
         for policy in policies:
-            pings.append(pingpong_idle(policy, built, config, work))
-            for case in cases:
-                rows.append(run_case(case, policy, built, config, work))
+            pings.append(pingpong_idle(policy, built, settings, work))
+            for study, case in cases:
+                rows.append(run_case(study, case, policy, built, settings, work))
                 _print_row(rows[-1])
     print()
     print(pd.DataFrame(rows).to_string(index=False, float_format=lambda v: f"{v:.3g}"))

@@ -33,7 +33,7 @@ from typing import Any
 
 import pandas as pd
 
-from netnoise import __version__, plugins, provenance
+from netnoise import __version__, provenance, studies
 from netnoise.atomic import atomic_path
 from netnoise.io import write_benchmark
 
@@ -42,8 +42,8 @@ URL_SCHEMES = ("http", "https", "ftp", "file")
 
 def table_parsers() -> dict[str, Callable[[str], pd.DataFrame]]:
     """Output parsers for programs whose output is a table, by name, as the
-    studies register them (``netnoise.table_parsers``)."""
-    return plugins.load("table_parsers")
+    studies give them (``STUDY.table_parsers``)."""
+    return {name: parse for study in studies.STUDIES for name, parse in study.table_parsers.items()}
 
 
 class ExternalError(RuntimeError):

@@ -1,4 +1,5 @@
-"""Support for the workflow's scripts: each job logs to its own file."""
+"""Support for the workflow's scripts: each job logs to its own file, and a
+co-run's jobs come as the rules' params give them."""
 
 from __future__ import annotations
 
@@ -8,6 +9,10 @@ import os
 import traceback
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TypedDict
+
+from netnoise.external import ExternalProgram
+from netnoise.run import Job
 
 
 @contextlib.contextmanager
@@ -37,3 +42,34 @@ def expose_package(src: str | os.PathLike[str]) -> None:
     """
     paths = [str(src), *filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep))]
     os.environ["PYTHONPATH"] = os.pathsep.join(dict.fromkeys(paths))
+
+
+class JobSpec(TypedDict, total=False):
+    """A job as a rule's params give it (``benchmark_job``, ``application_job`` of
+    workflow/rules/common.smk): every key but ``external``, ``env`` and
+    ``binds_by_role``, which only some jobs have."""
+
+    name: str
+    program: str
+    args: list[object]
+    ranks: int
+    nodes: list[str] | None
+    output: str
+    external: dict[str, object]
+    env: dict[str, str]
+    binds_by_role: bool
+
+
+def job_from_spec(spec: JobSpec) -> Job:
+    """The Job of a workflow job spec."""
+    external = spec.get("external")
+    return Job(
+        spec["name"],
+        [spec["program"], *map(str, spec["args"])],
+        spec["ranks"],
+        spec["output"],
+        spec["nodes"],
+        ExternalProgram(**external) if external else None,
+        dict(spec.get("env", {})),
+        bool(spec.get("binds_by_role", False)),
+    )

@@ -306,59 +306,17 @@ def claims_html(claims: pd.DataFrame) -> str:
     )
 
 
-def testbed_facts(testbed: Mapping[str, Any]) -> list[tuple[str, str]]:
-    """A testbed layout (platform.testbed with a study's overrides) as the lines a
-    reader compares with the paper's machine: nodes and racks, link rates and their
-    ratio, queue depth in bytes and in time at the NIC's rate, frame size."""
-    nic, backbone = testbed["nic_mbit"], testbed.get("backbone_mbit")
-    facts = [
-        ("Nodes", f"{testbed['nodes']} in {testbed.get('racks', 1)} rack(s)"),
-        ("NIC links", f"{nic:g} Mbit/s"),
-    ]
-    if backbone and testbed.get("racks", 1) > 1:
-        facts.append(("Backbone", f"{backbone:g} Mbit/s (NIC:backbone 1:{backbone / nic:.3g})"))
-    queue = testbed.get("queue_bytes")
-    if queue:
-        facts.append(
-            (
-                "Queue per link",
-                f"{queue / 1000:g} kB ({8 * queue / (nic * 1e3):.3g} ms at the NIC rate)",
-            )
-        )
-    if testbed.get("mtu_bytes"):
-        facts.append(("MTU", f"{testbed['mtu_bytes']} bytes"))
-    return facts
-
-
-def simgrid_facts(platform: Mapping[str, Any]) -> list[tuple[str, str]]:
-    """A simgrid platform (the platform section) as the lines a reader compares
-    with the paper's machine: the simulator, the network and its links."""
-    simgrid = platform["simgrid"]
-    network = (
-        "the testbed's racks (platform.testbed)"
-        if simgrid["topology"] == "testbed"
-        else simgrid["topology"]
-    )
-    return [
-        ("Simulator", "SimGrid's SMPI: every rank simulated, in simulated time"),
-        ("Network", network),
-        ("Model", f"{simgrid['network_model']} (flow: CM02; packet: ns-3)"),
-        ("Links", f"{simgrid['link_gbit']:g} Gbit/s, {simgrid['latency_us']:g} µs each"),
-    ]
-
-
 def about_page(
     study: Any,
     titles: Iterable[str],
     *,
     source: str,
-    testbed: Mapping[str, Any] | None = None,
-    simgrid: Mapping[str, Any] | None = None,
+    facts: tuple[str, Sequence[tuple[str, str]]] | None = None,
 ) -> str:
-    """A study's front page: its paper's citation, what the testbed changes, this
-    run's ``testbed`` layout or ``simgrid`` platform (a platform section; from its
-    config) where it ran on one, and the titles of its results in this report, in
-    the paper's order."""
+    """A study's front page: its paper's citation, what the testbed changes, the
+    ``facts`` of the platform it ran on (netnoise.platform.Platform.facts) where
+    its config says any, and the titles of its results in this report, in the
+    paper's order."""
     citation = study.citation
     doi = (
         f'DOI <a href="https://doi.org/{html.escape(citation.doi)}">{html.escape(citation.doi)}</a>'
@@ -368,17 +326,10 @@ def about_page(
     note = f'<p class="note">{html.escape(citation.note)}</p>' if citation.note else ""
     listed = "".join(f"<li>{html.escape(title)}</li>" for title in titles)
     layout = ""
-    shown = (
-        ("This run's testbed (from its config)", testbed_facts(testbed))
-        if testbed
-        else ("This run's platform (from its config)", simgrid_facts(simgrid))
-        if simgrid
-        else None
-    )
-    if shown:
-        heading, facts = shown
+    if facts:
+        heading, lines = facts
         rows = "".join(
-            f"<tr><th>{html.escape(k)}</th><td>{html.escape(v)}</td></tr>" for k, v in facts
+            f"<tr><th>{html.escape(k)}</th><td>{html.escape(v)}</td></tr>" for k, v in lines
         )
         layout = f"<h2>{heading}</h2>\n<table>{rows}</table>\n"
     body = (

@@ -8,10 +8,13 @@ the background jobs to stop (``--stop-file``) and waits for them. Any job
 failing, a background job ending early, or a timeout fails the whole co-run:
 its results never appear.
 
-On a simulated platform the jobs of a co-run are one launch, and they keep
-the same order among themselves, in simulated time: the measured job's timed
-part starts once the background has created its ready file, and the
-background stops once the measured job has created its end file.
+What differs between platforms, the platform says (netnoise.platform): how the
+jobs are launched (one launch each, or one for all where a co-run is one
+simulation) and by which clock the run is timed. In simulated time the jobs
+keep the same order among themselves, without the runner: the measured job's
+timed part starts once the background has created its ready file, and the
+background stops once the measured job has created its end file; the host's
+cores enter no result, so the run's CPU record does not apply.
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ import os
 import subprocess
 import tempfile
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
@@ -29,12 +32,13 @@ from typing import IO, Any
 from netnoise import counters as counter_tools
 from netnoise import lifeline, provenance, waiting
 from netnoise.atomic import atomic_path, write_csv
-from netnoise.cpu import CpuLoad, JobLoad
+from netnoise.cpu import CpuLimits, CpuLoad, JobLoad
 from netnoise.cpusets import CoreSets, JobCgroup, format_cpu_list
 from netnoise.external import ExternalProgram
 from netnoise.filewatch import DirectoryWatch
 from netnoise.io import BenchmarkFormatError, read_benchmark
 from netnoise.platform import Platform
+from netnoise.platform.base import WALL, Program
 
 
 class RunFailed(RuntimeError):
@@ -83,40 +87,23 @@ class Job:
     env: dict[str, str] = field(default_factory=dict)
     binds_by_role: bool = False
 
-    def launch(
-        self, platform: Platform, flags: list[str], place: JobCgroup | None = None
-    ) -> tuple[list[str], dict[str, str]]:
-        """The command starting this job with the run's ``flags`` (output, stop, ready),
-        inside ``place`` if given; its ranks wait as ``platform.wait`` says unless the
-        job's ``env`` says otherwise."""
-        env = {**waiting.environment(platform.config.get("wait", {})), **self.env}
+    def program_on(self, platform: Platform, flags: list[str]) -> Program:
+        """What ``platform`` launches for this job with the run's ``flags`` (output,
+        stop, ready): a third-party program without them (netnoise.external passes
+        them on); its ranks wait as ``platform.wait`` says unless the job's ``env``
+        says otherwise."""
+        env = {**waiting.environment(platform.settings.wait.as_config()), **self.env}
         sets = platform.core_sets()
         if self.binds_by_role and sets is not None and sets.disjoint:
             env["NN_CPUS_MEASURED"] = format_cpu_list(sets.measured)
             env["NN_CPUS_OTHER"] = format_cpu_list(sets.others)
-        if self.external is None:
-            launch = platform.mpi_launch([*self.program, *flags], self.ranks, self.nodes, env)
-            argv = launch.argv
-        else:
-            launch = platform.mpi_launch(self.program, self.ranks, self.nodes, env)
-            argv = self.external.wrap(launch.argv, flags, self.ranks, self.nodes)
-        return (place.wrap(argv) if place else argv), launch.environment()
+        argv = self.program if self.external is not None else [*self.program, *flags]
+        return Program(argv, self.ranks, list(self.nodes or []), env)
 
 
-def job_from_spec(spec: dict[str, Any]) -> Job:
-    """The Job of a workflow job spec: ``name, program, args, ranks, nodes, output``
-    and optionally ``external`` (netnoise.external's options) and ``env``."""
-    external = spec.get("external")
-    return Job(
-        spec["name"],
-        [spec["program"], *map(str, spec["args"])],
-        spec["ranks"],
-        spec["output"],
-        spec["nodes"],
-        ExternalProgram(**external) if external else None,
-        dict(spec.get("env", {})),
-        bool(spec.get("binds_by_role", False)),
-    )
+#: What a run's provenance records of the config: the sections (as the config
+#: gives them) and choices the run depends on.
+ConfigRecord = Mapping[str, object]
 
 
 class _Process:
@@ -169,41 +156,6 @@ def _staged(outputs: Sequence[str | os.PathLike[str]]) -> Iterator[list[Path]]:
         yield [stack.enter_context(atomic_path(o)) for o in outputs]
 
 
-@dataclass(frozen=True)
-class CpuLimits:
-    """When a run counts as CPU-saturated (mean runnable tasks during its timed
-    region above ``max_runnable``; None: the number of cores), how many times a
-    co-run is tried before it is rejected, whether saturation is judged at
-    all (otherwise it is only recorded), and the load up to which the last
-    attempt is kept all the same, recorded as saturated (``tolerated_runnable``;
-    None: never)."""
-
-    max_runnable: float | None = None
-    attempts: int = 3
-    judged: bool = True
-    tolerated_runnable: float | None = None
-
-    def rejects(self, cpu: CpuLoad, attempt: int) -> bool:
-        """Whether attempt number ``attempt`` with this CPU load is discarded."""
-        if not self.judged:
-            return False
-        if attempt == self.attempts and self.tolerated_runnable is not None:
-            return cpu.mean_runnable > self.tolerated_runnable
-        return cpu.saturated
-
-    @classmethod
-    def from_config(cls, platform: dict[str, Any]) -> CpuLimits:
-        """The platform config's ``cpu`` section. Saturation is judged on the testbed
-        only: there every emulated node shares the cores the runner samples; a
-        localhost run has no network to measure, and on a cluster the runner's
-        host is one node of the run, so there the load is recorded, not judged."""
-        cpu = platform.get("cpu", {})
-        judged = platform.get("kind", "testbed") == "testbed"
-        return cls(
-            cpu.get("max_runnable"), cpu.get("attempts", 3), judged, cpu.get("tolerated_runnable")
-        )
-
-
 class _Saturated(Exception):
     def __init__(self, record: dict[str, Any]):
         super().__init__(record)
@@ -224,7 +176,7 @@ def corun(
     *,
     log: str | os.PathLike[str],
     timeout_s: float,
-    config: dict[str, Any] | None = None,
+    config: ConfigRecord | None = None,
     inputs: dict[str, str | os.PathLike[str]] | None = None,
     counters: counter_tools.Snapshot | None = None,
     counters_output: str | os.PathLike[str] | None = None,
@@ -247,7 +199,7 @@ def corun(
     background (its launch overlaps theirs); its timed part still waits.
 
     A run whose timed region was CPU-saturated (``cpu``; by default the
-    platform config's ``cpu`` section) is discarded and tried again, at most
+    platform's, :meth:`Platform.cpu_limits`) is discarded and tried again, at most
     ``cpu.attempts`` times; then the co-run fails. A launch in which a job
     exits before its warm-up ends is tried again apart from those, up to
     :data:`LAUNCH_ATTEMPTS` times. Every job's
@@ -255,9 +207,9 @@ def corun(
     """
     if counters is not None and counters_output is None:
         raise ValueError("counters need counters_output")
-    if counters_output is not None and counters is None and not platform.simulated:
-        raise ValueError("counters_output needs counters, unless the platform simulates them")
-    limits = cpu or CpuLimits.from_config(platform.config)
+    if counters_output is not None and counters is None and not platform.reads_counters_in_run:
+        raise ValueError("counters_output needs counters, unless the platform's runs read them")
+    limits = cpu or platform.cpu_limits()
     platform.check()
     log_path = Path(log)
     log_path.parent.mkdir(parents=True, exist_ok=True)
@@ -266,19 +218,8 @@ def corun(
     rejected = []
     attempt, launches_lost = 1, 0
     while True:
-        if platform.simulated:
-            outcome = _simulated_once(
-                platform,
-                measured,
-                background,
-                log_path=log_path,
-                timeout_s=timeout_s,
-                counters_output=counters_output,
-                counter_interval_s=counter_interval_s,
-            )
-            break
         try:
-            outcome = _corun_once(
+            outcome = _run_once(
                 platform,
                 measured,
                 background,
@@ -324,7 +265,7 @@ def corun(
         {"name": j.name, "ranks": j.ranks, "nodes": j.nodes, "command": argv}
         for j, argv in zip(jobs, outcome.argv, strict=True)
     ]
-    judged = limits.judged and not platform.simulated
+    judged = limits.judged and platform.clock == WALL
     cpu_record = {**outcome.cpu, "judged": judged, "attempts": attempt, "rejected": rejected}
     with open(log_path, "rb") as fh:
         fh.seek(log_offset)
@@ -396,7 +337,147 @@ def _runner_on(cores: Sequence[int] | None) -> Iterator[None]:
         os.sched_setaffinity(0, before)
 
 
-def _corun_once(
+@dataclass
+class _Handshake:
+    """The files by which a co-run's jobs agree on the measured job's timed part:
+    each background job's options, the measured job's, the background's ready
+    files the runner waits for, the measured job's files the runner holds (none
+    where the jobs hold the handshake among themselves) and the file that stops
+    the background once the measured job has ended."""
+
+    background: list[list[str]]
+    measured: list[str]
+    ready: list[Path]
+    held: dict[str, Path]
+    stop: Path
+
+    @classmethod
+    def held_by_runner(cls, scratch: Path, background: int) -> _Handshake:
+        """In wall time: the runner opens its windows (CPU sampling, counters) once
+        every job has warmed up, tells the measured job to start, and closes them
+        when its timed part ends."""
+        stop = scratch / "stop"
+        ready = [scratch / f"ready-{i}" for i in range(background)]
+        held = {name: scratch / f"measured-{name}" for name in HANDSHAKE}
+        return cls(
+            [["--stop-file", str(stop), "--ready-file", str(r)] for r in ready],
+            [word for name, path in held.items() for word in (f"--{name}-file", str(path))],
+            ready,
+            held,
+            stop,
+        )
+
+    @classmethod
+    def held_by_jobs(cls, scratch: Path, background: int) -> _Handshake:
+        """In simulated time, where the runner cannot take part: the measured job
+        starts its timed part once the background is ready, and its end stops it."""
+        ready, end = scratch / "background-ready", scratch / "measured-end"
+        if not background:
+            return cls([], [], [], {}, end)
+        return cls(
+            [["--ready-file", str(ready), "--stop-file", str(end)]] * background,
+            ["--start-file", str(ready), "--end-file", str(end)],
+            [],
+            {},
+            end,
+        )
+
+
+def _launches(
+    platform: Platform,
+    jobs: Sequence[Job],
+    flags: Sequence[list[str]],
+    places: Sequence[JobCgroup | None],
+) -> list[tuple[Job, list[str], dict[str, str]]]:
+    """(job, argv, environment) of every process of the co-run, the measured job's
+    last: one per job, or, where the platform starts a co-run in one launch, one
+    for all, named after the measured job."""
+    for job in jobs:
+        if job.external is not None and not platform.runs_third_party:
+            raise RunFailed(f"{job.name}: a third-party program cannot run on {platform.kind!r}")
+    programs = [job.program_on(platform, f) for job, f in zip(jobs, flags, strict=True)]
+    launches = platform.corun_launches(programs)
+    if len(launches) != len(jobs):
+        (launch,) = launches
+        return [(jobs[-1], launch.argv, launch.environment())]
+    processes = []
+    for job, job_flags, place, launch in zip(jobs, flags, places, launches, strict=True):
+        argv = launch.argv
+        if job.external is not None:
+            argv = job.external.wrap(argv, job_flags, job.ranks, job.nodes)
+        processes.append((job, place.wrap(argv) if place else argv, launch.environment()))
+    return processes
+
+
+def _exit_status(
+    process: _Process, log: Path, offset: int, deadline: float, timeout_s: float, marker
+) -> int:
+    """The exit status of the measured process; 1, once it is stopped, when its log
+    from ``offset`` on shows the platform's ``marker`` of a failed rank (the
+    others would wait for it forever). Past the deadline the run fails."""
+    while True:
+        try:
+            return process.proc.wait(timeout=max(min(CHECK_S, deadline - time.monotonic()), 0))
+        except subprocess.TimeoutExpired:
+            pass
+        if marker is not None:
+            with open(log, "rb") as fh:
+                fh.seek(offset)
+                if marker in fh.read():
+                    process.kill()
+                    return 1
+        if time.monotonic() > deadline:
+            raise RunFailed(f"{process.job.name} did not finish within {timeout_s:g} s; see {log}")
+
+
+#: The CPU record of a run in simulated time.
+NOT_APPLICABLE = {
+    "applicable": False,
+    "why": "simulated time: the host's cores enter no result, however busy they were",
+}
+
+
+def _timed_part(
+    handshake: _Handshake,
+    processes: Sequence[_Process],
+    places: Sequence[JobCgroup | None],
+    sets: CoreSets | None,
+    limits: CpuLimits,
+    counters: counter_tools.Snapshot | None,
+    counter_interval_s: float,
+    deadline: float,
+    waits: tuple[Path, float, DirectoryWatch],
+) -> tuple[CpuLoad, float, Any]:
+    """The measured job's timed part as the runner holds it (processes: the
+    background's, then the measured job's): once every job has warmed up the CPU
+    sampling and the counters start, the job is told to start, and both stop when
+    it ends. The CPU load, the timed region's length in seconds and the counters
+    sampled (None without ``counters``)."""
+    held = handshake.held
+    try:
+        _wait_for([*handshake.ready, held["ready"]], processes, deadline, "the warm-ups", *waits)
+    except _JobEnded as err:
+        raise _StartFailed(str(err)) from None
+    last = len(processes) - 1
+    job_loads = [
+        JobLoad(proc.job.name, "measured" if i == last else "background", place)
+        for i, (proc, place) in enumerate(zip(processes, places, strict=True))
+        if place is not None
+    ]
+    cpu = CpuLoad(max_runnable=limits.max_runnable, jobs=job_loads)
+    sampler = counter_tools.Sampler(counters, counter_interval_s) if counters is not None else None
+    with _runner_on(sets.others if sets else None), sampler or contextlib.nullcontext():
+        cpu.start()
+        timed_from = time.monotonic()
+        held["start"].touch()
+        _wait_for([held["end"]], processes, deadline, "the timed part's end", *waits)
+        timed_s = time.monotonic() - timed_from
+        cpu.stop()
+    held["release"].touch()
+    return cpu, timed_s, sampler.result() if sampler is not None else None
+
+
+def _run_once(
     platform: Platform,
     measured: Job,
     background: Sequence[Job],
@@ -415,6 +496,9 @@ def _corun_once(
     processes: list[_Process] = []
     extra_outputs = [counters_output] if counters_output is not None else []
     sets = platform.core_sets()
+    by_runner = platform.clock == WALL
+    if counters is not None and not by_runner:
+        raise ValueError(f"platform {platform.kind!r} runs in simulated time: no counters beside")
     # The handshake files go beside the log, on the file system every node of a
     # cluster shares: a rank on another node cannot reach the runner's /tmp.
     with (
@@ -425,60 +509,43 @@ def _corun_once(
         _placed(jobs, sets) as places,
     ):
         scratch = Path(scratch_dir)
-        stop_file = scratch / "stop"
+        hold = _Handshake.held_by_runner if by_runner else _Handshake.held_by_jobs
+        handshake = hold(scratch, len(background))
+        flags = [
+            ["--output", str(path), *more]
+            for path, more in zip(staged, [*handshake.background, handshake.measured], strict=False)
+        ]
+        links = scratch / "link-counters.csv"
+        if counters_output is not None and counters is None:
+            flags[-1] += platform.link_counter_flags(links, counter_interval_s)
+        *beside, last = _launches(platform, jobs, flags, places)
+        started = time.monotonic()
+        deadline = started + timeout_s
+        waits = (log_path, timeout_s, watch)
         try:
-            ready = []
-            for i, job in enumerate(background):
-                ready.append(scratch / f"ready-{i}")
-                flags = ["--output", str(staged[i])]
-                flags += ["--stop-file", str(stop_file), "--ready-file", str(ready[-1])]
-                processes.append(_Process(job, *job.launch(platform, flags, places[i]), log_fh))
-            deadline = time.monotonic() + timeout_s
-            waits = (log_path, timeout_s, watch)
+            processes += [_Process(*launch, log_fh) for launch in beside]
             if not launch_together:
-                _wait_for(ready, processes, deadline, "the background's warm-up", *waits)
-
-            handshake = {name: scratch / f"measured-{name}" for name in HANDSHAKE}
-            flags = ["--output", str(staged[len(background)])]
-            for name, path in handshake.items():
-                flags += [f"--{name}-file", str(path)]
-            main = _Process(measured, *measured.launch(platform, flags, places[-1]), log_fh)
+                _wait_for(handshake.ready, processes, deadline, "the background's warm-up", *waits)
+            log_offset = log_fh.tell()
+            main = _Process(*last, log_fh)
             processes.append(main)
-            try:
-                _wait_for([*ready, handshake["ready"]], processes, deadline, "the warm-ups", *waits)
-            except _JobEnded as err:
-                raise _StartFailed(str(err)) from None
-            job_loads = [
-                JobLoad(job.name, "measured" if job is measured else "background", place)
-                for job, place in zip(jobs, places, strict=True)
-                if place is not None
-            ]
-            cpu = CpuLoad(max_runnable=limits.max_runnable, jobs=job_loads)
-            sampler = (
-                counter_tools.Sampler(counters, counter_interval_s)
-                if counters is not None
-                else contextlib.nullcontext()
+            cpu, sampled = None, None
+            if by_runner:
+                cpu, timed_s, sampled = _timed_part(
+                    handshake, processes, places, sets, limits, counters, counter_interval_s,
+                    deadline, waits,
+                )  # fmt: skip
+            status = _exit_status(
+                main, log_path, log_offset, deadline, timeout_s, platform.rank_failure_marker
             )
-            with _runner_on(sets.others if sets else None), sampler:
-                cpu.start()
-                timed_from = time.monotonic()
-                handshake["start"].touch()
-                _wait_for([handshake["end"]], processes, deadline, "the timed part's end", *waits)
-                timed_s = time.monotonic() - timed_from
-                cpu.stop()
-            handshake["release"].touch()
-            try:
-                status = main.proc.wait(timeout=max(deadline - time.monotonic(), 0.1))
-            except subprocess.TimeoutExpired:
-                raise RunFailed(
-                    f"{measured.name} did not finish within {timeout_s:g} s; see {log_path}"
-                ) from None
             if status != 0:
                 raise RunFailed(
                     f"{measured.name} exited with status {status}; log {log_path}:\n"
                     + log_path.read_text(errors="replace")[-2000:]
                 )
-            stop_file.touch()
+            if cpu is None:
+                timed_s = time.monotonic() - started
+            handshake.stop.touch()
             for proc in processes[:-1]:
                 try:
                     code = proc.proc.wait(timeout=stop_grace_s)
@@ -488,121 +555,18 @@ def _corun_once(
                     ) from None
                 if code != 0:
                     raise RunFailed(f"background job {proc.job.name} exited with status {code}")
-            if limits.rejects(cpu, attempt):
+            if cpu is not None and limits.rejects(cpu, attempt):
                 raise _Saturated(cpu.record())
             _check_outputs(jobs, staged[: len(jobs)])
-            if counters is not None:
-                write_csv(staged[-1], sampler.result())
+            if sampled is not None:
+                write_csv(staged[-1], sampled)
+            elif counters_output is not None:
+                write_csv(staged[-1], platform.simulated_counters(links))
         finally:
             for proc in processes:
                 proc.kill()
-    return _Attempt([p.argv for p in processes], cpu.record(), timed_s)
-
-
-#: The CPU record of a run in simulated time.
-NOT_APPLICABLE = {
-    "applicable": False,
-    "why": "simulated time: the host's cores enter no result, however busy they were",
-}
-
-
-#: What SMPI prints when a rank ends with a status other than 0. In a co-run the
-#: other program would wait for it for ever, in simulated time.
-RANK_FAILED = b"SMPI process did not return 0"
-
-
-def _simulation_status(process: _Process, log: Path, offset: int, timeout_s: float) -> int:
-    """The exit status of a simulation; 1, once it is stopped, when a rank of it
-    failed (its log from ``offset`` on says so). A run longer than ``timeout_s``
-    fails."""
-    deadline = time.monotonic() + timeout_s
-    while True:
-        try:
-            return process.proc.wait(timeout=CHECK_S)
-        except subprocess.TimeoutExpired:
-            pass
-        with open(log, "rb") as fh:
-            fh.seek(offset)
-            if RANK_FAILED in fh.read():
-                process.kill()
-                return 1
-        if time.monotonic() > deadline:
-            raise RunFailed(f"{process.job.name} did not finish within {timeout_s:g} s; see {log}")
-
-
-def _simulated_once(
-    platform: Platform,
-    measured: Job,
-    background: Sequence[Job],
-    *,
-    log_path: Path,
-    timeout_s: float,
-    counters_output: str | os.PathLike[str] | None,
-    counter_interval_s: float,
-) -> _Attempt:
-    """Every job in one launch of a simulated platform; the runner takes no part in
-    the handshake, which the jobs hold among themselves in simulated time. With
-    ``counters_output`` the measured program reads the simulated network's
-    counters over its timed part itself (every ``counter_interval_s`` simulated
-    seconds too), and they are written there in the tidy format."""
-    if len(background) > 1:
-        raise RunFailed(
-            f"{measured.name}: a co-run in simulated time takes one background job, "
-            f"got {len(background)}"
-        )
-    jobs = [*background, measured]
-    for job in jobs:
-        if job.external is not None:
-            raise RunFailed(
-                f"{job.name}: a third-party program runs on platform.kind testbed or slurm, "
-                f"not on {platform.kind!r}"
-            )
-    envs = [{**waiting.environment(platform.config.get("wait", {})), **job.env} for job in jobs]
-    env = {name: value for job_env in envs for name, value in job_env.items()}
-    if any(job_env.items() - env.items() for job_env in envs):
-        raise RunFailed(
-            f"{measured.name}: the jobs of a co-run in simulated time share one process's "
-            "environment, and theirs differ: " + "; ".join(map(str, envs))
-        )
-    extra_outputs = [counters_output] if counters_output is not None else []
-    with (
-        tempfile.TemporaryDirectory(prefix=".netnoise-run-", dir=log_path.parent) as scratch_dir,
-        open(log_path, "ab") as log_fh,
-        _staged([*(job.output for job in jobs), *extra_outputs]) as staged,
-    ):
-        scratch = Path(scratch_dir)
-        ready, end = scratch / "background-ready", scratch / "measured-end"
-        links = scratch / "link-counters.csv"
-        flags = [["--output", str(path)] for path in staged[: len(jobs)]]
-        if background:
-            flags[0] += ["--ready-file", str(ready), "--stop-file", str(end)]
-            flags[1] += ["--start-file", str(ready), "--end-file", str(end)]
-        if counters_output is not None:
-            flags[-1] += platform.link_counter_flags(links, counter_interval_s)
-        programs = [
-            ([*job.program, *job_flags], job.ranks, list(job.nodes or []))
-            for job, job_flags in zip(jobs, flags, strict=True)
-        ]
-        if background:
-            launch = platform.corun_launch(programs, env)
-        else:
-            launch = platform.mpi_launch(*programs[0], env)
-        started = time.monotonic()
-        log_offset = log_fh.tell()
-        process = _Process(measured, launch.argv, launch.environment(), log_fh)
-        try:
-            status = _simulation_status(process, log_path, log_offset, timeout_s)
-            if status != 0:
-                raise RunFailed(
-                    f"{measured.name} exited with status {status}; log {log_path}:\n"
-                    + log_path.read_text(errors="replace")[-2000:]
-                )
-            _check_outputs(jobs, staged[: len(jobs)])
-            if counters_output is not None:
-                write_csv(staged[-1], platform.simulated_counters(links))
-        finally:
-            process.kill()
-    return _Attempt([launch.argv] * len(jobs), dict(NOT_APPLICABLE), time.monotonic() - started)
+    argv = [p.argv for p in processes] if len(processes) == len(jobs) else [main.argv] * len(jobs)
+    return _Attempt(argv, cpu.record() if cpu is not None else dict(NOT_APPLICABLE), timed_s)
 
 
 def run_benchmark(
@@ -612,7 +576,7 @@ def run_benchmark(
     output: str | os.PathLike[str],
     log: str | os.PathLike[str],
     timeout_s: float,
-    config: dict[str, Any] | None = None,
+    config: ConfigRecord | None = None,
     inputs: dict[str, str | os.PathLike[str]] | None = None,
     nodes: list[str] | None = None,
     cpu: CpuLimits | None = None,

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from netnoise.studies.asymmetric import ns3
-from netnoise.studies.asymmetric.testbed import racks, study_platform
-from tests.asymmetric.support import resolved
+from netnoise.studies.asymmetric.testbed import racks
+from tests.asymmetric.support import resolved, study_platform
 from tests.conftest import build_csrc
 
 
@@ -21,12 +21,12 @@ def config() -> dict:
 
 @pytest.fixture(scope="module")
 def rack_nodes(config) -> dict[str, list[str]]:
-    return racks(study_platform(config["platform"], config["asymmetric"])["testbed"])
+    return racks(study_platform(config).testbed.as_config())
 
 
 @pytest.fixture(scope="module")
 def fitted(config, rack_nodes) -> dict:
-    testbed = study_platform(config["platform"], config["asymmetric"])["testbed"]
+    testbed = study_platform(config).testbed.as_config()
     return {
         "racks": {f"rack{r}": n for r, n in rack_nodes.items()},
         "nic_bps": 19e6,

@@ -11,8 +11,10 @@ import pandas as pd
 
 from netnoise.config import validate
 from netnoise.io import write_benchmark
+from netnoise.settings import PlatformSettings, Settings, section
 from netnoise.studies.asymmetric import model as am
 from netnoise.studies.asymmetric import ns3
+from netnoise.studies.asymmetric.settings import AsymmetricSettings
 from netnoise.studies.asymmetric.tidy import tidy_mpi
 from tests.conftest import REPO
 
@@ -22,6 +24,19 @@ REFERENCE = REPO / "resources" / "reference"
 def resolved(**asymmetric) -> dict:
     """The config with the study's section ``asymmetric`` and every default filled in."""
     return validate({"platform": {"testbed": {"prefix": "na"}}, "asymmetric": asymmetric})
+
+
+def typed(study: dict) -> AsymmetricSettings:
+    """A whole ``asymmetric`` section (validated), typed."""
+    return section(AsymmetricSettings, study, "asymmetric")
+
+
+def study_platform(config: dict, congestion: str | None = None) -> PlatformSettings:
+    """The platform the study's runs see in the validated ``config`` (with the TCP
+    congestion control of one run)."""
+    settings = Settings.of(config)
+    study = settings.study(AsymmetricSettings)
+    return settings.effective(study, **({"congestion": congestion} if congestion else {}))
 
 
 def write_p2p_result(path: Path, links: pd.DataFrame, times: np.ndarray) -> None:

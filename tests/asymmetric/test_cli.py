@@ -13,6 +13,7 @@ import pandas as pd
 import pytest
 
 from netnoise.studies.asymmetric import cli as asymmetric_cli
+from netnoise.studies.asymmetric import files as asymmetric_files
 from netnoise.studies.asymmetric import model as am
 from tests.asymmetric.table1 import (
     NIC,
@@ -27,9 +28,9 @@ from tests.conftest import REPO
 
 
 def test_table1_fixture_files_match_the_example():
-    platform = asymmetric_cli.load_platform(TABLE1_PLATFORM)
+    platform = asymmetric_files.load_platform(TABLE1_PLATFORM)
     assert platform.nic_bps == NIC and platform.backbone_bps == am.PAPER_COPPER_BPS
-    assert asymmetric_cli.load_pattern(TABLE1_PATTERN, platform).equals(TABLE1)
+    assert asymmetric_files.load_pattern(TABLE1_PATTERN, platform).equals(TABLE1)
 
 
 def cli_parser() -> argparse.ArgumentParser:

@@ -14,8 +14,9 @@ from netnoise.config import validate
 from netnoise.platform.testbed import TestbedPlatform
 from netnoise.studies.asymmetric.measure import measure_mpi, measure_tcp, rank_layout
 from netnoise.studies.asymmetric.patterns import property_patterns
-from netnoise.studies.asymmetric.testbed import racks, study_platform
+from netnoise.studies.asymmetric.testbed import racks
 from netnoise.studies.asymmetric.tidy import tidy_mpi
+from tests.asymmetric.support import study_platform
 from tests.conftest import UNJUDGED_CPU
 
 # A prefix of these tests' own: nothing else (workflow, other tests) uses it.
@@ -54,10 +55,9 @@ def test_links_measured_at_both_levels_on_two_racks(tmp_path, built_programs):
         }
     )
     asym = config["asymmetric"]
-    platform_config = study_platform(config["platform"], asym, "cubic")
-    platform = TestbedPlatform(platform_config)
+    platform = TestbedPlatform(study_platform(config, "cubic"))
     try:
-        rack_nodes = racks(platform_config["testbed"])
+        rack_nodes = racks(platform.settings.testbed.as_config())
         trials = property_patterns(asym, rack_nodes)
         trials = trials[
             trials["experiment"].isin(["nic_unidirectional", "backbone_unidirectional"])

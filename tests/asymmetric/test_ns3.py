@@ -15,7 +15,8 @@ from netnoise.studies.asymmetric import ns3, plan
 from netnoise.studies.asymmetric.cluster import link_rates, rack_map
 from netnoise.studies.asymmetric.config import problems
 from netnoise.studies.asymmetric.tidy import tidy_mpi
-from tests.asymmetric.support import MB, TREE, resolved, simulate_cubic, wire_seconds
+from tests.asymmetric.support import MB, TREE, resolved, simulate_cubic, typed, wire_seconds
+from tests.conftest import platform_of
 
 
 @pytest.fixture(scope="module")
@@ -118,13 +119,15 @@ def test_ns3_network_runs_on_localhost_with_the_trees_racks_and_rates():
     config = resolved(network="ns3", ns3={"nodes": 32}, congestion_controls=["cubic", "bbr"])
     study = config["asymmetric"]
     assert problems(config) == []
-    assert plan.skipped("localhost", study) is None
-    assert plan.skipped("localhost", {**study, "network": "testbed"})
-    assert not plan.on_testbed(study, "testbed")
-    assert "T/testbed_validation.csv" not in plan.targets("T", "F", study, "testbed")
-    racks = rack_map({"kind": "localhost"}, study)
+    assert plan.skipped(platform_of("localhost"), typed(study)) is None
+    assert plan.skipped(platform_of("localhost"), typed({**study, "network": "testbed"}))
+    assert not plan.on_testbed(typed(study), platform_of("testbed"))
+    assert "T/testbed_validation.csv" not in plan.targets(
+        "T", "F", typed(study), platform_of("testbed")
+    )
+    racks = rack_map(platform_of("localhost"), study)
     assert racks["1"][0] == "ns3-r1n01" and len(racks["1"]) == len(racks["2"]) == 16
-    assert link_rates({"kind": "localhost"}, study) == {"nic_mbit": 1000, "backbone_mbit": 10000}
+    assert link_rates(platform_of("localhost"), study) == {"nic_mbit": 1000, "backbone_mbit": 10000}
 
 
 def test_ns3_config_problems_name_the_key():

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from netnoise.studies.asymmetric import plan
-from tests.asymmetric.support import resolved
+from tests.asymmetric.support import resolved, typed
+from tests.conftest import platform_of
 
 RAW = "results/testbed/raw/asymmetric"
 
@@ -26,17 +27,17 @@ def small() -> dict:
 
 
 def test_results_name_one_file_per_trial_with_the_congestion_control_open(small):
-    assert plan.results(RAW, small, "properties") == [
+    assert plan.results(RAW, typed(small), "properties") == [
         f"{RAW}/mpi/properties/{{congestion}}/trial000.csv",
         f"{RAW}/mpi/properties/{{congestion}}/trial001.csv",
     ]
-    assert plan.results(RAW, small, "alltoallv", ".prov.json") == [
+    assert plan.results(RAW, typed(small), "alltoallv", ".prov.json") == [
         f"{RAW}/mpi/alltoallv/{{congestion}}/trial000.csv.prov.json"
     ]
 
 
 def test_runs_pair_every_family_with_its_congestion_controls(small):
-    runs = plan.runs(RAW, small)
+    runs = plan.runs(RAW, typed(small))
     assert [(family, cc) for family, cc, _ in runs] == [
         ("properties", "cubic"),
         ("properties", "bbr"),
@@ -48,13 +49,13 @@ def test_runs_pair_every_family_with_its_congestion_controls(small):
         f"{RAW}/mpi/random/bbr/trial000.csv",
         f"{RAW}/mpi/random/bbr/trial001.csv",
     ]
-    assert plan.congestions(small, "random") == ["bbr"]
-    assert plan.congestions(small, "properties") == ["cubic", "bbr"]
+    assert plan.congestions(typed(small), "random") == ["bbr"]
+    assert plan.congestions(typed(small), "properties") == ["cubic", "bbr"]
 
 
 def test_one_fig6_per_congestion_control_of_the_random_patterns_shares_a_caption(small):
     both = dict(small, random={**small["random"], "congestion_controls": ["cubic", "bbr"]})
-    names = plan.figure_names(both)
+    names = plan.figure_names(typed(both))
     assert names == [
         "fig4_fairness",
         "fig4a_nic_bidirectional",
@@ -68,11 +69,12 @@ def test_one_fig6_per_congestion_control_of_the_random_patterns_shares_a_caption
 
 
 def test_run_config_records_the_section_and_the_congestion_control(small):
-    assert plan.run_config(small, "bbr") == {"asymmetric": small, "congestion": "bbr"}
+    assert plan.run_config(typed(small), "bbr") == {"asymmetric": small, "congestion": "bbr"}
+    assert plan.run_config(typed(small), "bbr")["asymmetric"] is small
 
 
 def test_targets_only_on_the_testbed(small):
-    targets = plan.targets("T", "F", small, "testbed")
+    targets = plan.targets("T", "F", typed(small), platform_of("testbed"))
     assert targets[:3] == [
         "F/fig4_fairness.svg",
         "F/fig4_fairness.png",
@@ -86,11 +88,12 @@ def test_targets_only_on_the_testbed(small):
         "T/testbed_validation.csv",
     ]
     assert len(targets) == 2 * 5 + 5
-    assert plan.skipped("testbed", small) is None and plan.skipped("slurm", small) is None
+    assert plan.skipped(platform_of("testbed"), typed(small)) is None
+    assert plan.skipped(platform_of("slurm"), typed(small)) is None
     # On a cluster: no check of emulated links.
-    assert plan.targets("T", "F", small, "slurm") == targets[:-1]
-    assert plan.targets("T", "F", small, "localhost") == []
-    assert plan.skipped("localhost", small) == (
+    assert plan.targets("T", "F", typed(small), platform_of("slurm")) == targets[:-1]
+    assert plan.targets("T", "F", typed(small), platform_of("localhost")) == []
+    assert plan.skipped(platform_of("localhost"), typed(small)) == (
         "asymmetric (seed 003) skipped: it needs two racks, its own testbed's or a "
         "Slurm cluster's, so platform.kind testbed or slurm, not localhost (or "
         "asymmetric.network: ns3, simulated)"

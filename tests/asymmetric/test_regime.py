@@ -8,7 +8,8 @@ import pandas as pd
 import pytest
 
 from netnoise.studies.asymmetric import figures, ns3, plan, regime
-from tests.asymmetric.support import MB, TREE, resolved, simulate_cubic
+from tests.asymmetric.support import MB, TREE, resolved, simulate_cubic, typed
+from tests.conftest import platform_of
 
 
 @pytest.fixture(scope="module")
@@ -72,10 +73,10 @@ def test_results_of_every_point_in_the_order_the_table_reads_them(study):
 
 
 def test_the_sweeps_are_targets_only_where_enabled(study):
-    targets = plan.targets("T", "F", study, "testbed")
+    targets = plan.targets("T", "F", typed(study), platform_of("testbed"))
     assert targets[-3:] == ["T/regime.csv", "F/regime_asymmetry.svg", "F/regime_asymmetry.png"]
     without = {**study, "regime": {**study["regime"], "enabled": False}}
-    assert plan.targets("T", "F", without, "testbed") == targets[:-3]
+    assert plan.targets("T", "F", typed(without), platform_of("testbed")) == targets[:-3]
 
 
 @pytest.mark.slow

@@ -5,31 +5,33 @@ from __future__ import annotations
 
 import pytest
 
-from netnoise.platform import PlatformUnavailable
+from netnoise.platform import PlatformUnavailable, from_settings
 from netnoise.platform.testbed import TestbedPlatform
-from netnoise.run import CpuLimits
+from netnoise.settings import Settings
 from netnoise.studies.asymmetric import testbed as asymmetric_testbed
-from netnoise.studies.asymmetric.testbed import study_platform
-from tests.asymmetric.support import resolved
+from netnoise.studies.asymmetric.settings import AsymmetricSettings
+from tests.asymmetric.support import resolved, study_platform
 
 
 def test_study_platform_replaces_only_the_study_keys(config):
-    merged = study_platform(config["platform"], config["asymmetric"], "bbr")
-    testbed = merged["testbed"]
-    assert testbed["prefix"] == "nar"  # its own, beside the main testbed "na"
-    assert (testbed["nodes"], testbed["racks"]) == (32, 2)
-    assert (testbed["nic_mbit"], testbed["backbone_mbit"]) == (20, 200)
-    assert testbed["tcp_congestion"] == "bbr" and testbed["btl_tcp_links"] == 1
-    assert testbed["burst_bytes"] == 3028  # two frames, not the platform's 16 kB
-    assert testbed["keep_up"] == config["platform"]["testbed"]["keep_up"]
+    testbed = study_platform(config, "bbr").testbed
+    assert testbed.prefix == "nar"  # its own, beside the main testbed "na"
+    assert (testbed.nodes, testbed.racks) == (32, 2)
+    assert (testbed.nic_mbit, testbed.backbone_mbit) == (20, 200)
+    assert testbed.tcp_congestion == "bbr" and testbed.btl_tcp_links == 1
+    assert testbed.burst_bytes == 3028  # two frames, not the platform's 16 kB
+    assert testbed.keep_up == config["platform"]["testbed"]["keep_up"]
     assert config["platform"]["testbed"]["prefix"] == "na"  # the shared config is untouched
-    named = resolved(testbed={"prefix": "nax"})
-    assert study_platform(named["platform"], named["asymmetric"])["testbed"]["prefix"] == "nax"
-    assert testbed["socket_buffer_bytes"] == config["asymmetric"]["testbed"]["socket_buffer_bytes"]
+    assert study_platform(resolved(testbed={"prefix": "nax"})).testbed.prefix == "nax"
+    assert testbed.socket_buffer_bytes == config["asymmetric"]["testbed"]["socket_buffer_bytes"]
     fixed = resolved(testbed={"socket_buffer_bytes": 32768})
-    merged = study_platform(fixed["platform"], fixed["asymmetric"])
-    assert merged["testbed"]["socket_buffer_bytes"] == 32768
+    assert study_platform(fixed).testbed.socket_buffer_bytes == 32768
     assert fixed["platform"]["testbed"]["socket_buffer_bytes"] is None
+    # On a cluster, whose layout is its own, the run's congestion control is its TCP's.
+    cluster = resolved()
+    cluster["platform"]["kind"] = "slurm"
+    on_cluster = study_platform(cluster, "bbr")
+    assert on_cluster.slurm.tcp_congestion == "bbr" and on_cluster.testbed.prefix == "na"
 
 
 def test_study_platform_keeps_the_study_runs_up_to_its_own_cpu_tolerance():
@@ -37,11 +39,11 @@ def test_study_platform_keeps_the_study_runs_up_to_its_own_cpu_tolerance():
     study["platform"]["cpu"]["tolerated_runnable"] = 8.5
     for kind in ("testbed", "slurm"):
         study["platform"]["kind"] = kind
-        limits = CpuLimits.from_config(study_platform(study["platform"], study["asymmetric"]))
+        limits = from_settings(study_platform(study)).cpu_limits()
         assert limits.tolerated_runnable == 12
     assert study["platform"]["cpu"]["tolerated_runnable"] == 8.5
     default = resolved()
-    limits = CpuLimits.from_config(study_platform(default["platform"], default["asymmetric"]))
+    limits = from_settings(study_platform(default)).cpu_limits()
     assert limits.tolerated_runnable == default["platform"]["cpu"]["tolerated_runnable"]
 
 
@@ -52,7 +54,7 @@ def test_racks_split_the_nodes_in_order(rack_nodes):
 
 
 def test_testbed_launch_places_every_rank_on_its_node(config):
-    platform = TestbedPlatform(study_platform(config["platform"], config["asymmetric"]))
+    platform = TestbedPlatform(study_platform(config))
     argv = platform.mpi_launch(
         ["./p2p_concurrent"], 4, ["nar-n01", "nar-n02", "nar-n01", "nar-n17"]
     ).argv
@@ -75,14 +77,18 @@ def test_release_takes_down_the_study_testbed_only_when_enabled(config, monkeypa
     class Recording:
         def __init__(self, platform):
             self.testbed = self
-            self.prefix = platform["testbed"]["prefix"]
+            self.prefix = platform.testbed.prefix
 
         def down(self):
             downed.append(self.prefix)
 
     monkeypatch.setattr(asymmetric_testbed, "TestbedPlatform", Recording)
-    asymmetric_testbed.release(config["platform"], config["asymmetric"])
+    asymmetric_testbed.release(study_platform(config), _section(config))
     assert downed == ["nar"]  # the study's testbed, not the main one ("na")
     disabled = resolved(enabled=False)
-    asymmetric_testbed.release(disabled["platform"], disabled["asymmetric"])
+    asymmetric_testbed.release(study_platform(disabled), _section(disabled))
     assert downed == ["nar"]
+
+
+def _section(config: dict) -> AsymmetricSettings:
+    return Settings.of(config).study(AsymmetricSettings)

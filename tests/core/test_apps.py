@@ -15,6 +15,7 @@ import scipy.stats as st
 from netnoise.io import read_benchmark, tidy
 from netnoise.platform import from_config
 from netnoise.run import Job, corun, run_benchmark
+from tests.conftest import full_platform
 
 APPS = [
     "fft_transpose",
@@ -50,9 +51,7 @@ SMALL = {
 @pytest.fixture(scope="module")
 def platform():
     # More ranks than cores here: waiting ranks sleep in the wait layer.
-    return from_config(
-        {"kind": "localhost", "mpirun": "mpirun", "mpirun_args": [], "timeout_s": 120}
-    )
+    return from_config(full_platform({"kind": "localhost", "timeout_s": 120}))
 
 
 def run_app(platform, bindir: Path, tmp_path: Path, app: str, args: list[str], ranks: int = 2):

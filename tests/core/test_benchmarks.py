@@ -116,9 +116,10 @@ def test_loadgen_reaches_its_target_rate(tmp_path, built_programs):
     """Over TCP, as on a network: a sleeping receiver reads its socket's buffer in
     bursts, where a shared-memory queue of a few fragments would hold the sender."""
     from netnoise.platform import from_config
+    from tests.conftest import full_platform
 
     tcp = from_config(
-        {"kind": "localhost", "mpirun": "mpirun", "mpirun_args": ["--mca", "btl", "tcp,self"]}
+        full_platform({"kind": "localhost", "mpirun_args": ["--mca", "btl", "tcp,self"]})
     )
     out = tmp_path / "load.csv"
     run_benchmark(

@@ -5,7 +5,7 @@ import copy
 import pytest
 import yaml
 
-from netnoise.config import ConfigError, load, load_schema, study_platform, validate
+from netnoise.config import ConfigError, load, load_schema, validate
 from tests.conftest import REPO, quick_study_with, snakemake
 
 # The studies a SimGrid config must leave to the testbed (co-runs, counters, TCP).
@@ -136,7 +136,7 @@ BAD = [
     ),
     (
         {"platform": {"testbed": {"nodes": 2}}, "impact_compression": {"enabled": False}},
-        "latency_variation.nodes: 4 exceeds platform.testbed.nodes (2)",
+        "latency_variation.nodes: 4 exceeds the platform's 2 nodes",
     ),
     (
         {"latency_variation": {"injection": {"wait": "yield"}}},
@@ -257,44 +257,6 @@ def test_workflow_stops_before_any_job_on_bad_config(tmp_path):
     )
     assert "baseline.ranks: 5 is not a multiple of 2" in text
     assert "rule " not in text  # no job was scheduled
-
-
-def test_a_study_platform_lays_its_testbed_over_the_shared_one():
-    platform = validate({})["platform"]
-    before = copy.deepcopy(platform)
-    layout = {"nodes": None, "racks": 3, "nic_mbit": 100, "backbone_mbit": 40}
-    out = study_platform(platform, {"testbed": layout})
-    assert (out["testbed"]["racks"], out["testbed"]["nic_mbit"]) == (3, 100)
-    assert out["testbed"]["backbone_mbit"] == 40
-    assert out["testbed"]["nodes"] == platform["testbed"]["nodes"]  # None keeps the shared one
-    assert out["kind"] == platform["kind"]
-    assert platform == before  # the shared platform is left as it was
-    assert out["cpu"] == platform["cpu"]
-    tolerant = study_platform(platform, {"cpu": {"tolerated_runnable": 8.5}})
-    assert tolerant["cpu"] == {**platform["cpu"], "tolerated_runnable": 8.5}
-    assert study_platform(platform, {"cpu": {"tolerated_runnable": None}}) == platform
-    once = study_platform(platform, {"cpu": {"attempts": 1, "tolerated_runnable": None}})
-    assert once["cpu"] == {**platform["cpu"], "attempts": 1}
-
-
-@pytest.mark.parametrize("study", ["variability", "impact_compression"])
-def test_study_queue_replaces_the_platform_queue_only_where_set(study):
-    deep = validate({study: {"testbed": {"queue_bytes": 400000}}})
-    assert study_platform(deep["platform"], deep[study])["testbed"]["queue_bytes"] == 400000
-    shared = validate({})
-    queue = study_platform(shared["platform"], shared[study])["testbed"]["queue_bytes"]
-    assert queue == shared["platform"]["testbed"]["queue_bytes"]
-    with pytest.raises(ConfigError, match="queue_bytes"):
-        validate({study: {"testbed": {"queue_bytes": 100}}})
-
-
-def test_an_interleaved_allocation_spans_every_rack():
-    from netnoise.config import rack_interleaved_nodes
-
-    testbed = {"prefix": "nn", "nodes": 8, "racks": 2}
-    assert rack_interleaved_nodes(testbed, 4) == ["nn-n01", "nn-n05", "nn-n02", "nn-n06"]
-    assert sorted(rack_interleaved_nodes(testbed, 8)) == [f"nn-n0{i}" for i in range(1, 9)]
-    assert rack_interleaved_nodes({**testbed, "racks": 1}, 3) == ["nn-n01", "nn-n02", "nn-n03"]
 
 
 def test_a_token_bucket_that_cannot_pass_a_frame_is_named_before_anything_runs():

@@ -124,14 +124,14 @@ def test_the_counter_interval_takes_zero_or_a_readable_interval(interval):
                 "platform": {"kind": "slurm", "slurm": {"nodes": 2, "tasks_per_node": 1}},
                 "baseline": {"ranks": 4},
             },
-            "exceeds platform.slurm.nodes x tasks_per_node",
+            "baseline.ranks: 4 exceeds the platform's 2 nodes",
         ),
         (
             {
                 "platform": {"kind": "slurm", "slurm": {"nodes": 3, "tasks_per_node": 2}},
                 "baseline": {"ranks": 8},
             },
-            "(3 x 2)",
+            "baseline.ranks: 8 exceeds the platform's 3 nodes",
         ),
     ],
 )

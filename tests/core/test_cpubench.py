@@ -7,6 +7,7 @@ import pytest
 
 from netnoise import config as netnoise_config
 from netnoise import cpubench
+from netnoise.settings import Settings
 from netnoise.studies.variability.campaign import draw, racks_of_testbed
 
 REPO = Path(__file__).resolve().parents[2]
@@ -17,19 +18,25 @@ def config():
     return netnoise_config.load(str(REPO / "config" / "config.yaml"))
 
 
+@pytest.fixture(scope="module")
+def settings(config):
+    return Settings.of(config)
+
+
 def _case(title_start):
-    return next(case for case in cpubench.cases() if case.title.startswith(title_start))
+    return next(case for _, case in cpubench.cases() if case.title.startswith(title_start))
 
 
-def test_the_variability_case_is_the_studys_maximal_run_on_its_layout(config, tmp_path):
+def test_the_variability_case_is_the_studys_maximal_run_on_its_layout(config, settings, tmp_path):
     case = _case("application beside the maximal")
-    spec = cpubench._platform(config, case.layout).testbed.spec
+    platform = cpubench._platform(settings, case.layout)
+    spec = platform.testbed.spec
     study = config["variability"]
     assert (spec.racks, spec.backbone_mbit) == (
         study["testbed"]["racks"],
         study["testbed"]["backbone_mbit"],
     )
-    measured, (background,) = case.jobs(Path("/bin"), tmp_path, config, spec)
+    measured, (background,) = case.jobs(Path("/bin"), tmp_path, settings, platform)
     maximal = draw(racks_of_testbed(spec), max(study["node_counts"]), "maximal", study["seed"])
     assert measured.nodes == list(maximal.job_nodes)
     assert background.nodes == list(maximal.loaded_nodes)
@@ -37,20 +44,21 @@ def test_the_variability_case_is_the_studys_maximal_run_on_its_layout(config, tm
     assert float(load) == study["background"]["maximal_load"] == 0.6
     heavier = copy.deepcopy(config)
     heavier["variability"]["background"]["maximal_load"] = 0.9
-    _, (background,) = case.jobs(Path("/bin"), tmp_path, heavier, spec)
+    _, (background,) = case.jobs(Path("/bin"), tmp_path, Settings.of(heavier), platform)
     assert background.program[background.program.index("--load") + 1] == "0.9000"
 
 
-def test_the_noise_case_spans_both_racks_of_the_studys_layout(config, tmp_path):
+def test_the_noise_case_spans_both_racks_of_the_studys_layout(config, settings, tmp_path):
     case = _case("noise benchmark")
-    spec = cpubench._platform(config, case.layout).testbed.spec
+    platform = cpubench._platform(settings, case.layout)
+    spec = platform.testbed.spec
     bench = config["network_noise"]["benchmark"]
     assert (spec.racks, spec.nic_mbit, spec.backbone_mbit) == (
         bench["testbed"]["racks"],
         bench["testbed"]["nic_mbit"],
         bench["testbed"]["backbone_mbit"],
     )
-    measured, background = case.jobs(Path("/bin"), tmp_path, config, spec)
+    measured, background = case.jobs(Path("/bin"), tmp_path, settings, platform)
     assert background == []
     racks = {node.name: node.rack for node in spec.node_list()}
     assert len(measured.nodes) == bench["nodes"]
@@ -60,20 +68,22 @@ def test_the_noise_case_spans_both_racks_of_the_studys_layout(config, tmp_path):
     )
 
 
-def test_each_layout_has_its_prefix_by_rack_count(config):
+def test_each_layout_has_its_prefix_by_rack_count(settings):
     prefixes = {
-        case.title: cpubench._platform(config, case.layout).testbed.spec.prefix
-        for case in cpubench.cases()
+        case.title: cpubench._platform(settings, case.layout).testbed.spec.prefix
+        for _, case in cpubench.cases()
     }
     assert prefixes["two network-heavy proxies paired"] == cpubench.PREFIX
     assert prefixes["16-node pattern across two racks"] == f"{cpubench.PREFIX}r"
 
 
-def test_the_noise_case_binds_by_role_and_its_control_is_the_cpu_perturbation(config, tmp_path):
+def test_the_noise_case_binds_by_role_and_its_control_is_the_cpu_perturbation(
+    config, settings, tmp_path
+):
     case = _case("noise benchmark")
-    spec = cpubench._platform(config, case.layout).testbed.spec
-    measured, _ = case.jobs(Path("/bin"), tmp_path, config, spec)
-    control, background = case.cpu_control(Path("/bin"), tmp_path, config, spec)
+    platform = cpubench._platform(settings, case.layout)
+    measured, _ = case.jobs(Path("/bin"), tmp_path, settings, platform)
+    control, background = case.cpu_control(Path("/bin"), tmp_path, settings, platform)
     assert measured.binds_by_role and control.binds_by_role and background == []
     kinds = [job.program[job.program.index("--perturbation") + 1] for job in (measured, control)]
     assert kinds == ["network", "cpu"]
@@ -90,10 +100,10 @@ def test_the_cpu_control_of_a_corun_is_as_busy_as_each_background_was(tmp_path):
     assert (hog.ranks, hog.nodes, hog.output) == (4, ["n1", "n2"], tmp_path / "b.csv")
 
 
-def test_the_probe_case_is_seed_004s_top_load_on_its_nodes(config, tmp_path):
+def test_the_probe_case_is_seed_004s_top_load_on_its_nodes(config, settings, tmp_path):
     case = _case("probe beside loadgen")
-    spec = cpubench._platform(config, case.layout).testbed.spec
-    measured, (loadgen,) = case.jobs(Path("/bin"), tmp_path, config, spec)
+    platform = cpubench._platform(settings, case.layout)
+    measured, (loadgen,) = case.jobs(Path("/bin"), tmp_path, settings, platform)
     lv = config["latency_variation"]
     assert measured.ranks == 2 and len(loadgen.nodes) == lv["nodes"]
     load = float(loadgen.program[loadgen.program.index("--load") + 1])

@@ -51,14 +51,17 @@ def test_per_job_on_one_core_says_what_to_set():
 
 def test_the_testbed_platform_refuses_per_job_on_one_core(monkeypatch):
     from netnoise.platform.testbed import TestbedPlatform
+    from netnoise.settings import PlatformSettings
+    from tests.conftest import full_platform
 
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0})
     testbed = {"prefix": "nnu", "nodes": 2, "racks": 1, "nic_mbit": 50, "backbone_mbit": 500,
                "burst_bytes": 16000, "queue_bytes": 100000, "tcp_congestion": "default",
                "btl_tcp_links": 2, "cores": "per_job"}  # fmt: skip
     with pytest.raises(PlatformUnavailable, match=r"platform\.testbed\.cores is per_job"):
-        TestbedPlatform({"testbed": testbed})
-    assert TestbedPlatform({"testbed": {**testbed, "cores": "shared"}}).core_sets().measured == (0,)
+        TestbedPlatform(PlatformSettings.of(full_platform({"testbed": testbed}))).core_sets()
+    shared = PlatformSettings.of(full_platform({"testbed": {**testbed, "cores": "shared"}}))
+    assert TestbedPlatform(shared).core_sets().measured == (0,)
 
 
 def test_job_cgroup_names_are_our_own():

@@ -1,15 +1,17 @@
 """The layering the manual promises (docs/architecture.md): shared machinery
 imports no study, no modules import each other in a cycle, and no module uses
-another's private names. Studies plug in through their entry points."""
+another's private names. Studies join through one entry point group, each
+with its ``STUDY`` (netnoise.study)."""
 
 import ast
-from importlib.metadata import entry_points
+from importlib.metadata import distribution, entry_points
 from pathlib import Path
 
 import pytest
 
 import netnoise
-from netnoise import plugins, studies
+from netnoise import studies
+from netnoise.study import Study
 
 PACKAGE = Path(netnoise.__file__).resolve().parent
 
@@ -118,13 +120,25 @@ def test_the_cycle_check_sees_a_cycle(monkeypatch):
         test_no_import_cycle()
 
 
-@pytest.mark.parametrize("group", plugins.GROUPS)
-def test_every_registered_plugin_loads(group):
-    assert plugins.load(group)
+def test_studies_join_through_one_entry_point_group_each_under_its_key():
+    groups = {point.group for point in distribution("netnoise").entry_points}
+    assert groups == {"console_scripts", studies.GROUP}
+    points = entry_points(group=studies.GROUP)
+    assert sorted(point.name for point in points) == sorted(studies.KEYS)
+    for study in studies.STUDIES:
+        assert isinstance(study, Study)
+        assert study.key == study.settings.KEY and study.rules.is_file()
+        assert study.schema.is_file() and study.notebook.is_file()
 
 
-@pytest.mark.parametrize(("group", "module"), [("cli", "cli"), ("config_checks", "config")])
-def test_every_study_registers_its_commands_and_checks(group, module):
-    registered = {point.name for point in entry_points(group=f"netnoise.{group}")}
-    has_module = {s.key for s in studies.STUDIES if s.module(module) is not None}
-    assert registered == has_module
+def test_command_modules_are_imported_only_where_they_register():
+    """A study imports no command of the shared machinery (for a class, say), and
+    its own command-line module only its STUDY imports."""
+    shared = {"netnoise.cli", "netnoise.cpubench"}
+    found = [
+        f"{name} imports {m}" for name in MODULES if _is_study(name) for m in GRAPH[name] & shared
+    ]
+    for name in MODULES:
+        own = {m for m in GRAPH[name] if _is_study(m) and m.endswith(".cli")}
+        found += [f"{name} imports {m}" for m in own if name != m.rpartition(".")[0] + ".study"]
+    assert not found

@@ -4,16 +4,17 @@ import os
 
 import pytest
 
+from netnoise.cpu import CpuLimits
 from netnoise.io import read_benchmark
 from netnoise.platform import PlatformUnavailable, from_config
 from netnoise.provenance import read_sidecar
-from netnoise.run import CpuLimits, RunFailed, run_benchmark
-from tests.conftest import run_pingpong
+from netnoise.run import RunFailed, run_benchmark
+from tests.conftest import full_platform, platform_of, run_pingpong, slurm_platform
 
 
 def test_localhost_launch_command():
     platform = from_config(
-        {"kind": "localhost", "mpirun": "mpirun", "mpirun_args": ["--mca", "btl", "self,tcp"]}
+        full_platform({"kind": "localhost", "mpirun_args": ["--mca", "btl", "self,tcp"]})
     )
     launch = platform.mpi_launch(["./pingpong", "--size", "8"], 4)
     assert launch.argv[:3] == ["mpirun", "-n", "4"]
@@ -26,7 +27,7 @@ def test_localhost_launch_command():
 
 
 def test_slurm_launch_command():
-    platform = from_config({"kind": "slurm", "slurm": {"launcher": "srun --mpi=pmix"}})
+    platform = slurm_platform("srun --mpi=pmix")
     assert platform.mpi_launch(["./noise"], 8).argv == ["srun", "--mpi=pmix", "-n", "8", "./noise"]
     assert platform.describe()["kind"] == "slurm"
 
@@ -36,7 +37,7 @@ RANK_ENV = {"LD_PRELOAD": "/lib/libnnlatency.so", "NN_LATENCY_LEVEL": "tcp"}
 
 def test_rank_environment_goes_to_the_ranks_not_the_launcher():
     """The injector's LD_PRELOAD must reach the ranks only: mpirun -x, srun --export."""
-    localhost = from_config({"kind": "localhost", "mpirun": "mpirun", "mpirun_args": []})
+    localhost = from_config(full_platform({"kind": "localhost"}))
     launch = localhost.mpi_launch(["./pingpong"], 2, env=RANK_ENV)
     assert launch.argv[-5:] == [
         "-x",
@@ -47,7 +48,7 @@ def test_rank_environment_goes_to_the_ranks_not_the_launcher():
     ]
     assert "LD_PRELOAD" not in launch.env
 
-    srun = from_config({"kind": "slurm", "slurm": {"launcher": "srun --mpi=pmix"}})
+    srun = slurm_platform("srun --mpi=pmix")
     assert srun.mpi_launch(["./pingpong"], 2, env=RANK_ENV).argv == [
         "srun",
         "--mpi=pmix",
@@ -58,7 +59,7 @@ def test_rank_environment_goes_to_the_ranks_not_the_launcher():
     ]
     with pytest.raises(ValueError, match="cannot carry a comma: A=1,2"):
         srun.mpi_launch(["./pingpong"], 2, env={"A": "1,2"})
-    inside = from_config({"kind": "slurm", "slurm": {"launcher": "mpirun"}})
+    inside = slurm_platform("mpirun")
     argv = inside.mpi_launch(["./pingpong"], 2, env={"A": "1,2"}).argv
     assert argv[-3:] == ["-x", "A=1,2", "./pingpong"]
 
@@ -66,6 +67,7 @@ def test_rank_environment_goes_to_the_ranks_not_the_launcher():
 def test_testbed_joins_the_injector_and_the_congestion_shim(tmp_path):
     from netnoise.platform.base import TCP_SHIM
     from netnoise.platform.testbed import TestbedPlatform
+    from netnoise.settings import PlatformSettings
 
     (tmp_path / TCP_SHIM).touch()
     testbed = {
@@ -79,7 +81,7 @@ def test_testbed_joins_the_injector_and_the_congestion_shim(tmp_path):
         "tcp_congestion": "reno",
         "btl_tcp_links": 2,
     }
-    platform = TestbedPlatform({"testbed": testbed})
+    platform = TestbedPlatform(PlatformSettings.of(full_platform({"testbed": testbed})))
     argv = platform.mpi_launch([str(tmp_path / "pingpong")], 2, env=RANK_ENV).argv
     exports = [argv[i + 1] for i, word in enumerate(argv) if word == "-x"]
     assert exports == [
@@ -90,21 +92,22 @@ def test_testbed_joins_the_injector_and_the_congestion_shim(tmp_path):
     assert argv[-1] == str(tmp_path / "pingpong")
     assert "btl_tcp_sndbuf" not in argv  # the kernel's autotuning
 
-    fixed = TestbedPlatform({"testbed": {**testbed, "socket_buffer_bytes": 65536}})
+    fixed_buffers = full_platform({"testbed": {**testbed, "socket_buffer_bytes": 65536}})
+    fixed = TestbedPlatform(PlatformSettings.of(fixed_buffers))
     argv = fixed.mpi_launch([str(tmp_path / "pingpong")], 2, env=RANK_ENV).argv
     mca = {argv[i + 1]: argv[i + 2] for i, word in enumerate(argv) if word == "--mca"}
     assert mca["btl_tcp_sndbuf"] == mca["btl_tcp_rcvbuf"] == "65536"
 
 
 def test_missing_launcher_is_a_clear_error():
-    platform = from_config({"kind": "localhost", "mpirun": "no-such-mpirun", "mpirun_args": []})
+    platform = from_config(full_platform({"kind": "localhost", "mpirun": "no-such-mpirun"}))
     with pytest.raises(PlatformUnavailable, match="'no-such-mpirun' is not on PATH"):
         platform.check()
 
 
 def test_unknown_kind():
     with pytest.raises(PlatformUnavailable, match="known kinds: testbed, localhost, slurm"):
-        from_config({"kind": "cloud"})
+        from_config(full_platform({"kind": "cloud"}))
 
 
 @pytest.mark.mpi
@@ -127,12 +130,7 @@ def test_run_benchmark_writes_result_and_provenance(tmp_path, built_programs, lo
 @pytest.mark.mpi
 def test_the_platform_wait_policies_reach_every_rank(tmp_path, built_programs):
     platform = from_config(
-        {
-            "kind": "localhost",
-            "mpirun": "mpirun",
-            "mpirun_args": [],
-            "wait": {"mpi": "sleep:0:30", "probe": "spin"},
-        }
+        full_platform({"kind": "localhost", "wait": {"mpi": "sleep:0:30", "probe": "spin"}})
     )
     out = run_pingpong(platform, built_programs, tmp_path, "--iterations", "5", "--size", "8")
     meta = read_benchmark(out).meta
@@ -254,7 +252,6 @@ def test_a_run_saturated_every_time_leaves_no_result(
 def test_a_job_that_fails_to_start_is_tried_again(tmp_path, built_programs, localhost_platform):
     # As when two mpiruns race to create a node's session directory: one launch
     # dies before its warm-up ends, nothing was measured, the next attempt runs.
-    from netnoise import run
 
     marker = tmp_path / "failed-once"
     flaky = tmp_path / "flaky"
@@ -267,7 +264,7 @@ def test_a_job_that_fails_to_start_is_tried_again(tmp_path, built_programs, loca
     log = tmp_path / "log"
     # A lost launch is no CPU attempt: one attempt allowed, the run still succeeds.
     # Its two ranks poll and fill both cores, so no load limit applies here.
-    once = run.CpuLimits(max_runnable=1e9, attempts=1)
+    once = CpuLimits(max_runnable=1e9, attempts=1)
     run_benchmark(localhost_platform, [str(flaky), "--iterations", "20"], 2, out, log, 60, cpu=once)
     assert read_sidecar(out)["cpu"]["attempts"] == 1
     assert "launch 1 of 3: a job did not start; again" in log.read_text()
@@ -275,13 +272,13 @@ def test_a_job_that_fails_to_start_is_tried_again(tmp_path, built_programs, loca
 
 
 def test_saturation_is_judged_on_the_testbed_only():
-    assert CpuLimits.from_config({"kind": "testbed", "cpu": {"attempts": 5}}) == CpuLimits(
-        None, 5, True, None
-    )
-    tolerant = {"kind": "testbed", "cpu": {"tolerated_runnable": 4.5}}
-    assert CpuLimits.from_config(tolerant).tolerated_runnable == 4.5
-    assert not CpuLimits.from_config({"kind": "localhost"}).judged
-    assert not CpuLimits.from_config({"kind": "slurm", "cpu": {"max_runnable": 4}}).judged
+    testbed = platform_of("testbed", cpu={"attempts": 5, "tolerated_runnable": None})
+    assert testbed.cpu_limits() == CpuLimits(None, 5, True, None)
+    tolerant = platform_of("testbed", cpu={"tolerated_runnable": 4.5})
+    assert tolerant.cpu_limits().tolerated_runnable == 4.5
+    assert not platform_of("localhost").cpu_limits().judged
+    assert not platform_of("slurm", cpu={"max_runnable": 4}).cpu_limits().judged
+    assert not platform_of("simgrid").cpu_limits().judged
 
 
 @pytest.mark.mpi

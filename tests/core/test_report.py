@@ -75,23 +75,23 @@ def test_every_study_cites_its_paper_and_says_what_the_testbed_changes():
 def test_a_studys_front_page_shows_the_platform_its_run_had():
     """The testbed's layout on the testbed, SimGrid's network and model on simgrid."""
     from netnoise.config import validate
+    from netnoise.platform import from_config
 
     off = {key: {"enabled": False} for key in ("impact_compression", "latency_variation")}
     config = validate({"platform": {"kind": "simgrid"}, **off})
     study = studies.get("network_noise")
-    simulated = report.about_page(study, ["Fig. 4"], source="s", simgrid=config["platform"])
+    simgrid = from_config(config["platform"])
+    simulated = report.about_page(study, ["Fig. 4"], source="s", facts=simgrid.facts())
     assert "This run's platform (from its config)" in simulated
     assert "SimGrid&#x27;s SMPI" in simulated and "flow (flow: CM02" in simulated
-    emulated = report.about_page(
-        study, ["Fig. 4"], source="s", testbed=config["platform"]["testbed"]
-    )
+    testbed = from_config({**config["platform"], "kind": "testbed"})
+    emulated = report.about_page(study, ["Fig. 4"], source="s", facts=testbed.facts())
     assert "This run's testbed (from its config)" in emulated and "SMPI" not in emulated
 
 
 @pytest.mark.parametrize("study", studies.STUDIES, ids=lambda s: s.key)
 def test_a_study_lists_its_results_once_each_with_a_caption_and_a_unique_title(study):
-    plan = study.module("plan")
-    results = plan.REPORT_RESULTS
+    results = study.results
     # Every study opens with its headline claims (one caption for all), then its front page.
     assert results[:2] == (report.HEADLINE_CLAIMS, report.ABOUT)
     assert (REPO / "workflow" / "report" / f"{report.HEADLINE_CLAIMS.name}.rst").is_file()
@@ -107,7 +107,7 @@ def test_a_study_lists_its_results_once_each_with_a_caption_and_a_unique_title(s
 
 
 def test_labels_keep_the_paper_order_when_sorted():
-    results = studies.get("latency_variation").module("plan").REPORT_RESULTS
+    results = studies.get("latency_variation").results
     labels = [report.labels(results, r.name) for r in results]
     assert sorted(labels, key=lambda label: label["#"]) == labels
     assert labels[0] == {"#": "01", "result": report.HEADLINE_CLAIMS.title}

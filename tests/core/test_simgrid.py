@@ -18,7 +18,7 @@ from netnoise import bundle
 from netnoise.config import ConfigError, validate
 from netnoise.counters import COLUMNS
 from netnoise.io import read_benchmark
-from netnoise.platform import PlatformUnavailable, from_config
+from netnoise.platform import PlatformUnavailable, from_settings
 from netnoise.platform.simgrid import (
     SimgridPlatform,
     generate,
@@ -28,8 +28,9 @@ from netnoise.platform.simgrid import (
 )
 from netnoise.provenance import read_sidecar, sidecar_path, summary_table
 from netnoise.run import Job, RunFailed, corun
+from netnoise.settings import PlatformSettings
 from netnoise.sim.topology import parse_spec
-from netnoise.studies.latency_variation import fits, injector
+from netnoise.studies.latency_variation import injector, tables
 from netnoise.studies.latency_variation.injection import run_with_injector
 
 from ..conftest import REPO, quick_study_with, run_pingpong, snakemake
@@ -54,7 +55,7 @@ def simgrid_platform(tmp_path: Path, **simgrid) -> SimgridPlatform:
     for study in ("impact_compression", "latency_variation", "variability", "asymmetric"):
         config[study] = {"enabled": False}
     validate(config, source="test")
-    return SimgridPlatform(config["platform"], directory=tmp_path / "platform")
+    return SimgridPlatform(PlatformSettings.of(config["platform"]), directory=tmp_path / "platform")
 
 
 def test_racks_platform_routes_cross_rack_pairs_over_both_uplinks(tmp_path):
@@ -112,7 +113,7 @@ def test_a_dragonfly_routes_within_a_router_over_two_cables(tmp_path, smpi_progr
     assert 2 * 2 * 5 <= near.min() <= near.max() < 2 * 2 * 5 + 1.0
     packet = simgrid_platform(tmp_path, topology="dragonfly:2,1;2,1;2,1;2", network_model="packet")
     with pytest.raises(PlatformUnavailable, match="dragonfly is generated for the flow model"):
-        generate(packet.config)
+        generate(packet.settings)
 
 
 def test_bad_topology_and_model_are_named_when_the_config_is_read(tmp_path):
@@ -263,7 +264,7 @@ def test_a_failing_job_fails_the_whole_simulated_corun(tmp_path, smpi_programs):
     with pytest.raises(RunFailed, match="exited with status"):
         corun(platform, measured, [broken], log=tmp_path / "log", timeout_s=120)
     assert not list(tmp_path.glob("*.csv"))
-    with pytest.raises(RunFailed, match="one background job, got 2"):
+    with pytest.raises(PlatformUnavailable, match="one background job, got 2"):
         corun(platform, measured, [broken, broken], log=tmp_path / "log", timeout_s=10)
 
 
@@ -280,8 +281,8 @@ def test_platform_file_is_deterministic_and_from_config_knows_the_kind(tmp_path)
     a = simgrid_platform(tmp_path / "a")
     b = simgrid_platform(tmp_path / "b")
     assert a.generated.sha256 == b.generated.sha256
-    assert isinstance(from_config(a.config), SimgridPlatform)
-    assert generate(a.config).xml == a.generated.xml
+    assert isinstance(from_settings(a.settings), SimgridPlatform)
+    assert generate(a.settings).xml == a.generated.xml
 
 
 @needs_simgrid
@@ -379,7 +380,7 @@ def test_the_realised_delays_are_the_drawn_ones(tmp_path, smpi_programs):
     """A log-normal table: the time each message was held back is its draw, so
     the realised mean and spread are the drawn ones, and a round trip's excess
     over the route is the two draws of its messages."""
-    table = [round(v) for v in fits.quantile_values(stats.lognorm(s=0.8, scale=150))]
+    table = [round(v) for v in tables.quantile_values(stats.lognorm(s=0.8, scale=150))]
     output, reports = _injected_pingpong(tmp_path, smpi_programs, table)
     assert (reports["mean_ns"] == reports["drawn_mean_ns"]).all()
     assert reports["std_ns"].to_numpy() == pytest.approx(reports["drawn_std_ns"].to_numpy())
@@ -421,7 +422,7 @@ def test_the_simgrid_overlays_make_a_valid_study_at_the_papers_scale():
     config = quick_study_with("simgrid.yaml")
     assert config["platform"]["kind"] == "simgrid"
     bench = config["network_noise"]["benchmark"]
-    hosts = len(generate(config["platform"]).hosts)
+    hosts = len(generate(PlatformSettings.of(config["platform"])).hosts)
     assert bench["nodes"] >= 128 and max(bench["allocations"]) <= hosts
     assert not bench["cpu_control"]
     # The quick slice and the packet model's slice are merged over it.

@@ -44,7 +44,7 @@ from netnoise.platform.slurm import parse_scontrol
 from netnoise.provenance import read_sidecar
 from netnoise.testbed.fabric import Testbed, TestbedError, TestbedSpec
 from netnoise.testbed.slurm import ACCOUNT, PARTITION, SlurmCluster
-from tests.conftest import REPO
+from tests.conftest import REPO, full_platform, slurm_platform
 
 RIG_CONFIG = REPO / ".test" / "slurm" / "config.yaml"
 SITE_PROFILE = REPO / "profiles" / "slurm" / "config.yaml"
@@ -445,7 +445,7 @@ def test_slurm_placement_words():
         "switches": 1,
         "srun_args": ["--cpu-bind=cores"],
     }
-    platform = from_config({"kind": "slurm", "slurm": slurm})
+    platform = from_config(full_platform({"kind": "slurm", "slurm": slurm}))
     assert platform.mpi_launch(["./pingpong"], 2).argv == [
         "srun",
         "--mpi=pmix",
@@ -471,7 +471,7 @@ def test_slurm_steps_inside_a_job_take_only_their_cores(monkeypatch):
     """Inside a job every launch is an --exact step, so the two launches of a
     co-run share the allocation on separate cores instead of the second one
     waiting for the first one's (Slurm 22.05: "Requested nodes are busy")."""
-    platform = from_config({"kind": "slurm", "slurm": {"launcher": "srun --mpi=pmix"}})
+    platform = slurm_platform("srun --mpi=pmix")
     monkeypatch.delenv("SLURM_JOB_ID", raising=False)
     assert "--exact" not in platform.mpi_launch(["./pingpong"], 2).argv
     monkeypatch.setenv("SLURM_JOB_ID", "7")
@@ -493,7 +493,7 @@ def test_helper_steps_answer_for_themselves():
     not carry the workflow's process id, which means nothing on another node."""
     from netnoise import lifeline
 
-    platform = from_config({"kind": "slurm", "slurm": {"launcher": "srun --mpi=pmix"}})
+    platform = slurm_platform("srun --mpi=pmix")
     argv = platform.node_step(["python", "-m", "sampler"], ["a", "b"]).argv
     assert argv[:2] == ["srun", "--overlap"]
     assert argv[-6:] == ["env", "-u", lifeline.ENV, "python", "-m", "sampler"]
@@ -501,7 +501,7 @@ def test_helper_steps_answer_for_themselves():
 
 def test_slurm_describe_outside_a_job(monkeypatch):
     monkeypatch.delenv("SLURM_JOB_ID", raising=False)
-    described = from_config({"kind": "slurm", "slurm": {"launcher": "srun"}}).describe()
+    described = slurm_platform("srun").describe()
     assert described["inside_allocation"] is False
     assert described["job"] is None
 

@@ -26,6 +26,7 @@ from netnoise.platform import testbed as testbed_platform
 from netnoise.platform.testbed import TestbedPlatform
 from netnoise.provenance import read_sidecar
 from netnoise.run import Job, corun, run_benchmark
+from netnoise.settings import PlatformSettings
 from netnoise.studies.variability import metrics
 from netnoise.testbed import bench as testbed_bench
 from netnoise.testbed import counters as testbed_counters
@@ -60,7 +61,7 @@ def make_platform():
     made = []
 
     def make(**testbed) -> TestbedPlatform:
-        platform = TestbedPlatform(platform_config(**testbed))
+        platform = TestbedPlatform(PlatformSettings.of(platform_config(**testbed)))
         made.append(platform)
         platform.check()
         return platform
@@ -101,7 +102,7 @@ def test_up_is_idempotent_and_detects_a_changed_spec(make_platform):
     platform = make_platform()
     assert platform.testbed.is_up()
     platform.testbed.ensure_up()
-    other = TestbedPlatform(platform_config(nodes=3))
+    other = TestbedPlatform(PlatformSettings.of(platform_config(nodes=3)))
     assert not other.testbed.is_up()
     other.check()
     assert other.testbed.existing_namespaces() == [f"{PREFIX}-fabric"] + [
@@ -131,7 +132,7 @@ def test_a_job_told_not_to_wait_for_quiet_cores_starts_at_once(monkeypatch):
     monkeypatch.setattr(testbed_platform, "wait_for_quiet_cores", no_wait)
     config = platform_config()
     config["cpu"]["quiet_wait_s"] = 0
-    TestbedPlatform(config)._settle_cores()
+    TestbedPlatform(PlatformSettings.of(config))._settle_cores()
 
 
 def test_iperf3_over_a_nic_link_never_exceeds_its_rate(make_platform):
@@ -552,7 +553,7 @@ def test_spec_rejects_more_racks_than_nodes():
 
 def test_non_root_gets_a_clear_hint(monkeypatch):
     monkeypatch.setattr(os, "geteuid", lambda: 1000)
-    platform = TestbedPlatform(platform_config())
+    platform = TestbedPlatform(PlatformSettings.of(platform_config()))
     with pytest.raises(PlatformUnavailable, match=r"needs root.*platform.kind: localhost"):
         platform.check()
 

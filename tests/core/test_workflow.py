@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from netnoise import bundle, claims_summary, studies, verdicts
+from netnoise import bundle, claims_summary, headlines, studies, verdicts
 from netnoise.provenance import read_sidecar
 from tests.conftest import REPO, snakemake
 
@@ -177,7 +177,7 @@ def test_off_the_testbed_a_run_sets_its_claims_beside_the_shipped_bundles(simula
     tables = simulator_run / "results" / "localhost" / "tables"
     summary = pd.read_csv(tables / "claims_summary.csv").set_index(["study", "claim_id"])
     beside = pd.read_csv(tables / "claims_beside.csv").set_index(["study", "claim_id"])
-    shipped, _ = studies.bundle_claims(bundle.SHIPPED)["testbed"]
+    shipped, _ = headlines.bundle_claims(bundle.SHIPPED)["testbed"]
     assert len(beside) == len(shipped) and summary.index.isin(beside.index).all()
     assert beside.loc[summary.index, "localhost verdict"].tolist() == summary["verdict"].tolist()
     assert beside["testbed verdict"].tolist() == shipped["verdict"].tolist()

@@ -23,7 +23,7 @@ import pytest
 from netnoise import provenance
 from netnoise.io import write_benchmark
 from netnoise.studies.impact_compression import analysis as ic
-from netnoise.studies.impact_compression import lookup
+from netnoise.studies.impact_compression import claims_table, lookup
 
 IDLE = [1.0, 1.0, 2.0, 2.0]
 # Two CompressionB configurations and two applications; each application's
@@ -467,7 +467,7 @@ def test_relativity_violations_order_every_pair_of_partners_by_utilisation():
     assert table["utilization_minus"].iloc[[0, 3, 6]].tolist() == pytest.approx(
         [0.8 - 2 / 3, 0.05, 0.75 - 2 / 3]
     )
-    claims = pd.DataFrame(ic._relativity_claims(table)).set_index("scope")
+    claims = pd.DataFrame(claims_table._relativity_claims(table)).set_index("scope")
     assert claims["value"].to_dict() == {"applications": 3, "mean": 0}
     assert claims.loc["applications", "detail"] == (
         "of 6 partner pairs whose utilisations differ beyond doubt (paired bootstrap);"
@@ -606,7 +606,7 @@ def test_claims_state_each_target_and_the_papers_value():
             "queue_not_better": [0.012, np.nan, 0.0],
         }
     )
-    table = ic.claims(
+    table = claims_table.claims(
         slowdowns,
         summary,
         scores,

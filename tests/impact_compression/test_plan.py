@@ -8,9 +8,12 @@ import pytest
 import yaml
 
 from netnoise import config as netnoise_config
+from netnoise.platform import from_settings
+from netnoise.settings import Settings
 from netnoise.studies import STUDIES
 from netnoise.studies.impact_compression import plan
-from tests.conftest import REPO, snakemake
+from netnoise.studies.impact_compression.settings import ImpactCompressionSettings
+from tests.conftest import REPO, platform_of, snakemake, study_settings
 
 OTHER_STUDIES = [study.key for study in STUDIES if study.key != "impact_compression"]
 
@@ -34,8 +37,13 @@ STUDY = {
 GRID = STUDY["compression"]
 
 
+def typed(section: dict) -> ImpactCompressionSettings:
+    """``section`` over the default impact_compression section, validated and typed."""
+    return study_settings(ImpactCompressionSettings, section)
+
+
 def test_compression_grid_is_every_combination_named_by_its_id():
-    assert plan.compression_configs(STUDY) == {
+    assert plan.compression_configs(typed(STUDY)) == {
         "p1_m4_b2500000": (1, 4, 2500000),
         "p1_m4_b25000000": (1, 4, 2.5e7),
         "p2_m4_b2500000": (2, 4, 2500000),
@@ -44,31 +52,33 @@ def test_compression_grid_is_every_combination_named_by_its_id():
 
 
 def test_the_link_rate_offered_loads_are_shares_of():
-    testbed = {"kind": "testbed", "testbed": {"nic_mbit": 50}}
+    testbed = platform_of("testbed", testbed={"nic_mbit": 50})
     study = {"compression": GRID | {"offered_loads": [0.2]}}
-    assert plan.compression_link_mbit(study, testbed) == 50.0
-    assert plan.compression_link_mbit(study, {"kind": "localhost"}) is None
+    assert plan.compression_link_mbit(typed(study), testbed) == 50.0
+    assert plan.compression_link_mbit(typed(study), platform_of("localhost")) is None
     given = {"compression": GRID | {"offered_loads": [0.2], "link_mbit": 100}}
-    assert plan.compression_link_mbit(given, {"kind": "localhost"}) == 100.0
+    assert plan.compression_link_mbit(typed(given), platform_of("localhost")) == 100.0
     # A grid of B values (the paper's) has no offered load.
     paper = {"compression": GRID | {"offered_loads": None}}
-    assert plan.compression_link_mbit(paper, testbed) is None
-    assert plan.compression_link_mbit({"compression": {"sleep_cycles": [1]}}, testbed) is None
+    assert plan.compression_link_mbit(typed(paper), testbed) is None
+    assert (
+        plan.compression_link_mbit(typed({"compression": {"sleep_cycles": [1]}}), testbed) is None
+    )
 
 
 def test_offered_loads_set_b_so_every_node_offers_that_share_of_its_link():
     study = STUDY | {"compression": GRID | {"offered_loads": [0.2, 1.0], "partners": [1]}}
     # 4 messages of 40960 B at 20 % of 50 Mbit/s: 0.131 s of cycles at 2.6 GHz.
-    assert plan.compression_configs(study, 50) == {
+    assert plan.compression_configs(typed(study), 50) == {
         "p1_m4_b340787200": (1, 4, 340787200),
         "p1_m4_b68157440": (1, 4, 68157440),
     }
     with pytest.raises(ValueError, match=r"compression\.link_mbit"):
-        plan.compression_configs(study)
+        plan.compression_configs(typed(study))
 
 
 def test_pairings_are_every_ordered_pair_itself_included():
-    assert plan.pairings(STUDY) == [
+    assert plan.pairings(typed(STUDY)) == [
         ("halo3d", "halo3d"),
         ("halo3d", "cg_solver"),
         ("cg_solver", "halo3d"),
@@ -77,27 +87,27 @@ def test_pairings_are_every_ordered_pair_itself_included():
 
 
 def test_impactb_arguments_measure_samples_or_loop():
-    assert plan.impactb_args(STUDY, 200) == [
+    assert plan.impactb_args(typed(STUDY), 200) == [
         "--size", 1024, "--sleep-us", 20000, "--iterations", 200, "--warmup", 2,
     ]  # fmt: skip
-    assert plan.impactb_args(STUDY)[5] == 0  # beside a measured application: until it ends
+    assert plan.impactb_args(typed(STUDY))[5] == 0  # beside a measured application: until it ends
 
 
 def test_measured_runs_are_exact_or_stop_on_precision():
-    assert plan.measured_runs(STUDY) == (5, [])
+    assert plan.measured_runs(typed(STUDY)) == (5, [])
     precise = {**STUDY, "precision": {"ci_width": 0.03, "max_runs": 300}}
-    assert plan.measured_runs(precise) == (300, ["--ci-width", 0.03, "--min-iterations", 5])
+    assert plan.measured_runs(typed(precise)) == (300, ["--ci-width", 0.03, "--min-iterations", 5])
 
 
 def test_jitter_arguments_only_when_phases_are_drawn():
-    assert plan.application_args(STUDY, "cg_solver") == []
+    assert plan.application_args(typed(STUDY), "cg_solver") == []
     study = {
         **STUDY,
         "compute_jitter": 0.5,
         "application_args": {"fft_transpose": ["--size", "144"]},
     }
-    assert plan.application_args(study, "cg_solver") == ["--compute-jitter", 0.5]
-    assert plan.application_args(study, "fft_transpose") == [
+    assert plan.application_args(typed(study), "cg_solver") == ["--compute-jitter", 0.5]
+    assert plan.application_args(typed(study), "fft_transpose") == [
         "--compute-jitter",
         0.5,
         "--size",
@@ -137,16 +147,16 @@ def test_precision_config_is_checked_against_runs_and_programs():
 
 
 def test_compressionb_arguments_of_one_configuration():
-    assert plan.compressionb_args(STUDY, "p2_m4_b25000000") == [
+    assert plan.compressionb_args(typed(STUDY), "p2_m4_b25000000") == [
         "--partners", 2, "--messages", 4, "--sleep-cycles", 2.5e7,
         "--cycle-hz", 2600000000, "--size", 40960, "--iterations", 0,
     ]  # fmt: skip
     with pytest.raises(ValueError, match="'p3_m4_b2500000' is not in the CompressionB grid"):
-        plan.compressionb_args(STUDY, "p3_m4_b2500000")
+        plan.compressionb_args(typed(STUDY), "p3_m4_b2500000")
 
 
 def test_impact_files_of_idle_applications_and_configurations():
-    assert plan.impact_files("R", STUDY) == {
+    assert plan.impact_files("R", typed(STUDY)) == {
         "idle": "R/impact/idle.csv",
         "halo3d": "R/impact/app_halo3d.csv",
         "cg_solver": "R/impact/app_cg_solver.csv",
@@ -158,7 +168,7 @@ def test_impact_files_of_idle_applications_and_configurations():
 
 
 def test_runtime_files_alone_under_compression_and_paired():
-    files = plan.runtime_files("R", STUDY)
+    files = plan.runtime_files("R", typed(STUDY))
     assert len(files) == 2 + 2 * 4 + 2 * 2
     assert list(files.items())[:3] == [
         (("halo3d", "none", ""), "R/runs/alone/halo3d.csv"),
@@ -173,8 +183,8 @@ def test_runtime_files_alone_under_compression_and_paired():
 
 
 def test_runtime_files_with_a_cpu_only_control_per_application():
-    files = plan.runtime_files("R", STUDY, cpu_control=True)
-    assert len(files) == len(plan.runtime_files("R", STUDY)) + 2
+    files = plan.runtime_files("R", typed(STUDY), cpu_control=True)
+    assert len(files) == len(plan.runtime_files("R", typed(STUDY))) + 2
     assert files[("halo3d", "cpu", "cpuhog")] == "R/runs/cpu_control/halo3d.csv"
 
 
@@ -196,21 +206,23 @@ def test_the_workflow_measures_each_control_after_the_applications_pairings(tmp_
 
 
 @pytest.mark.parametrize(
-    ("platform", "clock", "planned"),
+    ("kind", "cores", "planned"),
     [
-        ({"kind": "testbed", "testbed": {"cores": "per_job"}}, "wall", True),
+        ("testbed", "per_job", True),
         # Jobs sharing cores, or a cluster's, leave no partner's own CPU time to match.
-        ({"kind": "testbed", "testbed": {"cores": "shared"}}, "wall", False),
-        ({"kind": "localhost", "testbed": {"cores": "per_job"}}, "wall", False),
-        ({"kind": "slurm", "testbed": {"cores": "per_job"}}, "wall", False),
-        ({"kind": "simgrid", "testbed": {"cores": "per_job"}}, "simulated", False),
+        ("testbed", "shared", False),
+        ("localhost", "per_job", False),
+        ("slurm", "per_job", False),
+        # In simulated time no host core enters a result.
+        ("simgrid", "per_job", False),
     ],
 )
 def test_the_cpu_only_control_is_planned_where_partners_have_cores_of_their_own(
-    platform, clock, planned
+    kind, cores, planned
 ):
-    assert plan.cpu_control_planned({"cpu_control": True}, platform, clock) is planned
-    assert plan.cpu_control_planned({"cpu_control": False}, platform, clock) is False
+    platform = platform_of(kind, testbed={"cores": cores})
+    assert plan.cpu_control_planned(typed({"cpu_control": True}), platform) is planned
+    assert plan.cpu_control_planned(typed({"cpu_control": False}), platform) is False
 
 
 def _pairing_record(*busy_cores: float) -> dict:
@@ -256,10 +268,10 @@ def test_targets_are_every_figure_in_both_formats_and_every_table():
     [("config.yaml", 5, 4 * 4), ("paper.yaml", 5 * 2 * 4, 6 * 6)],
 )
 def test_shipped_configs_plan_their_grid_and_pairings(configfile, configs, pairs):
-    config = netnoise_config.load(REPO / "config" / configfile)
-    study = config["impact_compression"]
-    link = plan.compression_link_mbit(study, config["platform"])
-    apps = len(study["applications"])
+    settings = Settings.of(netnoise_config.load(REPO / "config" / configfile))
+    study = settings.study(ImpactCompressionSettings)
+    link = plan.compression_link_mbit(study, from_settings(settings.platform))
+    apps = len(study.applications)
     assert len(plan.compression_configs(study, link)) == configs
     assert len(plan.pairings(study)) == pairs
     assert len(plan.impact_files("R", study, link)) == 1 + apps + configs

@@ -11,6 +11,7 @@ import pytest
 from scipy import stats
 
 from netnoise.studies.latency_variation import fits as latency
+from netnoise.studies.latency_variation import level_fits, tables
 
 # ------------------------------------------------------------------ fitting
 
@@ -75,7 +76,7 @@ def test_a_fit_that_would_draw_negative_delays_keeps_its_location_at_zero_or_abo
     fit = latency.fit_lognormal(sample)
     assert 0 <= fit.loc < sample.min() and fit.candidate == "location0"
     assert fit.mean == pytest.approx(sample.mean(), rel=0.1)
-    table = latency.distribution_table(fit)
+    table = tables.distribution_table(fit)
     assert table.min() >= 0 and table.mean() / 1000 == pytest.approx(fit.mean, rel=0.01)
 
 
@@ -88,11 +89,11 @@ def test_a_fit_whose_derived_log_normals_would_draw_negative_delays_keeps_its_lo
     assert alone.loc < 0 and alone.candidate == "scipy"
     (wide,) = latency.mean_preserving_lognormals(alone, [0.5], target_mean=sample.mean())
     with pytest.raises(ValueError, match="delays below 0"):
-        latency.distribution_table(wide.dist())
+        tables.distribution_table(wide.dist())
     fit = latency.fit_lognormal(sample, [0.5])
     assert 0 <= fit.loc < sample.min() and fit.candidate == "location0"
     (derived,) = latency.mean_preserving_lognormals(fit, [0.5], target_mean=sample.mean())
-    table = latency.distribution_table(derived.dist())
+    table = tables.distribution_table(derived.dist())
     assert table.min() >= 0 and table.mean() / 1000 == pytest.approx(sample.mean(), rel=0.01)
     # A fit far above 0 keeps its own location whatever the fractions.
     skewed = 10 + np.random.default_rng(5).lognormal(1, 0.5, 500)
@@ -117,7 +118,7 @@ def test_fit_refuses_samples_that_are_no_latency(bad, problem):
     with pytest.raises(ValueError, match=rf"100 of 10000 are {problem}.*\[0\] = {bad:g}"):
         latency.fit_lognormal(x)
     with pytest.raises(ValueError, match=r"^level 40: latency samples: 100 of 10000"):
-        latency.fit_levels(pd.DataFrame({"level": 40, "latency_us": x}))
+        level_fits.fit_levels(pd.DataFrame({"level": 40, "latency_us": x}))
 
 
 def test_robust_spread_is_median_minus_minimum_and_ignores_the_top():
@@ -306,12 +307,12 @@ def test_moments_of_a_constant_are_exact_where_scipy_gives_nan():
     huge = latency.uniform_same_mean(1e200)
     with np.errstate(over="ignore"):
         assert np.isnan(huge.std())  # E[X²] − E[X]² overflows in SciPy
-    assert latency.moments(huge) == (1e200, 0.0)
-    assert latency.moments(latency.uniform_same_mean(6.362)) == (6.362, 0.0)
+    assert tables.moments(huge) == (1e200, 0.0)
+    assert tables.moments(latency.uniform_same_mean(6.362)) == (6.362, 0.0)
     wide = latency.Lognormal(2.0, 0.0, 1.0)
-    assert latency.moments(wide) == pytest.approx((wide.mean, wide.std), rel=1e-12)
+    assert tables.moments(wide) == pytest.approx((wide.mean, wide.std), rel=1e-12)
     with pytest.raises(ValueError, match="mean inf"):
-        latency.moments(stats.pareto(0.5))
+        tables.moments(stats.pareto(0.5))
 
 
 # -------------------------------------------------------------- injector tables
@@ -331,7 +332,7 @@ WIDE = latency.Lognormal(shape=2.0, loc=0.0, scale=1.0)  # mean e² ≈ 7.39 µs
     ids=["fit-like", "wide", "constant", "gamma"],
 )
 def test_distribution_table_is_4096_sorted_non_negative_ints_with_the_mean(dist):
-    table = latency.distribution_table(dist, 1)  # ns table of a µs distribution
+    table = tables.distribution_table(dist, 1)  # ns table of a µs distribution
     assert table.shape == (4096,)
     assert np.issubdtype(table.dtype, np.integer)
     assert table.min() >= 0
@@ -343,72 +344,72 @@ def test_distribution_table_is_4096_sorted_non_negative_ints_with_the_mean(dist)
 
 def test_midpoint_quantiles_are_exact_but_lose_the_tail_mean():
     n = 4096
-    table = latency.distribution_table(WIDE, 1, method="midpoint")
+    table = tables.distribution_table(WIDE, 1, method="midpoint")
     expected = np.rint(1000 * WIDE.dist().ppf((np.arange(n) + 0.5) / n))
     np.testing.assert_array_equal(table, expected)
     # The 1 − 1/(2n) quantile cuts the tail: the table mean is 1–2 % low.
     assert table.mean() / (1000 * WIDE.mean) - 1 < -0.01
     # Bin means agree with the midpoints in the body of the distribution.
-    bins = latency.quantile_values(WIDE, n)
-    mids = latency.quantile_values(WIDE, n, method="midpoint")
+    bins = tables.quantile_values(WIDE, n)
+    mids = tables.quantile_values(WIDE, n, method="midpoint")
     np.testing.assert_allclose(bins[100:-100], mids[100:-100], rtol=1e-3)
 
 
 def test_distribution_table_units_shuffle_and_limits():
     dist = latency.Lognormal(0.5, 5.0, 1.2)
-    ns = latency.distribution_table(dist, "ns")
-    us = latency.distribution_table(dist, "us")
+    ns = tables.distribution_table(dist, "ns")
+    us = tables.distribution_table(dist, "us")
     assert np.all(np.abs(us - ns / 1000) <= 0.5 + 1e-9)
-    shuffled = latency.distribution_table(dist, "ns", seed=3)
+    shuffled = tables.distribution_table(dist, "ns", seed=3)
     assert not np.array_equal(shuffled, ns)
     np.testing.assert_array_equal(np.sort(shuffled), ns)
-    np.testing.assert_array_equal(shuffled, latency.distribution_table(dist, "ns", seed=3))
+    np.testing.assert_array_equal(shuffled, tables.distribution_table(dist, "ns", seed=3))
     with pytest.raises(ValueError, match="below 0"):
-        latency.distribution_table(stats.norm(0, 1), "ns")
+        tables.distribution_table(stats.norm(0, 1), "ns")
     with pytest.raises(ValueError, match="unit"):
-        latency.distribution_table(dist, "ms")
+        tables.distribution_table(dist, "ms")
 
 
 def test_a_thin_tail_below_zero_becomes_zero_delays_with_the_mean_kept():
     # A near-normal fit 2.5 standard deviations above 0: 0.6 % of its mass is
     # below 0, and clipping it moves the mean by 0.08 %.
     near_normal = stats.norm(10.0, 4.0)
-    table = latency.distribution_table(near_normal, "ns")
+    table = tables.distribution_table(near_normal, "ns")
     assert table.min() == 0
     assert 0.005 < np.mean(table == 0) < 0.01
     assert abs(table.mean() / 10_000 - 1) < 0.002
     # Half the mass below 0 would move the mean by far more than 1 %.
     with pytest.raises(ValueError, match=r"of 4096 delays below 0.*more than 1 %"):
-        latency.distribution_table(stats.norm(1.0, 1000.0), "ns")
+        tables.distribution_table(stats.norm(1.0, 1000.0), "ns")
 
 
 def test_a_table_whose_rounding_loses_most_entries_or_its_mean_is_refused():
     # A 0.4 µs delay in whole µs: every entry would be 0.
     with pytest.raises(ValueError, match="makes 4096 of 4096 delays 0"):
-        latency.distribution_table(latency.uniform_same_mean(0.4), "us")
+        tables.distribution_table(latency.uniform_same_mean(0.4), "us")
     # Most of a narrow log-normal below 0.5 µs: more than half become 0.
     with pytest.raises(ValueError, match="delays 0"):
-        latency.distribution_table(latency.Lognormal(1.0, 0.0, 0.3), "us")
+        tables.distribution_table(latency.Lognormal(1.0, 0.0, 0.3), "us")
     # 6.362 µs in whole µs is 6 µs: the mean moves by −5.7 %.
     with pytest.raises(ValueError, match=r"from 6362 ns to 6000 ns \(-5.69 %"):
-        latency.distribution_table(latency.uniform_same_mean(6.362), "us")
+        tables.distribution_table(latency.uniform_same_mean(6.362), "us")
     # ... which a caller may allow explicitly; in ns it is exact.
-    loose = latency.distribution_table(latency.uniform_same_mean(6.362), "us", max_mean_error=0.1)
+    loose = tables.distribution_table(latency.uniform_same_mean(6.362), "us", max_mean_error=0.1)
     assert (loose == 6).all()
-    assert (latency.distribution_table(latency.uniform_same_mean(6.362), "ns") == 6362).all()
+    assert (tables.distribution_table(latency.uniform_same_mean(6.362), "ns") == 6362).all()
     # Within 1 %: a wide log-normal of mean 7.39 µs rounds to whole µs without complaint.
-    table = latency.distribution_table(WIDE, "us")
+    table = tables.distribution_table(WIDE, "us")
     assert abs(table.mean() / WIDE.mean - 1) < 0.01
 
 
 def test_mean_preserving_tables_share_the_mean():
     fit = latency.Lognormal(0.5, 5.0, 1.2)
-    tables = [
-        latency.distribution_table(d, 1)
+    made = [
+        tables.distribution_table(d, 1)
         for d in [fit, latency.uniform_same_mean(fit), *latency.mean_preserving_lognormals(fit)]
     ]
-    means = np.array([t.mean() for t in tables])
-    stds = np.array([t.std() for t in tables])
+    means = np.array([t.mean() for t in made])
+    stds = np.array([t.std() for t in made])
     assert np.all(np.abs(means - 1000 * fit.mean) <= 0.5)
     # constant < fit < 75 % < 50 % < 25 %
     assert stds[1] == 0 and stds[1] < stds[0] < stds[4] < stds[3] < stds[2]
@@ -419,8 +420,8 @@ def test_write_distribution_round_trips_through_the_injector(tmp_path):
 
     dist = latency.mean_preserving_lognormals(latency.Lognormal(0.5, 5.0, 1.2), (0.5,))[0]
     table_path, seed_path = tmp_path / "dist.txt", tmp_path / "seed.txt"
-    summary = latency.write_distribution(dist, table_path, seed_path, "ns", seed=17)
-    expected = latency.distribution_table(dist, "ns")
+    summary = tables.write_distribution(dist, table_path, seed_path, "ns", seed=17)
+    expected = tables.distribution_table(dist, "ns")
     np.testing.assert_array_equal(np.asarray(injector.read_table(table_path)).ravel(), expected)
     # The injector's format itself: 512 lines of 8 space-separated integers.
     lines = table_path.read_text().splitlines()
@@ -435,15 +436,15 @@ def test_write_distribution_hands_table_and_seed_to_the_injector_interface(tmp_p
     """Independent of the injector's writers: stand-ins record what write_distribution passes."""
     calls = {}
     monkeypatch.setattr(
-        latency.injector,
+        tables.injector,
         "write_table",
         lambda values, path, unit: calls.update(values=list(values), table=path, unit=unit),
     )
     monkeypatch.setattr(
-        latency.injector, "write_seed", lambda path, seed: calls.update(seed=seed, seed_path=path)
+        tables.injector, "write_seed", lambda path, seed: calls.update(seed=seed, seed_path=path)
     )
     dist = latency.uniform_same_mean(6.02)
-    summary = latency.write_distribution(dist, tmp_path / "t", tmp_path / "s", "us", seed=5)
+    summary = tables.write_distribution(dist, tmp_path / "t", tmp_path / "s", "us", seed=5)
     assert calls["values"] == [6] * 4096 and calls["unit"] == "us"
     assert all(type(v) is int for v in calls["values"])
     assert (calls["table"], calls["seed_path"], calls["seed"]) == (
@@ -471,7 +472,7 @@ def test_fit_levels_and_distributions():
         for level, (s, lo, c) in truth.items()
     ]
     samples = pd.concat(frames, ignore_index=True)
-    levels = latency.fit_levels(samples)
+    levels = level_fits.fit_levels(samples)
     assert list(levels["level"]) == [0, 40, 70]
     assert (levels["n"] == 30_000).all()
     for row in levels.itertuples():
@@ -481,7 +482,7 @@ def test_fit_levels_and_distributions():
         assert row.target_mean_us == pytest.approx(row.mean_us, rel=1e-12)
         assert row.shape_scale25 > row.shape_scale50 > row.shape_scale75 > row.shape
         assert row.std_us_scale25 > row.std_us_scale50 > row.std_us_scale75 > row.fit_std_us
-    long = latency.distributions(levels)
+    long = level_fits.distributions(levels)
     assert len(long) == 5 * len(levels)
     assert list(long.loc[long.level == 40, "distribution"]) == [
         "lognorm",
@@ -494,7 +495,7 @@ def test_fit_levels_and_distributions():
     target = same_mean["level"].map(levels.set_index("level")["target_mean_us"])
     np.testing.assert_allclose(same_mean["mean_us"], target, rtol=1e-9)
     for row in long.to_dict("records"):
-        assert latency.frozen_distribution(row).mean() == pytest.approx(row["mean_us"], rel=1e-9)
+        assert level_fits.frozen_distribution(row).mean() == pytest.approx(row["mean_us"], rel=1e-9)
 
 
 def test_the_std_grid_gives_each_level_every_spread_at_its_mean():
@@ -504,7 +505,7 @@ def test_the_std_grid_gives_each_level_every_spread_at_its_mean():
             {"level": 40, "shape": 1.1, "loc_us": 40.0, "scale_us": 90.0, "target_mean_us": 250.0},
         ]
     )
-    grid = latency.distributions(levels, [0, 100, 400])
+    grid = level_fits.distributions(levels, [0, 100, 400])
     grid = grid[grid["distribution"].str.startswith("std")]
     assert grid["distribution"].tolist() == ["std0", "std100", "std400"] * 2
     assert grid["mean_us"].to_numpy() == pytest.approx([120, 120, 120, 250, 250, 250])
@@ -513,11 +514,11 @@ def test_the_std_grid_gives_each_level_every_spread_at_its_mean():
     # Across the grid, mean and spread are uncorrelated.
     assert np.corrcoef(grid["mean_us"], grid["std_us"])[0, 1] == pytest.approx(0, abs=1e-12)
     with pytest.raises(ValueError, match="mean 10 µs must lie above the location 30 µs"):
-        latency.with_mean_and_std(30, 10, 5)
+        level_fits.with_mean_and_std(30, 10, 5)
 
 
 def test_midpoint_table_of_a_uniform_is_its_evenly_spaced_quantiles():
-    table = latency.distribution_table(
+    table = tables.distribution_table(
         stats.uniform(0, 1000), "ns", method="midpoint", dist_unit_ns=1
     )
     assert list(table) == sorted(table)

@@ -16,6 +16,7 @@ from netnoise.platform import from_config
 from netnoise.platform.base import open_mpi_root_env
 from netnoise.run import RunFailed
 from netnoise.studies.latency_variation import bench, injector
+from tests.conftest import full_platform
 
 REPO = Path(__file__).resolve().parents[2]
 D_US = 200  # the constant delay of the ping-pong tests
@@ -287,9 +288,7 @@ def test_disabled_injector_warns_once_and_costs_nothing(tmp_path, built_programs
         check=True,
         timeout=120,
     )
-    platform = from_config(
-        {"kind": "localhost", "mpirun": "mpirun", "mpirun_args": [], "timeout_s": 60}
-    )
+    platform = from_config(full_platform({"kind": "localhost", "timeout_s": 60}))
     launch = platform.mpi_launch(["-x", f"LD_PRELOAD={lib}", str(wrapcost)], 1)
     out = subprocess.run(
         launch.argv, env=launch.environment(), capture_output=True, text=True, timeout=60

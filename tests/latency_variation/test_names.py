@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from netnoise.studies.latency_variation import fits, names
+from netnoise.studies.latency_variation import level_fits, names
 
 
 def test_point_names_round_trip():
@@ -21,7 +21,7 @@ def test_point_names_round_trip():
 def test_distribution_names_are_the_fitted_ones():
     rng = np.random.default_rng(3)
     samples = pd.DataFrame({"level": 0, "latency_us": 5 + rng.lognormal(np.log(2.0), 0.5, 2000)})
-    dists = fits.distributions(fits.fit_levels(samples, [0.5, 0.25, 0.75]))
+    dists = level_fits.distributions(level_fits.fit_levels(samples, [0.5, 0.25, 0.75]))
     assert dists["distribution"].tolist() == names.distribution_names([0.5, 0.25, 0.75])
     assert names.distribution_names([0.25, 0.5, 0.75]) == [
         "lognorm",

@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import pytest
 
-from netnoise.config import load
+from netnoise.config import load, merge_like_snakemake
+from netnoise.settings import Settings
 from netnoise.studies.latency_variation import plan
 from netnoise.studies.latency_variation.names import VALIDATION_EXPERIMENTS
-from tests.conftest import REPO, quick_study_with
+from netnoise.studies.latency_variation.settings import LatencyVariationSettings
+from tests.conftest import REPO, platform_of, quick_study_with, study_settings
 
 
-def small_section(**changes):
-    """Two levels measured, one injected, one scale fraction, two applications."""
+def small_section(**changes) -> LatencyVariationSettings:
+    """Two levels measured, one injected, one scale fraction, two applications
+    (``changes``: some keys of the section over these), typed."""
     section = {
         "nodes": 4,
         "seed": 7,
@@ -34,8 +37,7 @@ def small_section(**changes):
             "warmup": 2,
         },
     }
-    section.update(changes)
-    return section
+    return study_settings(LatencyVariationSettings, merge_like_snakemake(section, changes))
 
 
 def job(*fields):
@@ -68,7 +70,7 @@ def test_probe_and_loadgen_arguments():
         250,
     ]
     assert plan.probe_args(lv, "pingpong") == tcpping[:-2]  # no gap between MPI round trips
-    platform = {"testbed": {"nic_mbit": 50}}
+    platform = platform_of("testbed", testbed={"nic_mbit": 50})
     assert plan.loadgen_args(lv, 40, platform) == [
         "--load",
         0.4,
@@ -82,10 +84,9 @@ def test_probe_and_loadgen_arguments():
 
 
 def test_link_rate_is_configured_or_the_testbeds():
-    platform = {"testbed": {"nic_mbit": 50}}
+    platform = platform_of("testbed", testbed={"nic_mbit": 50})
     assert plan.link_mbit(small_section(), platform) == 100
-    lv = small_section()
-    lv["characterize"]["link_mbit"] = None
+    lv = small_section(characterize={"link_mbit": None})
     assert plan.link_mbit(lv, platform) == 50
     assert plan.loadgen_args(lv, 20, platform)[:4] == ["--load", 0.2, "--link-mbit", 50]
 
@@ -129,11 +130,10 @@ def test_injected_probes_pair_the_first_two_nodes_and_the_barrier_spans_all():
 
 def test_the_barrier_spans_the_first_barrier_nodes_and_the_probes_one_pair():
     nodes = ["n1", "n2", "n3", "n4"]
-    lv = small_section()
-    lv["injection"]["barrier_nodes"] = 2
+    lv = small_section(injection={"barrier_nodes": 2})
     assert plan.probe_placement(lv, "barrier", nodes) == (2, ["n1", "n2"])
     assert plan.probe_placement(lv, "barrier", None) == (2, None)
-    lv["injection"]["barrier_nodes"] = None
+    lv = small_section(injection={"barrier_nodes": None})
     assert plan.probe_placement(lv, "barrier", nodes) == (4, nodes)
     # The probes under load (Sec. 5) are placed as the injected ones (Sec. 6).
     for probe in ("tcpping", "pingpong"):
@@ -149,14 +149,14 @@ def test_injected_applications_time_every_run_after_one_warmup():
 
 
 def test_targets_of_the_quick_config():
-    lv = load(REPO / "config" / "config.yaml")["latency_variation"]
+    lv = Settings.of(load(REPO / "config" / "config.yaml")).study(LatencyVariationSettings)
     points = plan.injected_points(lv)
     assert points[:2] == ["L20_lognorm", "L20_uniform"]
     # Levels 20 and 40: two fitted families, three scaled log-normals (the
     # grid of spreads is the bundle study's); and no injection at all.
     assert len(points) == 2 * 5 + 1
     assert points[2:5] == ["L20_lognorm_scale75", "L20_lognorm_scale50", "L20_lognorm_scale25"]
-    bundle = quick_study_with("testbed-bundle.yaml")["latency_variation"]
+    bundle = Settings.of(quick_study_with("testbed-bundle.yaml")).study(LatencyVariationSettings)
     assert plan.injected_points(bundle)[5:7] == ["L20_std300", "L20_std1000"]
     found = plan.targets("F", "T", "M")
     assert found[:2] == ["F/fig2_latency_mean.svg", "F/fig2_latency_mean.png"]

@@ -25,7 +25,6 @@ from netnoise.studies.network_noise.analysis import (
     allocation_steps,
     baseline_by_size,
     baseline_variation,
-    benchmark_claims,
     benchmark_slowdown,
     correlations,
     dimensions,
@@ -35,6 +34,7 @@ from netnoise.studies.network_noise.analysis import (
     split_slowdowns,
     topology_table,
 )
+from netnoise.studies.network_noise.claims_table import benchmark_claims
 from netnoise.studies.network_noise.netgauge import (
     PERTURB_BYTES,
     application_sizes,

@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from netnoise.studies.variability import analysis as study
-from netnoise.studies.variability import evaluation
+from netnoise.studies.variability import ceilings, evaluation, nested_cv
 from netnoise.studies.variability import model as v
 from netnoise.studies.variability.features import FEATURES
 from netnoise.studies.variability.metrics import metrics_of
@@ -180,7 +180,7 @@ def test_model_evaluation_sets_nested_cv_beside_the_papers_protocol(evaluated, c
     assert list(table.index) == [
         "svr_grid_best",
         "svr_single_split",
-        *evaluation.CV_MODELS,
+        *nested_cv.CV_MODELS,
         "noise_ceiling",
         "noise_ceiling",
     ]
@@ -192,12 +192,12 @@ def test_model_evaluation_sets_nested_cv_beside_the_papers_protocol(evaluated, c
     assert table.at["svr_single_split", "paper_r2"] == 0.91
     assert table.at["combined", "paper_given"] == 0.902
     assert table.at["combined", "paper_containment"] == 0.961
-    nested = table.loc[list(evaluation.CV_MODELS)]
+    nested = table.loc[list(nested_cv.CV_MODELS)]
     assert (nested["repeats"] == SETTINGS.repeats).all() and (nested["folds"] == SETTINGS.cv).all()
     assert (nested["runs"] == 180).all()
     assert "grid by 3-fold CV inside each training fold" in nested.at["counters_svr", "protocol"]
     folds = evaluated["cv_folds"]
-    assert len(folds) == SETTINGS.repeats * SETTINGS.cv * len(evaluation.CV_MODELS)
+    assert len(folds) == SETTINGS.repeats * SETTINGS.cv * len(nested_cv.CV_MODELS)
     svr = folds[folds["model"] == "counters_svr"]["r2"]
     assert table.at["counters_svr", "r2_mean"] == pytest.approx(svr.mean())
     # What the counters add: the synthetic z follows them more than the conditions.
@@ -297,8 +297,8 @@ def test_reference_tables_name_their_source():
 def test_the_bursty_campaign_is_cross_validated_on_its_own_runs(evaluated):
     everything = evaluated["model_evaluation"]
     bursty = everything[everything["campaign"] == "bursty"].set_index("model")
-    assert list(bursty.index) == [*evaluation.CV_MODELS, "noise_ceiling", "noise_ceiling"]
-    nested = bursty.loc[list(evaluation.CV_MODELS)]
+    assert list(bursty.index) == [*nested_cv.CV_MODELS, "noise_ceiling", "noise_ceiling"]
+    nested = bursty.loc[list(nested_cv.CV_MODELS)]
     assert (nested["runs"] == 72).all() and (nested["repeats"] == SETTINGS.repeats).all()
     # Its z follows its counters as the steady campaign's does (same synthetic truth).
     assert nested.at["counters_forest", "r2_pooled"] > nested.at["conditions_forest", "r2_pooled"]
@@ -326,4 +326,4 @@ def test_congestion_counters_score_each_set_on_the_same_runs(evaluated):
 
 def test_a_feature_set_naming_a_missing_metric_is_refused(campaign_table):
     with pytest.raises(ValueError, match="feature set 'x': runs lack queue_ns"):
-        evaluation.feature_set_r2(campaign_table, {"x": ("nodes", "queue_ns")}, v.Fitting())
+        ceilings.feature_set_r2(campaign_table, {"x": ("nodes", "queue_ns")}, v.Fitting())

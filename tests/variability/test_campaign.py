@@ -12,12 +12,13 @@ import pandas as pd
 import pytest
 
 from netnoise.cli import main as cli_main
-from netnoise.config import study_platform, validate
+from netnoise.config import validate
 from netnoise.io import read_benchmark
 from netnoise.platform import PlatformUnavailable
 from netnoise.platform.simgrid import SimgridPlatform, rack_network_ports
 from netnoise.platform.testbed import TestbedPlatform
 from netnoise.provenance import read_sidecar
+from netnoise.settings import PlatformSettings, Settings
 from netnoise.studies.variability import analysis as study
 from netnoise.studies.variability.campaign import (
     BackgroundSettings,
@@ -35,6 +36,7 @@ from netnoise.studies.variability.campaign import (
     simgrid_machine,
 )
 from netnoise.studies.variability.features import FEATURES
+from netnoise.studies.variability.settings import VariabilitySettings
 from netnoise.testbed.fabric import TestbedSpec
 from netnoise.testbed.queue_time import QueueTime
 from tests.conftest import UNJUDGED_CPU
@@ -177,8 +179,9 @@ def _simgrid_platform(topology: str = "testbed") -> SimgridPlatform:
             "latency_variation": {"enabled": False},
         }
     )
-    study = {**config["variability"], "simgrid": {"topology": topology}}
-    return SimgridPlatform(study_platform(config["platform"], study))
+    config["variability"]["simgrid"] = {**config["variability"]["simgrid"], "topology": topology}
+    settings = Settings.of(config)
+    return SimgridPlatform(settings.effective(settings.study(VariabilitySettings)))
 
 
 def test_a_simgrid_campaign_needs_the_testbeds_racks_of_named_hosts():
@@ -252,7 +255,7 @@ def test_campaign_runs_feed_the_variability_cli(built_programs, tmp_path, capsys
             "network_noise": {"benchmark": {"enabled": False}},
         }
     )
-    platform = TestbedPlatform(config["platform"])
+    platform = TestbedPlatform(PlatformSettings.of(config["platform"]))
     spec = platform.testbed.spec
     apps = {"halo3d": Measured(str(built_programs / "halo3d"), ("--steps", "8"), warmup=1)}
     common = {

@@ -12,6 +12,7 @@ import pytest
 
 from netnoise.studies.variability import cli as variability_cli
 from netnoise.studies.variability import model as v
+from netnoise.studies.variability import model_file
 from netnoise.studies.variability.metrics import metrics_of
 from tests.variability.conftest import counter_rows
 
@@ -73,7 +74,7 @@ def test_cli_estimate_prints_the_models_estimate(cli_model, capsys):
     run = write_run(root / "new", app="milc", volume=4e8, sens=0.15, c=1.0, b=0.5, seed=99)
     assert cli("variability", "estimate", str(run), "--model", str(model)) == 0
     text = capsys.readouterr().out
-    expected = v.estimate(v.load_model(model), metrics_of(run))
+    expected = v.estimate(model_file.load_model(model), metrics_of(run))
     assert str(run) in text and "milc, 4 nodes" in text
     if expected["z"] is None:
         assert "no prediction can be given" in text
@@ -143,8 +144,8 @@ def test_cli_counters_csv_errors_say_what_is_wrong(cli_model, tmp_path, capsys):
 def test_cli_says_when_no_prediction_can_be_given(cli_model, tmp_path, capsys):
     _, model = cli_model
     # A zero bound: no SVR prediction can fall inside the forest's interval.
-    strict = dataclasses.replace(v.load_model(model), bound_scale=0.0)
-    v.save_model(tmp_path / "strict.npz", strict)
+    strict = dataclasses.replace(model_file.load_model(model), bound_scale=0.0)
+    model_file.save_model(tmp_path / "strict.npz", strict)
     run = write_run(tmp_path / "run", app="milc", volume=4e8, sens=0.15, c=1.0, b=0.5, seed=5)
     capsys.readouterr()
     assert cli("variability", "estimate", str(run), "--model", str(tmp_path / "strict.npz")) == 0

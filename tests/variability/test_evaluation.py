@@ -7,6 +7,7 @@ import pandas as pd
 import pytest
 from sklearn.metrics import r2_score
 
+from netnoise.studies.variability import ceilings, nested_cv
 from netnoise.studies.variability import evaluation as e
 from netnoise.studies.variability import model as v
 from netnoise.studies.variability.features import dataset, zscore_target
@@ -98,19 +99,19 @@ def cv_inputs(table: pd.DataFrame):
     X, y = dataset(table)
     runs = table.loc[X.index]
     groups = runs["application"] + " x " + runs["nodes"].astype(str)
-    conditions = e.condition_matrix(runs, [*CONDITIONS, "nodes", "application"])
+    conditions = nested_cv.condition_matrix(runs, [*CONDITIONS, "nodes", "application"])
     return X, y, groups, conditions
 
 
 def test_condition_matrix_one_hot_and_no_background_parameter_as_zero(clean):
-    matrix = e.condition_matrix(clean, [*CONDITIONS, "nodes", "application"])
+    matrix = nested_cv.condition_matrix(clean, [*CONDITIONS, "nodes", "application"])
     assert {"generator_loadgen", "generator_compressionb", "application_alpha"} <= set(matrix)
     assert matrix.notna().all().all() and all(pd.api.types.is_float_dtype(t) for t in matrix.dtypes)
     loadgen = clean["generator"] == "loadgen"
     assert (matrix.loc[loadgen, "load"] == clean.loc[loadgen, "b"]).all()
     assert (matrix.loc[~loadgen, "load"] == 0).all()
     with pytest.raises(ValueError, match=r"lack the condition column.*racks"):
-        e.condition_matrix(clean.drop(columns="racks_spanned"), CONDITIONS)
+        nested_cv.condition_matrix(clean.drop(columns="racks_spanned"), CONDITIONS)
 
 
 def test_nested_cv_fits_nothing_on_its_test_fold(clean, monkeypatch):
@@ -125,7 +126,7 @@ def test_nested_cv_fits_nothing_on_its_test_fold(clean, monkeypatch):
         return fit_combined(X_train, y_train, fitting)
 
     monkeypatch.setattr(v, "fit_combined", spy)
-    predictions = e.repeated_cv(
+    predictions = nested_cv.repeated_cv(
         X, y, groups, conditions, v.Fitting(grid=GRID, cv=4, inner_cv=3, n_estimators=10), repeats=2
     )
     tested = [part.index for _, part in predictions.groupby(["repeat", "fold"])]
@@ -175,12 +176,12 @@ def test_the_bound_holds_its_level_of_held_out_runs_over_seeds(level):
 
 def test_repeated_cv_scores_counters_conditions_and_the_group_mean(clean):
     X, y, groups, conditions = cv_inputs(clean)
-    predictions = e.repeated_cv(
+    predictions = nested_cv.repeated_cv(
         X, y, groups, conditions, v.Fitting(grid=GRID, cv=5, inner_cv=3, n_estimators=30), repeats=2
     )
-    scores = e.fold_scores(predictions)
-    summary = e.cv_summary(predictions).set_index("model")
-    assert list(summary.index) == list(e.CV_MODELS)
+    scores = nested_cv.fold_scores(predictions)
+    summary = nested_cv.cv_summary(predictions).set_index("model")
+    assert list(summary.index) == list(nested_cv.CV_MODELS)
     assert (summary["repeats"] == 2).all() and (summary["runs"] == len(X)).all()
     svr = scores[scores["model"] == "counters_svr"]
     assert len(svr) == 10
@@ -213,7 +214,7 @@ def test_standardised_within_groups_scales_by_the_training_runs_of_each_group():
     )
     groups = pd.Series(["a", "a", "a", "b", "b", "b", "c"], index=X.index)
     train = np.array([0, 1, 3, 4])
-    scaled = e.standardised_within_groups(X, groups, train)
+    scaled = nested_cv.standardised_within_groups(X, groups, train)
     assert scaled.index.equals(X.index) and list(scaled.columns) == list(X.columns)
     # a: mean 15, spread 5 of its training runs; b: mean 2000, spread 1000. The
     # test runs (30 and 5000) do not enter their groups' scale.
@@ -236,10 +237,10 @@ def test_standardising_within_groups_recovers_a_signal_each_group_scales_its_own
     runs = pd.concat(parts, ignore_index=True)
     X, y, groups = runs[["counter"]], runs["z"], runs["group"]
     conditions = pd.get_dummies(groups, dtype=float)
-    predictions = e.repeated_cv(
+    predictions = nested_cv.repeated_cv(
         X, y, groups, conditions, v.Fitting(grid=GRID, cv=5, inner_cv=3, n_estimators=30), repeats=1
     )
-    r2 = e.cv_summary(predictions).set_index("model")["r2_pooled"]
+    r2 = nested_cv.cv_summary(predictions).set_index("model")["r2_pooled"]
     assert r2["counters_within_group"] > 0.9
     assert r2["counters_within_group"] > r2["counters_forest"] + 0.1
 
@@ -285,7 +286,7 @@ def identical_runs_table(noise: float, signal: float, seed: int = 0) -> pd.DataF
 def test_noise_floor_gives_the_r2_ceiling_of_known_noise():
     noise, signal = 0.05, 0.1
     table = identical_runs_table(noise, signal)
-    floor = e.noise_floor(table, ["generator", "load", "nodes", "application"])
+    floor = ceilings.noise_floor(table, ["generator", "load", "nodes", "application"])
     groups = floor[floor["application"] != "all"]
     assert len(groups) == 6 and (groups["identical_runs"] == 30).all()
     assert (groups["production_runs"] == 370).all()
@@ -312,10 +313,10 @@ def test_noise_floor_takes_identical_runs_only():
     dedicated = table.index[table["campaign"] == "dedicated"]
     table.loc[dedicated[:2], "generator"] = ["none", "loadgen"]
     with pytest.raises(ValueError, match=r"'dedicated'.* differ in generator.*not repeated"):
-        e.noise_floor(table, ["generator", "load", "nodes", "application"])
+        ceilings.noise_floor(table, ["generator", "load", "nodes", "application"])
     # One run of a condition tells nothing of the noise: no group, no ceiling.
     fresh = identical_runs_table(0.05, 0.1)
     one_each = fresh[fresh["campaign"] == "dedicated"].groupby(["application", "nodes"]).head(1)
     single = pd.concat([fresh[fresh["campaign"] == "production"], one_each])
-    empty = e.noise_floor(single, ["generator", "load", "nodes", "application"])
+    empty = ceilings.noise_floor(single, ["generator", "load", "nodes", "application"])
     assert empty.empty and "ceiling_r2" in empty.columns

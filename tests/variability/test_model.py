@@ -16,6 +16,7 @@ from sklearn.model_selection import GridSearchCV, cross_val_predict
 
 from netnoise.bundle import SHIPPED
 from netnoise.studies.variability import model as v
+from netnoise.studies.variability import model_file
 from netnoise.studies.variability.evaluation import cv_r2
 from netnoise.studies.variability.features import dataset
 from netnoise.studies.variability.synthetic import synthetic_table
@@ -142,9 +143,9 @@ def test_the_stored_estimators_predict_as_scikit_learns(model, mixed, fresh):
 
 def test_save_and_load_round_trip(model, fresh, tmp_path):
     path = tmp_path / "models" / "variability.npz"
-    v.save_model(path, model)
+    model_file.save_model(path, model)
     assert [p.name for p in path.parent.iterdir()] == ["variability.npz"]
-    loaded = v.load_model(path)
+    loaded = model_file.load_model(path)
     X, _ = dataset(fresh)
     pd.testing.assert_frame_equal(loaded.predict(X), model.predict(X))
     pd.testing.assert_frame_equal(loaded.evaluation, model.evaluation)
@@ -153,7 +154,7 @@ def test_save_and_load_round_trip(model, fresh, tmp_path):
     junk = tmp_path / "junk.npz"
     junk.write_text("not a model")
     with pytest.raises(ValueError, match="not a variability model"):
-        v.load_model(junk)
+        model_file.load_model(junk)
 
 
 class _Payload:
@@ -168,7 +169,7 @@ class _Payload:
 
 def _tampered(model, path, **arrays):
     """``model`` saved to ``path`` with some arrays replaced."""
-    v.save_model(path, model)
+    model_file.save_model(path, model)
     with np.load(path) as data:
         stored = {name: data[name] for name in data.files}
     np.savez(path, **(stored | arrays))
@@ -178,7 +179,9 @@ def _tampered(model, path, **arrays):
 def test_load_refuses_pickles_and_malformed_arrays_without_running_them(model, tmp_path):
     marker = tmp_path / "ran"
     pickled = tmp_path / "pickled.npz"
-    pickled.write_bytes(pickle.dumps({"format": v.MODEL_FORMAT, "model": _Payload(marker)}))
+    pickled.write_bytes(
+        pickle.dumps({"format": model_file.MODEL_FORMAT, "model": _Payload(marker)})
+    )
     objects = _tampered(model, tmp_path / "objects.npz", forest_value=np.array([_Payload(marker)]))
     left = model.forest.left.copy()
     left[0] = 0  # the root is its own child: a descent would never end
@@ -199,7 +202,7 @@ def test_load_refuses_pickles_and_malformed_arrays_without_running_them(model, t
     }
     for path, message in cases.items():
         with pytest.raises(ValueError, match=message):
-            v.load_model(path)
+            model_file.load_model(path)
     assert not marker.exists()
 
 
@@ -229,7 +232,7 @@ def test_the_shipped_bundles_model_loads_and_judges_its_runs(tmp_path):
     with tarfile.open(SHIPPED) as bundle:
         bundle.extract(f"{results}/models/variability.npz", tmp_path, filter="data")
         runs = pd.read_csv(bundle.extractfile(f"{results}/tidy/variability/runs.csv"))
-    model = v.load_model(tmp_path / results / "models" / "variability.npz")
+    model = model_file.load_model(tmp_path / results / "models" / "variability.npz")
     assert isinstance(model, v.VariabilityModel)
     production = runs[runs["campaign"] == "production"].reset_index(drop=True)
     X, y = dataset(production)

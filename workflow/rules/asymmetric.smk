@@ -12,24 +12,27 @@ from netnoise.studies.asymmetric import patterns as asymmetric_patterns
 from netnoise.studies.asymmetric import plan as asymmetric_plan
 from netnoise.studies.asymmetric import regime as asymmetric_regime
 from netnoise.studies.asymmetric import testbed as asymmetric_testbed
+from netnoise.studies.asymmetric.settings import AsymmetricSettings
 
-AS = config["asymmetric"]
+AS = SETTINGS.study(AsymmetricSettings)
+AS_CONFIG = AS.as_config()
 AS_PATHS = study_paths("asymmetric")
-AS_PLATFORM = asymmetric_testbed.study_platform(config["platform"], AS)
+AS_PLATFORM = SETTINGS.effective(AS)
 # The study with the link rates of where it runs (what its patterns and models read).
-AS_STUDY = asymmetric_cluster.on_platform(config["platform"], AS)
+AS_STUDY = asymmetric_cluster.on_platform(
+    netnoise_platform.from_settings(AS_PLATFORM), AS_CONFIG
+)
 AS_RACKS = f"{AS_PATHS.raw}/racks.json"
 AS_TABLE_NAMES = asymmetric_plan.TABLE_NAMES
 AS_FIGURE_NAMES = asymmetric_plan.figure_names(AS)
 AS_RUNS = asymmetric_plan.runs(AS_PATHS.raw, AS)
-AS_KIND = config["platform"]["kind"]
-AS_SKIPPED = asymmetric_plan.skipped(AS_KIND, AS)
+AS_SKIPPED = asymmetric_plan.skipped(PLATFORM, AS)
 # The TCP level (iperf3) and the link checks run on the study's testbed only.
-AS_TESTBED = asymmetric_plan.on_testbed(AS, AS_KIND)
-AS_NS3 = AS["network"] == "ns3"
+AS_TESTBED = asymmetric_plan.on_testbed(AS, PLATFORM)
+AS_NS3 = AS.in_ns3
 AS_VALIDATION = [f"{AS_PATHS.tables}/testbed_validation.csv"] if AS_TESTBED else []
 
-if AS["enabled"] and AS_SKIPPED:
+if AS.enabled and AS_SKIPPED:
     logger.warning(AS_SKIPPED)
 
 
@@ -53,11 +56,7 @@ localrules:
     plot_asymmetric_regime,
 
 
-study_targets(
-    "asymmetric",
-    lambda: asymmetric_plan.targets(AS_PATHS.tables, AS_PATHS.figures, AS, AS_KIND),
-)
-on_release(lambda: asymmetric_testbed.release(config["platform"], AS))
+on_release(lambda: asymmetric_testbed.release(AS_PLATFORM, AS))
 
 
 # The racks the patterns are drawn on, resolved when the study starts (on a
@@ -71,7 +70,7 @@ rule map_asymmetric_racks:
         "../../envs/analysis.yaml"
     params:
         platform=config["platform"],
-        study=AS,
+        study=AS_CONFIG,
     script:
         "../scripts/asymmetric/map_racks.py"
 
@@ -105,7 +104,7 @@ rule validate_asymmetric_testbed:
     resources:
         network=1,
     params:
-        platform=AS_PLATFORM,
+        platform=AS_PLATFORM.as_config(),
         seconds=3,
     script:
         "../scripts/platform/validate_testbed.py"
@@ -132,9 +131,9 @@ if AS_NS3:
         conda:
             "../../envs/build.yaml"
         params:
-            ns3=AS["ns3"],
-            iterations=AS["iterations"],
-            timeout_s=config["platform"]["timeout_s"],
+            ns3=AS.ns3.as_config(),
+            iterations=AS.iterations.as_config(),
+            timeout_s=SETTINGS.platform.timeout_s,
             config=lambda wc: asymmetric_plan.run_config(AS, wc.congestion),
         script:
             "../scripts/asymmetric/simulate_links.py"
@@ -199,10 +198,8 @@ else:
                 ),
             ),
         params:
-            platform=lambda wc: asymmetric_testbed.study_platform(
-                config["platform"], AS, wc.congestion
-            ),
-            iterations=AS["iterations"],
+            platform=lambda wc: study_platform(AS, congestion=wc.congestion),
+            iterations=AS.iterations.as_config(),
             config=lambda wc: asymmetric_plan.run_config(AS, wc.congestion),
         script:
             "../scripts/asymmetric/measure_links.py"
@@ -256,10 +253,8 @@ rule measure_asymmetric_tcp:
     resources:
         network=1,
     params:
-        platform=lambda wc: asymmetric_testbed.study_platform(
-            config["platform"], AS, wc.congestion
-        ),
-        seconds=AS["properties"]["iperf_seconds"],
+        platform=lambda wc: study_platform(AS, congestion=wc.congestion),
+        seconds=AS.properties.iperf_seconds,
         config=lambda wc: asymmetric_plan.run_config(AS, wc.congestion),
     script:
         "../scripts/asymmetric/measure_tcp.py"
@@ -274,7 +269,7 @@ rule tidy_asymmetric:
         mpi=[path for *_, paths in AS_RUNS for path in paths],
         tcp=expand(
             f"{AS_PATHS.raw}/tcp/properties_{{congestion}}.csv",
-            congestion=AS["congestion_controls"] if AS_TESTBED else [],
+            congestion=AS.congestion_controls if AS_TESTBED else [],
         ),
     output:
         links=f"{AS_PATHS.tidy}/mpi_links.csv",
@@ -287,7 +282,7 @@ rule tidy_asymmetric:
     params:
         families=asymmetric_patterns.FAMILIES,
         runs=AS_RUNS,
-        congestion_controls=AS["congestion_controls"] if AS_TESTBED else [],
+        congestion_controls=AS.congestion_controls if AS_TESTBED else [],
     script:
         "../scripts/asymmetric/tidy.py"
 
@@ -304,7 +299,7 @@ rule fit_asymmetric_platform:
         "../../envs/analysis.yaml"
     params:
         testbed=AS_STUDY["testbed"],
-        network=AS["network"],
+        network=AS.network,
     script:
         "../scripts/asymmetric/fit_platform.py"
 
@@ -314,7 +309,7 @@ rule predict_asymmetric_links:
         links=f"{AS_PATHS.tidy}/mpi_links.csv",
         platforms=expand(
             f"{AS_PATHS.models}/platform_{{congestion}}.yaml",
-            congestion=AS["congestion_controls"],
+            congestion=AS.congestion_controls,
         ),
     output:
         f"{AS_PATHS.tidy}/link_errors.csv",
@@ -323,7 +318,7 @@ rule predict_asymmetric_links:
     conda:
         "../../envs/analysis.yaml"
     params:
-        congestion_controls=AS["congestion_controls"],
+        congestion_controls=AS.congestion_controls,
     script:
         "../scripts/asymmetric/predict_links.py"
 
@@ -336,7 +331,7 @@ rule tabulate_asymmetric:
         tcp=f"{AS_PATHS.tidy}/tcp_links.csv",
         platforms=expand(
             f"{AS_PATHS.models}/platform_{{congestion}}.yaml",
-            congestion=AS["congestion_controls"],
+            congestion=AS.congestion_controls,
         ),
         published_table2=reference("asymmetric", "table2.csv"),
         published_within10=reference("asymmetric", "within10.csv"),
@@ -348,12 +343,14 @@ rule tabulate_asymmetric:
     conda:
         "../../envs/analysis.yaml"
     params:
-        congestion_controls=AS["congestion_controls"],
-        iterations=AS["iterations"],
+        congestion_controls=AS.congestion_controls,
+        iterations=AS.iterations.as_config(),
         testbed=(
-            asymmetric_ns3.queue_link(AS["ns3"]) if AS_NS3 else AS_PLATFORM["testbed"]
+            asymmetric_ns3.queue_link(AS_CONFIG["ns3"])
+            if AS_NS3
+            else AS_PLATFORM.testbed.as_config()
         ),
-        network=AS["network"],
+        network=AS.network,
     script:
         "../scripts/asymmetric/tabulate.py"
 
@@ -380,7 +377,7 @@ rule plot_asymmetric:
     conda:
         "../../envs/analysis.yaml"
     params:
-        random_congestion_controls=AS["random"]["congestion_controls"],
+        random_congestion_controls=AS.random.congestion_controls,
     script:
         "../scripts/asymmetric/plot.py"
 
@@ -401,9 +398,9 @@ rule simulate_asymmetric_regime:
     conda:
         "../../envs/build.yaml"
     params:
-        point=lambda wc: asymmetric_regime.named_point(AS, wc.regime_point),
-        iterations=asymmetric_regime.stopping_rule(AS),
-        timeout_s=config["platform"]["timeout_s"],
+        point=lambda wc: asymmetric_regime.named_point(AS_CONFIG, wc.regime_point),
+        iterations=asymmetric_regime.stopping_rule(AS_CONFIG),
+        timeout_s=SETTINGS.platform.timeout_s,
         config=lambda wc: asymmetric_plan.run_config(AS, wc.congestion),
     script:
         "../scripts/asymmetric/simulate_regime.py"
@@ -413,8 +410,8 @@ rule tabulate_asymmetric_regime:
     input:
         [
             path
-            for cc in AS["regime"]["congestion_controls"]
-            for path in asymmetric_regime.result_paths(AS_PATHS.raw, AS, cc)
+            for cc in AS.regime.congestion_controls
+            for path in asymmetric_regime.result_paths(AS_PATHS.raw, AS_CONFIG, cc)
         ],
     output:
         f"{AS_PATHS.tables}/{asymmetric_plan.REGIME_TABLE}.csv",
@@ -423,8 +420,8 @@ rule tabulate_asymmetric_regime:
     conda:
         "../../envs/analysis.yaml"
     params:
-        study=AS,
-        congestion_controls=AS["regime"]["congestion_controls"],
+        study=AS_CONFIG,
+        congestion_controls=AS.regime.congestion_controls,
     script:
         "../scripts/asymmetric/tabulate_regime.py"
 

@@ -7,11 +7,15 @@ from types import SimpleNamespace
 import netnoise
 from netnoise import bundle as netnoise_bundle
 from netnoise import config as netnoise_config
+from netnoise import headlines as netnoise_headlines
+from netnoise import platform as netnoise_platform
 from netnoise import report as netnoise_report
 from netnoise import scheduler_timers
+from netnoise import settings as netnoise_settings
 from netnoise import studies as netnoise_studies
-from netnoise.build import flavour, list_programs
+from netnoise.build import list_programs
 from netnoise.jobs import expose_package
+from netnoise.study import StudyPaths
 
 # Snakemake's YAML reader keeps the last of a key given twice; netnoise's refuses it.
 for _configfile in workflow.configfiles:
@@ -22,21 +26,20 @@ netnoise_config.validate(
 
 expose_package(PACKAGE_SRC)
 
-_PLATFORM = config["platform"]["kind"]
-_RESULTS = f"results/{_PLATFORM}"
+# The config, typed (netnoise.settings), and what the rules ask of the platform
+# instead of its kind (netnoise.platform).
+SETTINGS = netnoise_settings.Settings.of(config)
+PLATFORM = netnoise_platform.from_settings(SETTINGS.platform)
+_RESULTS = f"results/{PLATFORM.kind}"
 _BIN = f"{_RESULTS}/bin"
 _LOGS = f"{_RESULTS}/logs"
 _BENCHMARKS = f"{_RESULTS}/benchmarks"
-# How a run's times are taken: SMPI's are simulated, and no host core enters
-# them, so a claim needs no CPU-only control there.
-PLATFORM_CLOCK = "simulated" if _PLATFORM == "simgrid" else "wall"
 # Sources live beside the workflow; results go to the working directory. Rules
 # name the sources relative to it, so the report's rule details show no
 # absolute path of the machine that ran them.
 _PROJECT = Path(os.path.relpath(Path(workflow.basedir).parent))
 _CSRC = _PROJECT / "csrc"
-_C_FLAVOUR = flavour(_PLATFORM)
-_C_PROGRAMS = list_programs(_CSRC, _C_FLAVOUR)
+_C_PROGRAMS = list_programs(_CSRC, PLATFORM.build_flavour)
 _C_SOURCES = sorted(
     str(p) for p in _CSRC.rglob("*") if p.suffix in (".c", ".h") or p.name == "Makefile"
 )
@@ -90,16 +93,11 @@ def c_sources():
     """The C build: csrc's Makefile, every source it compiles, the flavour and
     compiler of the platform's programs and the programs it makes; apart, the
     ns-3 programs (make ns3) and their sources."""
-    compiler = (
-        config["platform"]["simgrid"]["smpicc"]
-        if _C_FLAVOUR == "smpi"
-        else config["build"]["mpicc"]
-    )
     return SimpleNamespace(
         makefile=str(_CSRC / "Makefile"),
         files=_C_SOURCES,
-        flavour=_C_FLAVOUR,
-        mpicc=compiler,
+        flavour=PLATFORM.build_flavour,
+        mpicc=PLATFORM.mpicc(SETTINGS.build.mpicc),
         programs=_C_PROGRAMS,
         ns3_files=_NS3_SOURCES,
         ns3_programs=_NS3_PROGRAMS,
@@ -107,11 +105,9 @@ def c_sources():
 
 
 def study_nodes(count):
-    """Names of the first ``count`` nodes on the testbed; elsewhere the launcher places ranks."""
-    if _PLATFORM != "testbed":
-        return None
-    prefix = config["platform"]["testbed"]["prefix"]
-    return [f"{prefix}-n{i:02d}" for i in range(1, count + 1)]
+    """Names of the first ``count`` nodes where jobs name them; elsewhere (None) the
+    launcher places ranks."""
+    return PLATFORM.node_names(count)
 
 
 def _derived(value, compute):
@@ -125,20 +121,27 @@ def _derived(value, compute):
     return lambda wildcards: compute(value(wildcards))
 
 
+def study_platform(study, **choices):
+    """The platform ``study``'s runs see (a study section of SETTINGS, with what one
+    run ``choices``; netnoise.settings.Settings.effective), as a rule's params
+    carry it: the mapping of its config."""
+    return SETTINGS.effective(study, **choices).as_config()
+
+
 def slurm_nodes(ranks):
     """Nodes of a Slurm job whose launches start ``ranks`` ranks each, as the
     platform.slurm placement spreads them."""
-    slurm = config["platform"]["slurm"]
-    return slurm["nodes"] or -(-ranks // slurm["tasks_per_node"])
+    slurm = SETTINGS.platform.slurm
+    return slurm.nodes or -(-ranks // slurm.tasks_per_node)
 
 
-# A measurement job on a local platform holds every core Snakemake was given:
-# a build or an analysis beside it would load the cores its ranks poll on, and
-# its runs would read that load as the network's (--cores 2 overrides the
-# profile's 1). A Slurm job's allocation is its own. Without cores (a dry run)
-# nothing runs.
+# A measurement job on this host holds every core Snakemake was given: a build
+# or an analysis beside it would load the cores its ranks poll on, and its runs
+# would read that load as the network's (--cores 2 overrides the profile's 1).
+# A job that is an allocation of its own needs none here. Without cores (a dry
+# run) nothing runs.
 MEASUREMENT_THREADS = (
-    (workflow.resource_settings.cores or 1) if _PLATFORM != "slurm" else 1
+    1 if PLATFORM.allocates_jobs else (workflow.resource_settings.cores or 1)
 )
 
 
@@ -151,21 +154,21 @@ def measurement_resources(ranks, launches=1, **slurm):
     which makes the executor run the rule in the job itself, whose script starts
     the ranks as steps. ``slurm`` replaces any of them (a job sized otherwise)."""
     resources = {"network": 1}
-    if _PLATFORM != "slurm":
+    if not PLATFORM.allocates_jobs:
         return resources
-    resources["mpi"] = config["platform"]["slurm"]["launcher"]
+    placement = SETTINGS.platform.slurm
+    resources["mpi"] = placement.launcher
     resources["tasks"] = _derived(ranks, lambda r: launches * r)
-    placement = config["platform"]["slurm"]
     # Without a node count or ranks per node, srun spreads the ranks as it likes.
-    if placement["nodes"] or placement["tasks_per_node"]:
+    if placement.nodes or placement.tasks_per_node:
         resources["nodes"] = _derived(ranks, slurm_nodes)
     return {**resources, **slurm}
 
 
 def application_binary(name):
     """Executable of a configured application: a csrc program or a built real one."""
-    app = config["applications"][name]
-    return program(app["program"]) if "program" in app else f"{_BIN}/apps/{name}"
+    app = SETTINGS.applications[name]
+    return program(app.program) if app.program is not None else f"{_BIN}/apps/{name}"
 
 
 def application_job(name, output, ranks, nodes, iterations, warmup, extra_args=()):
@@ -175,33 +178,33 @@ def application_job(name, output, ranks, nodes, iterations, warmup, extra_args=(
     the later of two equal options wins). A real application is wrapped by
     netnoise.external, which times each launch and extracts its figure of merit.
     """
-    app = config["applications"][name]
+    app = SETTINGS.applications[name]
     spec = {
         "name": name,
         "program": application_binary(name),
-        "args": [*app.get("args", []), *map(str, extra_args)],
+        "args": [*(app.args or []), *map(str, extra_args)],
         "ranks": ranks,
         "nodes": nodes,
         "output": output,
     }
-    if "program" in app:
+    if app.program is not None:
         spec["args"] += ["--iterations", iterations, "--warmup", warmup]
         return spec
-    fom = app.get("figure_of_merit", {})
+    fom = app.figure_of_merit
     spec["external"] = {
         "tool": name,
-        "version": app["version"],
+        "version": app.version,
         "iterations": iterations,
         "warmup": warmup,
-        "fom": fom.get("pattern"),
-        "fom_unit": fom.get("unit", ""),
+        "fom": fom.pattern if fom else None,
+        "fom_unit": fom.unit if fom else "",
     }
     return spec
 
 
 def build_environment():
     """Compiler settings a third-party build command sees."""
-    return {"MPICC": config["build"]["mpicc"], "CFLAGS": config["build"]["cflags"]}
+    return {"MPICC": SETTINGS.build.mpicc, "CFLAGS": SETTINGS.build.cflags}
 
 
 def benchmark_job(name, output, ranks, nodes, args):
@@ -226,7 +229,7 @@ def report_results(category):
         return netnoise_report.PLATFORM_RESULTS
     if category == "provenance":
         return netnoise_report.PROVENANCE_RESULTS
-    return netnoise_studies.get(category).module("plan").REPORT_RESULTS
+    return netnoise_studies.get(category).results
 
 
 def report_category(category):
@@ -259,17 +262,11 @@ def reviewed_bundle():
 
 def study_paths(key):
     """Where study ``key`` keeps its results, logs and benchmark timings, and its
-    report captions."""
-    return SimpleNamespace(
-        raw=f"{_RESULTS}/raw/{key}",
-        tidy=f"{_RESULTS}/tidy/{key}",
-        models=f"{_RESULTS}/models/{key}",
-        tables=f"{_RESULTS}/tables/{key}",
-        figures=f"{_RESULTS}/figures/{key}",
-        logs=f"{_LOGS}/{key}",
-        benchmarks=f"{_BENCHMARKS}/{key}",
-        captions=f"../report/{key}",
+    report captions (relative to these rules)."""
+    captions = os.path.relpath(
+        netnoise_studies.get(key).captions, Path(workflow.basedir) / "rules"
     )
+    return StudyPaths.under(_RESULTS, key, captions)
 
 
 def figure_style():
@@ -277,14 +274,7 @@ def figure_style():
     return _STYLE
 
 
-_STUDY_TARGETS = {}
 _RELEASES = []
-
-
-def study_targets(key, targets):
-    """Registers ``targets()`` as the final files of study ``key``; it is called
-    only when the study is enabled."""
-    _STUDY_TARGETS[key] = targets
 
 
 def on_release(release):
@@ -299,17 +289,17 @@ def all_targets():
         f"{_RESULTS}/figures/baseline_latency.png",
         f"{_RESULTS}/tables/baseline_latency.csv",
     ]
-    if _PLATFORM == "testbed":
+    if PLATFORM.shapes_links:
         targets.append(f"{_RESULTS}/tables/testbed_validation.csv")
-    for key, targets_of in _STUDY_TARGETS.items():
-        if config[key]["enabled"]:
-            made = targets_of()
+    for study in netnoise_studies.STUDIES:
+        if config[study.key]["enabled"]:
+            made = study.plan(SETTINGS, study_paths(study.key))
             targets += made
             if made:
-                targets.append(headline_claims_table(key))
+                targets.append(headline_claims_table(study.key))
     if judged_tables(targets):
         targets.append(claims_summary_table())
-        if _PLATFORM != "testbed":
+        if not PLATFORM.reference:
             targets.append(claims_beside_table())
     return targets
 
@@ -343,8 +333,8 @@ SHIPPED_BUNDLE = str(_PROJECT / "resources" / "cache" / "quick-testbed.tar.gz")
 def headline_inputs(key):
     """What study ``key``'s headline claims are judged from: its tables, an
     optional one only where this config makes it."""
-    optional = netnoise_studies.optional_headline_inputs(key)
-    paths = netnoise_studies.headline_inputs(key, Path(_RESULTS), _PROJECT)
+    optional = netnoise_headlines.optional_headline_inputs(key)
+    paths = netnoise_headlines.headline_inputs(key, Path(_RESULTS), _PROJECT)
     made = set(all_targets()) if optional else set()
     return {
         argument: str(path)
@@ -353,12 +343,9 @@ def headline_inputs(key):
     }
 
 
-def release_testbed():
-    """Tear the testbed down (and every study's own) when the workflow ends,
-    unless asked to keep them."""
-    if _PLATFORM == "testbed" and not config["platform"]["testbed"]["keep_up"]:
-        from netnoise.platform.testbed import TestbedPlatform
-
-        TestbedPlatform(config["platform"]).testbed.down()
+def release_platform():
+    """Remove what the platform brought up (and every study's own testbed) when
+    the workflow ends, unless asked to keep them."""
+    if PLATFORM.release():
         for release in _RELEASES:
             release()

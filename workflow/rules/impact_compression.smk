@@ -5,17 +5,18 @@
 # netnoise.studies.impact_compression.plan.
 from netnoise.studies.impact_compression import analysis as ic_analysis
 from netnoise.studies.impact_compression import plan as ic_plan
+from netnoise.studies.impact_compression.settings import ImpactCompressionSettings
 
-IC = config["impact_compression"]
+IC = SETTINGS.study(ImpactCompressionSettings)
 IC_PATHS = study_paths("impact_compression")
 IC_RAW = IC_PATHS.raw
-IC_NODES = study_nodes(IC["nodes"])
-IC_RANKS = IC["nodes"]
-IC_CORUN_CONFIG = {"impact_compression": IC}
-IC_PLATFORM = netnoise_config.study_platform(config["platform"], IC)
-IC_LINK_MBIT = ic_plan.compression_link_mbit(IC, config["platform"])
+IC_NODES = study_nodes(IC.nodes)
+IC_RANKS = IC.nodes
+IC_CORUN_CONFIG = {"impact_compression": IC.as_config()}
+IC_PLATFORM = study_platform(IC)
+IC_LINK_MBIT = ic_plan.compression_link_mbit(IC, PLATFORM)
 IC_IMPACT_FILES = ic_plan.impact_files(IC_RAW, IC, IC_LINK_MBIT)
-IC_CPU_CONTROL = ic_plan.cpu_control_planned(IC, config["platform"], PLATFORM_CLOCK)
+IC_CPU_CONTROL = ic_plan.cpu_control_planned(IC, PLATFORM)
 IC_RUNTIME_FILES = ic_plan.runtime_files(IC_RAW, IC, IC_LINK_MBIT, IC_CPU_CONTROL)
 IC_TABLES = {name: f"{IC_PATHS.tables}/{name}.csv" for name in ic_plan.TABLE_NAMES}
 # Co-run job specs: ImpactB (measured: its samples; beside: until the co-run ends),
@@ -60,12 +61,6 @@ localrules:
     plot_impact_compression,
 
 
-study_targets(
-    "impact_compression",
-    lambda: ic_plan.targets(IC_PATHS.figures, IC_PATHS.tables),
-)
-
-
 # Impact experiments: ImpactB on the idle switch, beside each application and
 # beside each CompressionB configuration.
 
@@ -83,7 +78,7 @@ use rule corun as measure_impact_idle with:
     resources:
         **measurement_resources(IC_RANKS),
     params:
-        measured=lambda wc, output: IC_IMPACTB(output.impact, IC["impact_samples"]),
+        measured=lambda wc, output: IC_IMPACTB(output.impact, IC.impact_samples),
         background=[],
         platform=IC_PLATFORM,
         config=IC_CORUN_CONFIG,
@@ -107,7 +102,7 @@ use rule corun as measure_impact_of_application with:
         # ImpactB measures (a fixed sample count) while the application loops, as
         # for the idle switch and CompressionB: its samples all fall in the
         # application's steady state, none in its launch or teardown.
-        measured=lambda wc, output: IC_IMPACTB(output.impact, IC["impact_samples"]),
+        measured=lambda wc, output: IC_IMPACTB(output.impact, IC.impact_samples),
         background=lambda wc, output: [IC_BACKGROUND_APP(wc.app, output.runs)],
         platform=IC_PLATFORM,
         config=IC_CORUN_CONFIG,
@@ -128,7 +123,7 @@ use rule corun as measure_impact_of_compression with:
     resources:
         **measurement_resources(IC_RANKS, 2),
     params:
-        measured=lambda wc, output: IC_IMPACTB(output.impact, IC["impact_samples"]),
+        measured=lambda wc, output: IC_IMPACTB(output.impact, IC.impact_samples),
         background=lambda wc, output: [IC_COMPRESSIONB(wc, output)],
         platform=IC_PLATFORM,
         config=IC_CORUN_CONFIG,
@@ -211,7 +206,7 @@ rule measure_cpu_control:
         cpuhog=program("cpuhog"),
         pairings=lambda wc: [
             f"{IC_RAW}/runs/pairing/{wc.app}/{partner}.csv.prov.json"
-            for partner in IC["applications"]
+            for partner in IC.applications
         ],
     output:
         runs=f"{IC_RAW}/runs/cpu_control/{{app}}.csv",
@@ -269,7 +264,7 @@ rule analyse_impact_compression:
     conda:
         "../../envs/analysis.yaml"
     params:
-        clock=PLATFORM_CLOCK,
+        clock=PLATFORM.clock,
     script:
         "../scripts/impact_compression/analyse.py"
 

@@ -3,22 +3,23 @@
 # What runs is planned in netnoise.studies.latency_variation.plan.
 from netnoise.studies.latency_variation import plan as lv_plan
 from netnoise.studies.latency_variation.names import PROBES
+from netnoise.studies.latency_variation.settings import LatencyVariationSettings
 
-LV = config["latency_variation"]
-LV_FIT = LV["fit"]
-LV_INJ = LV["injection"]
+LV = SETTINGS.study(LatencyVariationSettings)
+LV_FIT = LV.fit
+LV_INJ = LV.injection
 LV_PATHS = study_paths("latency_variation")
 LV_RAW = LV_PATHS.raw
-LV_NODES = study_nodes(LV["nodes"])
-LV_RANKS = LV["nodes"]
-LV_APPS = LV_INJ["applications"]
+LV_NODES = study_nodes(LV.nodes)
+LV_RANKS = LV.nodes
+LV_APPS = LV_INJ.applications
 LV_CHARACTERIZATION = lv_plan.characterization_runs(LV)
 # Every injected distribution (level x distribution) and the zero table.
 LV_POINTS = lv_plan.injected_points(LV)
 # The probes and the barrier this platform runs (no tcpping in a simulation).
-LV_VALIDATION = lv_plan.validation_experiments(config["platform"])
+LV_VALIDATION = lv_plan.validation_experiments(PLATFORM)
 LV_PROBE_RUNS = lv_plan.probe_runs(LV, LV_VALIDATION)
-LV_FIGURES = lv_plan.injection_figures(config["platform"])
+LV_FIGURES = lv_plan.injection_figures(PLATFORM)
 LV_APP_RUNS = lv_plan.application_runs(LV)
 
 
@@ -39,26 +40,18 @@ localrules:
     plot_latency_injection,
 
 
-study_targets(
-    "latency_variation",
-    lambda: lv_plan.targets(
-        LV_PATHS.figures, LV_PATHS.tables, LV_PATHS.models, config["platform"]
-    ),
-)
-
-
 # Sec. 5: each probe at each level of background load, the fits of Sec. 5.3
 # and the injector tables made from them. A platform that cannot run a probe
 # beside a load takes the latency another run measured
 # (characterize.from_bundle): it injects that network's.
-if LV["characterize"]["from_bundle"]:
+if LV.characterize.from_bundle:
 
     localrules:
         unpack_latency_characterization,
 
     rule unpack_latency_characterization:
         input:
-            bundle=LV["characterize"]["from_bundle"],
+            bundle=LV.characterize.from_bundle,
         output:
             samples=f"{LV_PATHS.tidy}/characterization.csv",
             load=f"{LV_PATHS.tidy}/load.csv",
@@ -67,7 +60,7 @@ if LV["characterize"]["from_bundle"]:
         conda:
             "../../envs/analysis.yaml"
         params:
-            levels=LV["characterize"]["levels"],
+            levels=LV.characterize.levels,
         script:
             "../scripts/latency_variation/unpack_characterization.py"
 
@@ -103,10 +96,10 @@ else:
                     output.load,
                     LV_RANKS,
                     LV_NODES,
-                    lv_plan.loadgen_args(LV, int(wc.level), config["platform"]),
+                    lv_plan.loadgen_args(LV, int(wc.level), PLATFORM),
                 )
             ],
-            config={"latency_variation": LV},
+            config={"latency_variation": LV.as_config()},
 
     rule tidy_latency_characterization:
         input:
@@ -162,9 +155,9 @@ rule fit_latency_distributions:
     conda:
         "../../envs/analysis.yaml"
     params:
-        fit=LV_FIT,
-        injected_levels=LV_INJ["levels"],
-        seed=LV["seed"],
+        fit=LV_FIT.as_config(),
+        injected_levels=LV_INJ.levels,
+        seed=LV.seed,
     script:
         "../scripts/latency_variation/fit_distributions.py"
 
@@ -193,7 +186,7 @@ rule plot_latency_characterization:
     conda:
         "../../envs/analysis.yaml"
     params:
-        probe=LV_FIT["probe"],
+        probe=LV_FIT.probe,
     script:
         "../scripts/latency_variation/plot_characterization.py"
 
@@ -229,15 +222,15 @@ rule measure_injected_latency:
     resources:
         **measurement_resources(LV_RANKS),
     params:
-        platform=config["platform"],
+        platform=study_platform(LV),
         jobs=lambda wc, output: lv_plan.injected_probes(
             LV, LV_NODES, output.results, benchmark_job, LV_VALIDATION
         ),
-        injector_level=lv_plan.injector_level(LV, config["platform"]),
-        unit=LV_FIT["table_unit"],
-        wait=LV_INJ["wait"],
-        sleep_margin_us=LV_INJ["sleep_margin_us"],
-        config={"latency_variation": LV},
+        injector_level=lv_plan.injector_level(LV, PLATFORM),
+        unit=LV_FIT.table_unit,
+        wait=LV_INJ.wait,
+        sleep_margin_us=LV_INJ.sleep_margin_us,
+        config={"latency_variation": LV.as_config()},
     script:
         "../scripts/latency_variation/measure_injected.py"
 
@@ -304,7 +297,7 @@ rule analyse_latency_injection:
     conda:
         "../../envs/analysis.yaml"
     params:
-        fixed_mean_levels=LV_INJ["fixed_mean_levels"],
+        fixed_mean_levels=LV_INJ.fixed_mean_levels,
     script:
         "../scripts/latency_variation/analyse_injection.py"
 
@@ -333,7 +326,7 @@ rule plot_latency_injection:
     conda:
         "../../envs/analysis.yaml"
     params:
-        fixed_mean_levels=sorted(LV_INJ["fixed_mean_levels"]),
+        fixed_mean_levels=sorted(LV_INJ.fixed_mean_levels),
         figures=LV_FIGURES,
     script:
         "../scripts/latency_variation/plot_injection.py"

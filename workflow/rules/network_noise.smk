@@ -3,33 +3,32 @@
 # (points, job specs, targets) is planned in netnoise.studies.network_noise.plan.
 from snakemake.logging import logger
 
-from netnoise import config as netnoise_config
 from netnoise.studies.network_noise import plan as nn_plan
+from netnoise.studies.network_noise.settings import NetworkNoiseSettings
 
-NN = config["network_noise"]
+NN = SETTINGS.study(NetworkNoiseSettings)
 NN_PATHS = study_paths("network_noise")
 NN_POINTS = nn_plan.simulation_points(NN)
 NN_SIMULATIONS = f"{NN_PATHS.tidy}/simulation"
 NN_FIGURE_NAMES = nn_plan.simulation_figures(NN)
-NB = NN["benchmark"]
-NB_ON_TESTBED = config["platform"]["kind"] == "testbed"
-NB_POINTS = nn_plan.noise_points(NB, NB_ON_TESTBED)
+NB = NN.benchmark
+NB_POINTS = nn_plan.noise_points(NB, PLATFORM)
 # The benchmark's own layout (racks, backbone), and its allocations spread over
 # the racks in turn so that application and perturbation traffic share links;
 # the unshared control's on one switch, the CPU control's measured once.
-NB_PLATFORM = netnoise_config.study_platform(config["platform"], NB)
+NB_PLATFORM = SETTINGS.effective(NN)
 nb_platform = lambda perturbation: nn_plan.point_platform(NB_PLATFORM, perturbation)
 NB_NODES = lambda count, perturbation="network": (
-    netnoise_config.rack_interleaved_nodes(nb_platform(perturbation)["testbed"], count)
-    if NB_ON_TESTBED
+    nb_platform(perturbation).testbed.rack_interleaved_nodes(count)
+    if PLATFORM.names_nodes
     else None
 )
 NB_RAW = f"{NN_PATHS.raw}/benchmark"
 NB_TIDY = f"{NN_PATHS.tidy}/benchmark.csv"
 NB_FIGURE_NAMES = nn_plan.BENCHMARK_FIGURES
-NETGAUGE = NB["netgauge"]
+NETGAUGE = NB.netgauge
 NETGAUGE_BIN = program("netgauge")
-NETGAUGE_RAW = f"{NB_RAW}/netgauge_collvsnoise_n{NB['nodes']}.csv"
+NETGAUGE_RAW = f"{NB_RAW}/netgauge_collvsnoise_n{NB.nodes}.csv"
 NETGAUGE_TIDY = f"{NN_PATHS.tidy}/netgauge.csv"
 NETGAUGE_NOTICE = nn_plan.netgauge_notice(NN)
 
@@ -50,12 +49,6 @@ localrules:
     plot_network_noise_benchmark,
     tidy_netgauge_collvsnoise,
     tabulate_netgauge_comparison,
-
-
-study_targets(
-    "network_noise",
-    lambda: nn_plan.targets(NN, NN_PATHS.figures, NN_PATHS.tables),
-)
 
 
 wildcard_constraints:
@@ -82,9 +75,9 @@ rule simulate_network_noise:
     params:
         spec=lambda wc: NN_POINTS[wc.point][1],
         ratio=lambda wc: NN_POINTS[wc.point][2],
-        collective=NN["collective"],
-        runs=NN["runs"],
-        seed=NN["seed"],
+        collective=NN.collective,
+        runs=NN.runs,
+        seed=NN.seed,
     script:
         "../scripts/network_noise/simulate.py"
 
@@ -155,8 +148,8 @@ rule measure_network_noise:
         args=lambda wc: nn_plan.noise_args(
             NB, wc.collective, wc.ratio, int(wc.allocation), wc.perturbation
         ),
-        platform=lambda wc: nb_platform(wc.perturbation),
-        config={"network_noise": {"benchmark": NB}},
+        platform=lambda wc: nb_platform(wc.perturbation).as_config(),
+        config={"network_noise": {"benchmark": NB.as_config()}},
         # The application processes on the measured job's cores, the perturbing
         # ones (network or CPU-only) on the others, drawn anew every split.
         binds_by_role=True,
@@ -195,7 +188,7 @@ rule tabulate_network_noise_benchmark:
     conda:
         "../../envs/analysis.yaml"
     params:
-        clock=PLATFORM_CLOCK,
+        clock=PLATFORM.clock,
     script:
         "../scripts/network_noise/tabulate_benchmark.py"
 
@@ -222,7 +215,7 @@ rule plot_network_noise_benchmark:
     conda:
         "../../envs/analysis.yaml"
     params:
-        nodes=NB["nodes"],
+        nodes=NB.nodes,
     script:
         "../scripts/network_noise/plot_benchmark.py"
 
@@ -240,7 +233,7 @@ rule build_netgauge:
         "../../envs/build.yaml"
     params:
         name="netgauge",
-        source=NETGAUGE["source"],
+        source=NETGAUGE.source,
         command=nn_plan.netgauge_build_command(NETGAUGE),
         binary="netgauge",
         work_dir=f"{platform_paths().build}/netgauge",
@@ -260,13 +253,13 @@ use rule corun as measure_netgauge_collvsnoise with:
     benchmark:
         f"{NN_PATHS.benchmarks}/netgauge_collvsnoise.tsv"
     resources:
-        **measurement_resources(NB["nodes"]),
+        **measurement_resources(NB.nodes),
     params:
         measured=lambda wc, input, output: nn_plan.netgauge_job(
-            NB, input.program, output.result, NB_NODES(NB["nodes"])
+            NB, input.program, output.result, NB_NODES(NB.nodes)
         ),
-        platform=NB_PLATFORM,
-        config={"network_noise": {"benchmark": NB}},
+        platform=NB_PLATFORM.as_config(),
+        config={"network_noise": {"benchmark": NB.as_config()}},
 
 
 rule tidy_netgauge_collvsnoise:
@@ -295,6 +288,6 @@ rule tabulate_netgauge_comparison:
     conda:
         "../../envs/analysis.yaml"
     params:
-        perturb_bytes=NB["perturb_size"],
+        perturb_bytes=NB.perturb_size,
     script:
         "../scripts/network_noise/tabulate_netgauge_comparison.py"

@@ -31,12 +31,12 @@ rule validate_testbed:
 
 
 onsuccess:
-    release_testbed()
+    release_platform()
     scheduler_timers.cancel_pending()
 
 
 onerror:
-    release_testbed()
+    release_platform()
     scheduler_timers.cancel_pending()
 
 

@@ -5,24 +5,24 @@
 
 from snakemake.logging import logger
 
-from netnoise import config as netnoise_config
 from netnoise.studies.variability import plan as variability_plan
+from netnoise.studies.variability.settings import VariabilitySettings
 
-VB = config["variability"]
+VB = SETTINGS.study(VariabilitySettings)
 VB_PATHS = study_paths("variability")
 VB_TIDY = f"{VB_PATHS.tidy}/runs.csv"
-# One model file beside the models folders of the other studies.
-VB_MODEL = f"{VB_PATHS.models}.npz"
+VB_MODEL = variability_plan.model_file(VB_PATHS)
 VB_BATCHES = variability_plan.measurement_batches(VB)
 VB_APPLICATIONS = variability_plan.measured_applications(
-    VB, config["applications"], application_binary
+    VB, SETTINGS.applications, application_binary
 )
 VB_ALLOCATION = lambda wc: variability_plan.allocation(
     VB, VB_BATCHES[wc.campaign][int(wc.batch)]
 )
-VB_SKIPPED = variability_plan.skipped(config["platform"]["kind"])
+VB_PLATFORM = netnoise_platform.from_settings(SETTINGS.effective(VB))
+VB_SKIPPED = variability_plan.skipped(VB_PLATFORM)
 
-if VB["enabled"] and VB_SKIPPED:
+if VB.enabled and VB_SKIPPED:
     logger.warning(VB_SKIPPED)
 
 
@@ -38,14 +38,6 @@ localrules:
     train_variability_model,
     tabulate_variability,
     plot_variability,
-
-
-study_targets(
-    "variability",
-    lambda: variability_plan.targets(
-        config["platform"]["kind"], VB_PATHS.tables, VB_PATHS.figures, VB_MODEL
-    ),
-)
 
 
 rule measure_variability_runs:
@@ -69,8 +61,8 @@ rule measure_variability_runs:
     params:
         runs=lambda wildcards: VB_BATCHES[wildcards.campaign][int(wildcards.batch)],
         applications=VB_APPLICATIONS,
-        platform=netnoise_config.study_platform(config["platform"], VB),
-        config={"variability": VB},
+        platform=VB_PLATFORM.settings.as_config(),
+        config={"variability": VB.as_config()},
     script:
         "../scripts/variability/measure.py"
 
@@ -100,8 +92,8 @@ rule train_variability_model:
     # Folds of the out-of-fold evaluation train in parallel (same result).
     threads: 2
     params:
-        model=VB["model"],
-        seed=VB["seed"],
+        model=VB.model.as_config(),
+        seed=VB.seed,
     script:
         "../scripts/variability/train.py"
 
@@ -125,9 +117,9 @@ rule tabulate_variability:
     # Folds of the nested repeated cross-validation run in parallel (same tables).
     threads: 2
     params:
-        model=VB["model"],
-        seed=VB["seed"],
-        clock=PLATFORM_CLOCK,
+        model=VB.model.as_config(),
+        seed=VB.seed,
+        clock=VB_PLATFORM.clock,
     script:
         "../scripts/variability/tabulate.py"
 
@@ -155,6 +147,6 @@ rule plot_variability:
     conda:
         "../../envs/analysis.yaml"
     params:
-        bound_level=VB["model"]["bound_level"],
+        bound_level=VB.model.bound_level,
     script:
         "../scripts/variability/plot.py"

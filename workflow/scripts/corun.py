@@ -1,6 +1,6 @@
-from netnoise.jobs import logged
+from netnoise.jobs import job_from_spec, logged
 from netnoise.platform import from_config
-from netnoise.run import corun, job_from_spec
+from netnoise.run import corun
 
 with logged(snakemake.log[0]):
     platform_config = snakemake.params.platform

@@ -3,10 +3,12 @@ from pathlib import Path
 import pandas as pd
 
 from netnoise import claims_summary, report, studies
-from netnoise import config as netnoise_config
 from netnoise.jobs import logged
+from netnoise.platform import from_settings
+from netnoise.settings import Settings
 
 with logged(snakemake.log[0]) as log:
+    settings = Settings.of(snakemake.config)
     inputs = snakemake.input
     reviewed = hasattr(inputs, "review")
     source = report.describe_source(
@@ -35,15 +37,9 @@ with logged(snakemake.log[0]) as log:
             )
         elif kind == "about":
             study = studies.get(page["study"])
-            platform = netnoise_config.study_platform(
-                snakemake.config["platform"], study.config_section(snakemake.config)
-            )
+            platform = from_settings(settings.effective(settings.study(study.settings)))
             text = report.about_page(
-                study,
-                page["results"],
-                source=source.sentence_html,
-                testbed=platform["testbed"] if snakemake.params.platform == "testbed" else None,
-                simgrid=platform if snakemake.params.platform == "simgrid" else None,
+                study, page["results"], source=source.sentence_html, facts=platform.facts()
             )
         elif kind == "text":
             text = report.text_page(

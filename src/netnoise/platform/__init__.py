@@ -8,13 +8,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
-from netnoise.platform.base import Launch, Platform, PlatformUnavailable
+from netnoise.platform.base import SIMULATED, WALL, Launch, Platform, PlatformUnavailable, Program
 from netnoise.platform.localhost import Localhost
 from netnoise.platform.simgrid import SimgridPlatform
 from netnoise.platform.slurm import Slurm
 from netnoise.platform.testbed import TestbedPlatform
+from netnoise.settings import PlatformSettings
 
 KINDS: dict[str, type[Platform]] = {
     "testbed": TestbedPlatform,
@@ -24,16 +26,31 @@ KINDS: dict[str, type[Platform]] = {
 }
 
 
-def from_config(platform_config: dict[str, Any]) -> Platform:
-    """The platform described by the validated ``platform`` section of the config."""
-    kind = platform_config["kind"]
+def from_settings(settings: PlatformSettings) -> Platform:
+    """The platform the validated, typed ``platform`` section describes."""
     try:
-        cls = KINDS[kind]
+        cls = KINDS[settings.kind]
     except KeyError:
         raise PlatformUnavailable(
-            f"platform.kind {kind!r} is not known; known kinds: {', '.join(KINDS)}"
+            f"platform.kind {settings.kind!r} is not known; known kinds: {', '.join(KINDS)}"
         ) from None
-    return cls(platform_config)
+    return cls(settings)
 
 
-__all__ = ["KINDS", "Launch", "Platform", "PlatformUnavailable", "from_config"]
+def from_config(platform: Mapping[str, Any]) -> Platform:
+    """The platform of a validated ``platform`` section as the config (and a rule's
+    params) give it: a mapping."""
+    return from_settings(PlatformSettings.of(platform))
+
+
+__all__ = [
+    "KINDS",
+    "SIMULATED",
+    "WALL",
+    "Launch",
+    "Platform",
+    "PlatformUnavailable",
+    "Program",
+    "from_config",
+    "from_settings",
+]

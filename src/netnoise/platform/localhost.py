@@ -9,17 +9,18 @@ from netnoise.platform.base import (
     mpirun_exports,
     open_mpi_root_env,
 )
+from netnoise.settings import PlatformSettings
 
 
 class Localhost(Platform):
     """All ranks on this host through mpirun; messages never cross a network."""
 
     kind = "localhost"
-    named_nodes_refused = "localhost has one node"
+    named_nodes_refused = "localhost has one node; use platform.kind testbed, slurm or simgrid"
 
-    def __init__(self, config: dict[str, Any]):
-        super().__init__(config)
-        self.launcher = config["mpirun"]
+    def __init__(self, settings: PlatformSettings):
+        super().__init__(settings)
+        self.launcher = settings.mpirun
 
     def build_launch(
         self, program: list[str], ranks: int, nodes: list[str], env: dict[str, str]
@@ -32,7 +33,7 @@ class Localhost(Platform):
             "--oversubscribe",
             "--bind-to",
             "none",
-            *self.config["mpirun_args"],
+            *self.settings.mpirun_args,
             *mpirun_exports(env),
             *program,
         ]

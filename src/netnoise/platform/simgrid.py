@@ -33,8 +33,15 @@ import pandas as pd
 
 from netnoise import counters
 from netnoise.atomic import atomic_open
-from netnoise.config import rack_interleaved_nodes
-from netnoise.platform.base import Launch, Platform, PlatformUnavailable, one_node_per_rank
+from netnoise.platform.base import (
+    SIMULATED,
+    Launch,
+    Platform,
+    PlatformUnavailable,
+    Program,
+    one_node_per_rank,
+)
+from netnoise.settings import PlatformSettings, TestbedSettings
 from netnoise.sim.topology import XGFT, SpecError, Torus, parse_spec
 
 #: Where generated platform and host files go, relative to the working
@@ -134,17 +141,17 @@ def graph_platform(
     return body
 
 
-def rack_hosts(testbed: dict[str, Any]) -> tuple[tuple[str, ...], ...]:
+def rack_hosts(testbed: TestbedSettings) -> tuple[tuple[str, ...], ...]:
     """The host names of each rack of the testbed's layout (``platform.testbed``),
     as :func:`racks_platform` names them: the testbed's own node names."""
-    nodes, racks = testbed["nodes"], testbed["racks"]
+    nodes, racks = testbed.nodes, testbed.racks
     per_rack = -(-nodes // racks)
-    names = [f"{testbed['prefix']}-n{i + 1:02d}" for i in range(nodes)]
+    names = [f"{testbed.prefix}-n{i + 1:02d}" for i in range(nodes)]
     return tuple(tuple(names[r * per_rack : (r + 1) * per_rack]) for r in range(racks))
 
 
 def racks_platform(
-    testbed: dict[str, Any], latency_us: float, packets: bool = False
+    testbed: TestbedSettings, latency_us: float, packets: bool = False
 ) -> GeneratedPlatform:
     """The testbed's layout (``platform.testbed``: nodes, racks, nic_mbit,
     backbone_mbit): each node's link to its rack switch and, between racks,
@@ -152,13 +159,13 @@ def racks_platform(
     with ``packets`` as a graph for ns-3 (graph_platform). Ranks take the racks
     in turn, as the testbed's studies place allocations, so an allocation's
     traffic crosses the backbone."""
-    nodes, racks = testbed["nodes"], testbed["racks"]
+    nodes, racks = testbed.nodes, testbed.racks
     per_rack = -(-nodes // racks)
     names = [name for rack in rack_hosts(testbed) for name in rack]
-    nic, backbone = testbed["nic_mbit"], testbed["backbone_mbit"]
-    order = rack_interleaved_nodes(testbed, nodes)
-    description = f"{nodes} nodes in {racks} rack(s), {testbed['nic_mbit']:g} Mbit/s node links" + (
-        f", {testbed['backbone_mbit']:g} Mbit/s rack uplinks" if racks > 1 else ""
+    nic, backbone = testbed.nic_mbit, testbed.backbone_mbit
+    order = testbed.rack_interleaved_nodes(nodes)
+    description = f"{nodes} nodes in {racks} rack(s), {nic:g} Mbit/s node links" + (
+        f", {backbone:g} Mbit/s rack uplinks" if racks > 1 else ""
     )
     if packets:
         switches = [f"switch-r{r + 1}" for r in range(racks)]
@@ -268,14 +275,14 @@ def dragonfly_platform(spec: str, link_gbit: float, latency_us: float) -> Genera
     return _cluster(spec, "dragonfly", "DRAGONFLY", params, count, link_gbit, latency_us)
 
 
-def generate(platform_config: dict[str, Any]) -> GeneratedPlatform:
+def generate(settings: PlatformSettings) -> GeneratedPlatform:
     """The platform file of the validated ``platform`` section (kind simgrid)."""
-    simgrid = platform_config["simgrid"]
-    topology = simgrid["topology"]
+    simgrid = settings.simgrid
+    topology = simgrid.topology
     # SimGrid's ns-3 binding takes one-hop routes only: a graph of hosts and switches.
-    packets = simgrid["network_model"] == "packet"
+    packets = simgrid.network_model == "packet"
     if topology == "testbed":
-        return racks_platform(platform_config["testbed"], simgrid["latency_us"], packets)
+        return racks_platform(settings.testbed, simgrid.latency_us, packets)
     if topology.startswith(DRAGONFLY):
         if packets:
             raise PlatformUnavailable(
@@ -283,10 +290,10 @@ def generate(platform_config: dict[str, Any]) -> GeneratedPlatform:
                 "flow model only (platform.simgrid.network_model: flow); the packet model "
                 "takes xgft:, torus: or testbed"
             )
-        return dragonfly_platform(topology, simgrid["link_gbit"], simgrid["latency_us"])
+        return dragonfly_platform(topology, simgrid.link_gbit, simgrid.latency_us)
     generator = topology_graph if packets else cluster_platform
     try:
-        return generator(topology, simgrid["link_gbit"], simgrid["latency_us"])
+        return generator(topology, simgrid.link_gbit, simgrid.latency_us)
     except SpecError as err:
         raise PlatformUnavailable(f"platform.simgrid.topology: {err}") from None
 
@@ -370,17 +377,61 @@ class SimgridPlatform(Platform):
     """Every rank in one smpirun on a generated platform, in simulated time."""
 
     kind = "simgrid"
-    simulated = True
+    clock = SIMULATED
+    corun_in_one_launch = True
+    # In a co-run the other program would wait for the failed one forever.
+    rank_failure_marker = b"SMPI process did not return 0"
+    runs_third_party = False
+    build_flavour = "smpi"
 
-    def __init__(self, config: dict[str, Any], directory: str | Path = PLATFORM_DIR):
-        super().__init__(config)
-        self.simgrid = config["simgrid"]
-        self.launcher = self.simgrid["smpirun"]
+    def __init__(self, settings: PlatformSettings, directory: str | Path = PLATFORM_DIR):
+        super().__init__(settings)
+        self.simgrid = settings.simgrid
+        self.launcher = self.simgrid.smpirun
         self.directory = Path(directory)
+
+    @property
+    def has_counters(self) -> bool:
+        """The flow model's links are counted (SimGrid's link-load plugin); the
+        packet model's are not."""
+        return self.simgrid.network_model == "flow"
+
+    @property
+    def reads_counters_in_run(self) -> bool:
+        """The measured program counts the links (flow model only: link_counter_flags)."""
+        return True
+
+    @property
+    def mpi_over_tcp(self) -> bool:
+        return False
+
+    @property
+    def tcp_sockets(self) -> bool:
+        return False
+
+    @property
+    def supports_ns3(self) -> bool:
+        return self.simgrid.network_model == "packet"
+
+    def mpicc(self, configured: str) -> str:
+        return self.simgrid.smpicc
+
+    def facts(self) -> tuple[str, list[tuple[str, str]]]:
+        """The simulator, the network and its links."""
+        simgrid = self.simgrid
+        network = (
+            "the testbed's racks (platform.testbed)" if self.racks is not None else simgrid.topology
+        )
+        return "This run's platform (from its config)", [
+            ("Simulator", "SimGrid's SMPI: every rank simulated, in simulated time"),
+            ("Network", network),
+            ("Model", f"{simgrid.network_model} (flow: CM02; packet: ns-3)"),
+            ("Links", f"{simgrid.link_gbit:g} Gbit/s, {simgrid.latency_us:g} µs each"),
+        ]
 
     @cached_property
     def generated(self) -> GeneratedPlatform:
-        return generate(self.config)
+        return generate(self.settings)
 
     def _written(self, name: str, text: str) -> Path:
         """``text`` in file ``name`` of this directory, written once (names carry
@@ -403,17 +454,17 @@ class SimgridPlatform(Platform):
         )
 
     @property
-    def settings(self) -> list[str]:
+    def smpi_settings(self) -> list[str]:
         """The ``--cfg`` settings of every smpirun."""
-        flow = self.simgrid["network_model"] == "flow"
-        model = NETWORK_MODELS[self.simgrid["network_model"]]
+        flow = self.simgrid.network_model == "flow"
+        model = NETWORK_MODELS[self.simgrid.network_model]
         return [*SMPI_SETTINGS, *(FLOW_SETTINGS if flow else ()), f"network/model:{model}"]
 
     def _smpirun(
         self, program: list[str], ranks: int, hosts: list[str] | None, env: dict[str, str]
     ) -> Launch:
         platform_file, hostfile = self.files(hosts)
-        settings = self.settings
+        settings = self.smpi_settings
         argv = [
             self.launcher,
             "-np",
@@ -436,7 +487,7 @@ class SimgridPlatform(Platform):
             hosts = len(self.generated.hosts)
             if ranks > hosts:
                 raise PlatformUnavailable(
-                    f"platform.simgrid.topology {self.simgrid['topology']!r} has {hosts} "
+                    f"platform.simgrid.topology {self.simgrid.topology!r} has {hosts} "
                     f"hosts; a run of {ranks} ranks needs at least as many"
                 )
             return self.generated.hosts[:ranks]
@@ -454,10 +505,25 @@ class SimgridPlatform(Platform):
     ) -> Launch:
         return self._smpirun(program, ranks, self.rank_hosts(ranks, nodes), env)
 
-    def corun_launch(
-        self, programs: list[tuple[list[str], int, list[str]]], env: dict[str, str]
-    ) -> Launch:
-        dispatcher = Path(programs[0][0][0]).parent / CORUN
+    def corun_launch(self, programs: Sequence[Program]) -> Launch:
+        """The programs (background first) in one simulation: alone, as
+        :meth:`mpi_launch` runs it; beside one background program, through the
+        dispatcher. Every rank shares the simulation's environment, so the programs'
+        variables must agree."""
+        if len(programs) > 2:
+            raise PlatformUnavailable(
+                f"a co-run in simulated time takes one background job, got {len(programs) - 1}"
+            )
+        env = {name: value for program in programs for name, value in program.env.items()}
+        if any(program.env.items() - env.items() for program in programs):
+            raise PlatformUnavailable(
+                "the jobs of a co-run in simulated time share one process's environment, "
+                "and theirs differ: " + "; ".join(str(program.env) for program in programs)
+            )
+        if len(programs) == 1:
+            (alone,) = programs
+            return self.mpi_launch(alone.argv, alone.ranks, alone.nodes, env)
+        dispatcher = Path(programs[0].argv[0]).parent / CORUN
         if not dispatcher.exists():
             raise PlatformUnavailable(
                 f"a co-run on simgrid needs {dispatcher}, built with the programs "
@@ -465,23 +531,23 @@ class SimgridPlatform(Platform):
             )
         words: list[str] = []
         hosts: list[str] = []
-        for program, ranks, nodes in programs:
-            words += [*([":"] if words else []), "-np", str(ranks), *program]
-            hosts += self.rank_hosts(ranks, nodes)
+        for program in programs:
+            words += [*([":"] if words else []), "-np", str(program.ranks), *program.argv]
+            hosts += self.rank_hosts(program.ranks, program.nodes)
         return self._smpirun([str(dispatcher), *words], len(hosts), hosts, env)
 
     @property
     def racks(self) -> tuple[tuple[str, ...], ...] | None:
         """The host names of each rack on the racks platform (topology
         ``testbed``); None on the others."""
-        if self.simgrid["topology"] != "testbed":
+        if self.simgrid.topology != "testbed":
             return None
-        return rack_hosts(self.config["testbed"])
+        return rack_hosts(self.settings.testbed)
 
     def link_counter_flags(self, path: Path, interval_s: float) -> list[str]:
         """The measured program's options that make it write the links' counters
         over its timed part to ``path`` (csrc/simgrid/link_counters.c)."""
-        if self.simgrid["network_model"] != "flow":
+        if self.simgrid.network_model != "flow":
             raise PlatformUnavailable(
                 "link counters need platform.simgrid.network_model flow: SimGrid's "
                 "link-load plugin counts the flow model's load, the packet model has none"
@@ -513,13 +579,13 @@ class SimgridPlatform(Platform):
         return {
             "kind": self.kind,
             "simgrid": self.version(),
-            "network_model": self.simgrid["network_model"],
-            "simgrid_network_model": NETWORK_MODELS[self.simgrid["network_model"]],
-            "topology": self.simgrid["topology"],
+            "network_model": self.simgrid.network_model,
+            "simgrid_network_model": NETWORK_MODELS[self.simgrid.network_model],
+            "topology": self.simgrid.topology,
             "network": generated.description,
-            "latency_us": self.simgrid["latency_us"],
+            "latency_us": self.simgrid.latency_us,
             "platform_sha256": generated.sha256,
-            "settings": self.settings,
+            "settings": self.smpi_settings,
             "computation": (
                 "not simulated: a rank's sleeps take simulated time, its arithmetic none"
             ),

@@ -42,6 +42,7 @@ from netnoise.platform.base import (
     one_node_per_rank,
     tcp_congestion_env,
 )
+from netnoise.settings import PlatformSettings, SlurmSettings
 
 SLURM_ENV = ("SLURM_JOB_ID", "SLURM_JOB_NODELIST", "SLURM_JOB_NUM_NODES", "SLURM_CLUSTER_NAME")
 # Fields of `scontrol show job` that say where and how a measurement ran.
@@ -59,18 +60,18 @@ JOB_FIELDS = (
 )
 
 
-def placement_words(slurm: dict[str, Any]) -> list[str]:
+def placement_words(slurm: SlurmSettings) -> list[str]:
     """srun words for the placement keys of ``platform.slurm`` (none by default)."""
     words = []
-    if slurm.get("nodes"):
-        words.append(f"--nodes={slurm['nodes']}")
-    if slurm.get("tasks_per_node"):
-        words.append(f"--ntasks-per-node={slurm['tasks_per_node']}")
-    if slurm.get("exclusive"):
+    if slurm.nodes:
+        words.append(f"--nodes={slurm.nodes}")
+    if slurm.tasks_per_node:
+        words.append(f"--ntasks-per-node={slurm.tasks_per_node}")
+    if slurm.exclusive:
         words.append("--exclusive")
-    if slurm.get("switches"):
-        words.append(f"--switches={slurm['switches']}")
-    words.extend(slurm.get("srun_args", []))
+    if slurm.switches:
+        words.append(f"--switches={slurm.switches}")
+    words.extend(slurm.srun_args)
     return words
 
 
@@ -148,13 +149,31 @@ class Slurm(Platform):
     """In or beside a Slurm allocation: ranks start through the configured launcher."""
 
     kind = "slurm"
+    discovers_layout = True
+    allocates_jobs = True
 
-    def __init__(self, config: dict[str, Any]):
-        super().__init__(config)
-        slurm = config["slurm"]
-        self.launch_words = shlex.split(slurm["launcher"])
+    def __init__(self, settings: PlatformSettings):
+        super().__init__(settings)
+        slurm = settings.slurm
+        self.launch_words = shlex.split(slurm.launcher)
         self.launcher = self.launch_words[0]
         self.placement = placement_words(slurm)
+
+    @property
+    def has_counters(self) -> bool:
+        """Samplers started beside the ranks read each node's interfaces."""
+        return True
+
+    @property
+    def max_nodes(self) -> int | None:
+        """The nodes the config gives the cluster (platform.slurm.nodes), if it does."""
+        return self.settings.slurm.nodes
+
+    @property
+    def mpi_over_tcp(self) -> bool:
+        """Not where the cluster's fabric is rdma (InfiniBand, RoCE, Omni-Path,
+        Slingshot): MPI then moves its messages without TCP."""
+        return self.settings.slurm.fabric != "rdma"
 
     def build_launch(
         self, program: list[str], ranks: int, nodes: list[str], env: dict[str, str]
@@ -170,7 +189,7 @@ class Slurm(Platform):
                 # nodes in sorted order (a seed-003 link's sender on its receiver's).
                 placement = [*placement, "--distribution=arbitrary"]
         rank_env = tcp_congestion_env(
-            self.config["slurm"].get("tcp_congestion", "default"),
+            self.settings.slurm.tcp_congestion,
             Path(program[0]),
             env,
             "platform.slurm.tcp_congestion",
@@ -243,7 +262,7 @@ class Slurm(Platform):
             env["slurm_job_num_nodes"] = env["slurm_job_num_nodes"] or job.get("NumNodes")
         return {
             "kind": self.kind,
-            "launcher": self.config["slurm"]["launcher"],
+            "launcher": self.settings.slurm.launcher,
             "placement": self.placement,
             # Inside a job srun starts a step of it; outside, srun allocates.
             "inside_allocation": job_id is not None,

@@ -3,6 +3,7 @@ from __future__ import annotations
 import logging
 import math
 import platform as pyplatform
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +21,7 @@ from netnoise.platform.base import (
     socket_buffer_mca,
     tcp_congestion_env,
 )
+from netnoise.settings import PlatformSettings
 from netnoise.testbed.fabric import Testbed, TestbedError, TestbedSpec
 
 
@@ -34,25 +36,81 @@ class TestbedPlatform(Platform):
     __test__ = False
     kind = "testbed"
     launcher = "mpirun"
+    judges_saturation = True
+    names_nodes = True
+    shapes_links = True
+    reference = True
 
-    def __init__(self, config: dict[str, Any]):
-        super().__init__(config)
+    def __init__(self, settings: PlatformSettings):
+        super().__init__(settings)
+        self.cores = settings.testbed.cores
+        self._cores_settled = False
+        self._sets: cpusets.CoreSets | None = None
+        # Set by check() where the host has no job cgroups (allowed on shared cores).
+        self._without_cgroups = False
+
+    @cached_property
+    def testbed(self) -> Testbed:
+        """The emulated cluster (not brought up until :meth:`check`)."""
         try:
-            self.testbed = Testbed(TestbedSpec.from_config(config["testbed"]))
+            return Testbed(TestbedSpec.from_config(self.settings.testbed.as_config()))
         except TestbedError as err:
             raise PlatformUnavailable(str(err)) from err
-        self.cores = config["testbed"].get("cores", "per_job")
-        try:
-            self._core_sets = cpusets.core_sets(self.cores)
-        except cpusets.CpusetError as err:
-            raise PlatformUnavailable(str(err)) from err
-        self._cores_settled = False
+
+    @property
+    def isolates_cores(self) -> bool:
+        return self.cores == "per_job"
+
+    @property
+    def has_counters(self) -> bool:
+        """Every port of the fabric namespace is read beside the run."""
+        return True
+
+    @property
+    def max_nodes(self) -> int:
+        return self.settings.testbed.nodes
+
+    @property
+    def nic_mbit(self) -> float:
+        return self.settings.testbed.nic_mbit
+
+    def node_names(self, count: int) -> list[str]:
+        prefix = self.settings.testbed.prefix
+        return [f"{prefix}-n{i:02d}" for i in range(1, count + 1)]
+
+    def facts(self) -> tuple[str, list[tuple[str, str]]]:
+        """Nodes and racks, link rates and their ratio, queue depth in bytes and in
+        time at the NIC's rate, frame size."""
+        testbed = self.settings.testbed
+        nic, backbone = testbed.nic_mbit, testbed.backbone_mbit
+        facts = [
+            ("Nodes", f"{testbed.nodes} in {testbed.racks} rack(s)"),
+            ("NIC links", f"{nic:g} Mbit/s"),
+        ]
+        if backbone and testbed.racks > 1:
+            facts.append(("Backbone", f"{backbone:g} Mbit/s (NIC:backbone 1:{backbone / nic:.3g})"))
+        queue = testbed.queue_bytes
+        if queue:
+            at_nic_ms = 8 * queue / (nic * 1e3)
+            facts.append(
+                ("Queue per link", f"{queue / 1000:g} kB ({at_nic_ms:.3g} ms at the NIC rate)")
+            )
+        if testbed.mtu_bytes:
+            facts.append(("MTU", f"{testbed.mtu_bytes} bytes"))
+        return "This run's testbed (from its config)", facts
+
+    def release(self) -> bool:
+        if self.settings.testbed.keep_up:
+            return False
+        self.testbed.down()
+        return True
 
     def check(self) -> None:
         """Bring the testbed up and claim it, check that each job can have cgroups of
         its own (removing those of runs that died); the first time, also wait for
         quiet cores."""
         super().check()
+        self.core_sets()  # refuses a core setting this host cannot give
         try:
             Testbed.check_host()
             self.testbed.ensure_up()
@@ -63,7 +121,7 @@ class TestbedPlatform(Platform):
             raise PlatformUnavailable(f"platform.testbed.cores is per_job: {why}")
         if why:
             # Shared cores need no cgroups; the runs then lack per-job CPU records.
-            self._core_sets = None
+            self._without_cgroups = True
         else:
             cpusets.remove_stale()
         if not self._cores_settled:
@@ -72,12 +130,10 @@ class TestbedPlatform(Platform):
     def _settle_cores(self) -> None:
         """Wait until the cores are quiet before a job's first run, so that it does
         not start beside work the job before it left behind (its ranks being
-        killed, a testbed just taken down being freed). On a slower 2-core
-        machine the first four runs of a seed 002 batch started right after such
-        a rebuild were CPU-saturated (2.6-3.3 runnable tasks, 1.3-2.1 for the rest
-        of the batch); the log says how long each job waited."""
+        killed, a testbed just taken down being freed); the log says how long
+        each job waited."""
         self._cores_settled = True
-        timeout_s = self.config.get("cpu", {}).get("quiet_wait_s", 60)
+        timeout_s = self.settings.cpu.quiet_wait_s
         if timeout_s == 0:
             return
         settling = wait_for_quiet_cores(timeout_s=timeout_s)
@@ -103,7 +159,14 @@ class TestbedPlatform(Platform):
         else on the rest, as two jobs on a cluster never share a core; ``shared``:
         every job on every core (each still in cgroups of its own, for its CPU
         record, where the host has them; None where it has not)."""
-        return self._core_sets
+        if self._without_cgroups:
+            return None
+        if self._sets is None:
+            try:
+                self._sets = cpusets.core_sets(self.cores)
+            except cpusets.CpusetError as err:
+                raise PlatformUnavailable(str(err)) from err
+        return self._sets
 
     def build_launch(
         self, program: list[str], ranks: int, nodes: list[str], env: dict[str, str]
@@ -147,9 +210,8 @@ class TestbedPlatform(Platform):
             # Every namespace shares the host's cores: binding would stack ranks on the
             # first core of the job's cpuset. The cpuset alone confines the job.
             # Waiting ranks sleep in netnoise's wait layer (csrc/common/nn_wait.h), so
-            # Open MPI's yield_when_idle stays off: each sched_yield of a test burst
-            # handed the core to another rank's burst (8 ranks moving 10 MB across
-            # racks: 2.8 runnable tasks with it, 1.1 without).
+            # Open MPI's yield_when_idle stays off: its yields hand a core to another
+            # rank's burst.
             "--bind-to",
             "none",
         ]
@@ -162,7 +224,7 @@ class TestbedPlatform(Platform):
 
     def describe(self) -> dict[str, Any]:
         status = self.testbed.status()
-        sets = self._core_sets
+        sets = self.core_sets()
         # Where the run happened, not who else was around.
         for key in ("namespaces_present", "claimed_by", "processes_inside", "unknown"):
             status.pop(key, None)

@@ -40,7 +40,22 @@ from typing import Any
 
 from netnoise import lifeline
 from netnoise.atomic import atomic_open, write_json
-from netnoise.config import ETHERNET_HEADER_BYTES, frame_problems
+
+#: An Ethernet header: a frame is the MTU and these bytes.
+ETHERNET_HEADER_BYTES = 14
+
+
+def frame_problems(testbed: dict[str, Any], where: str) -> list[str]:
+    """A testbed layout whose token buckets cannot pass one whole frame of its MTU
+    (``where`` names the layout's keys); none where it sets neither."""
+    burst, mtu = testbed.get("burst_bytes"), testbed.get("mtu_bytes")
+    if burst is None or mtu is None or burst >= mtu + ETHERNET_HEADER_BYTES:
+        return []
+    return [
+        f"{where}: burst_bytes ({burst}) must hold a frame of mtu_bytes ({mtu}) with its "
+        f"{ETHERNET_HEADER_BYTES}-byte header: at least {mtu + ETHERNET_HEADER_BYTES}"
+    ]
+
 
 STATE_ROOT = Path("/run/netnoise")
 SUBNET = "10.77.0"

@@ -20,19 +20,14 @@ tracer prints its totals in answer to the ``task:task_rename`` tracepoint (a
 system-call tracepoint would send every system call of every process through
 the kernel's slow path while it is attached).
 
-The tracer costs CPU in every namespace's packet path: its programs ran
-0.45-0.93 µs per qdisc event, and 8 bulk TCP flows across the testbed kept
-the two cores busy 33-34 % of the time with it against 25-26 % without. In
-the study's maximal campaign (then loadgen at the full link rate) the
-runs counted 2.5-3.6 runnable tasks with it against 1.6-1.9 without, so
-nearly every such run is CPU-saturated on two cores; the variability study
-uses it only when asked (``variability.queue_time``).
+The tracer costs CPU in every namespace's packet path (a program run per
+qdisc event), enough to saturate a small machine's cores under heavy load, so
+the variability study uses it only when asked (``variability.queue_time``).
 
-The totals are those of the moment the tracer prints them: in a campaign of
-240 runs, a median 2 ms (99th percentile 11 ms) after the same snapshot's
-link counters. The interval since a queue's last event is not yet counted; a
-backlogged tbf has an event at every departure (0.24 ms for a full frame at
-50 Mbit/s), which bounds that error.
+The totals are those of the moment the tracer prints them, a few milliseconds
+after the same snapshot's link counters. The interval since a queue's last
+event is not yet counted; a backlogged tbf has an event at every departure,
+which bounds that error.
 
 The tracer is ``bpftrace`` (Debian package ``bpftrace``), run as root; the
 kernel needs BTF (``/sys/kernel/btf/vmlinux``). bpftrace finds tracepoints in

@@ -3,7 +3,7 @@ import pandas as pd
 from netnoise.atomic import write_csv
 from netnoise.jobs import logged
 from netnoise.studies.impact_compression import analysis as ic
-from netnoise.studies.impact_compression import plan, queue
+from netnoise.studies.impact_compression import claims_table, plan, queue
 
 with logged(snakemake.log[0]) as log:
     inputs, out = snakemake.input, snakemake.output
@@ -23,7 +23,7 @@ with logged(snakemake.log[0]) as log:
     slowdowns = ic.measured_slowdowns(runtimes).assign(clock=snakemake.params.clock)
     relativity = ic.relativity_violations(impact, runtimes)
     idle = impact.loc[impact["component"] == "idle", "latency_us"].to_numpy(float)
-    claims = ic.claims(
+    claims = claims_table.claims(
         slowdowns,
         summary,
         published,

@@ -1,9 +1,9 @@
 import json
 from pathlib import Path
 
-from netnoise.jobs import logged
+from netnoise.jobs import job_from_spec, logged
 from netnoise.platform import from_config
-from netnoise.run import corun, job_from_spec
+from netnoise.run import corun
 from netnoise.studies.impact_compression.plan import cpu_control_load
 
 with logged(snakemake.log[0]) as log:

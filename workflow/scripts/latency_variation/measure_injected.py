@@ -1,6 +1,5 @@
-from netnoise.jobs import logged
+from netnoise.jobs import job_from_spec, logged
 from netnoise.platform import from_config
-from netnoise.run import job_from_spec
 from netnoise.studies.latency_variation.injection import run_with_injector
 
 with logged(snakemake.log[0]):

@@ -2,7 +2,8 @@ import pandas as pd
 
 from netnoise.atomic import write_csv
 from netnoise.jobs import logged
-from netnoise.studies.network_noise.analysis import benchmark_claims, benchmark_slowdown
+from netnoise.studies.network_noise.analysis import benchmark_slowdown
+from netnoise.studies.network_noise.claims_table import benchmark_claims
 
 with logged(snakemake.log[0]) as log:
     tidy = pd.read_csv(snakemake.input[0])

@@ -4,23 +4,11 @@ from pathlib import Path
 from netnoise.jobs import logged
 from netnoise.platform import from_config
 from netnoise.studies.variability import campaign
-from netnoise.testbed.queue_time import QueueTime
 
 with logged(snakemake.log[0]), contextlib.ExitStack() as stack:
     study = snakemake.params.config["variability"]
     platform = from_config(snakemake.params.platform)
-    if platform.kind == "slurm":
-        cluster = study["slurm"]
-        machine = campaign.cluster_machine(
-            platform, cluster["link_mbit"], cluster["ports"], snakemake.log[0]
-        )
-    elif platform.kind == "simgrid":
-        machine = campaign.simgrid_machine(platform)
-    else:
-        platform.check()
-        spec = platform.testbed.spec
-        tracer = stack.enter_context(QueueTime(spec.fabric)) if study["queue_time"] else None
-        machine = campaign.machine_of_testbed(spec, tracer)
+    machine = campaign.machine_on(platform, study, snakemake.log[0], stack)
     applications = {
         name: campaign.Measured(
             app["program"], tuple(map(str, app["args"])), study["warmup"], study["iterations"]

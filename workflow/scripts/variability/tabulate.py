@@ -5,7 +5,7 @@ import pandas as pd
 from netnoise.atomic import write_csv
 from netnoise.jobs import logged
 from netnoise.studies.variability import analysis as study
-from netnoise.studies.variability import model as variability
+from netnoise.studies.variability import model_file
 
 with logged(snakemake.log[0]) as log:
     inputs = snakemake.input
@@ -14,7 +14,7 @@ with logged(snakemake.log[0]) as log:
     started = time.perf_counter()
     tables = study.evaluate(
         table,
-        variability.load_model(inputs.model),
+        model_file.load_model(inputs.model),
         settings,
         claims=pd.read_csv(inputs.published_claims),
         features=pd.read_csv(inputs.published_features),

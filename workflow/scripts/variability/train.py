@@ -2,7 +2,7 @@ import pandas as pd
 
 from netnoise.jobs import logged
 from netnoise.studies.variability import analysis as study
-from netnoise.studies.variability import model as variability
+from netnoise.studies.variability import model_file
 
 with logged(snakemake.log[0]) as log:
     settings = study.ModelSettings.from_config(snakemake.params.model, snakemake.params.seed)
@@ -19,4 +19,4 @@ with logged(snakemake.log[0]) as log:
         model.coverage,
         model.containment,
     )
-    variability.save_model(snakemake.output[0], model)
+    model_file.save_model(snakemake.output[0], model)

@@ -25,7 +25,7 @@ import pandas as pd
 from scipy import stats as st
 
 from netnoise.studies.asymmetric import model as am
-from netnoise.studies.asymmetric.cli import load_platform
+from netnoise.studies.asymmetric.files import load_platform
 
 #: The tolerance of the paper's "within 10 %" (Sec. 7.2).
 TOLERANCE = 0.1

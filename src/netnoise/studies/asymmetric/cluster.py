@@ -18,11 +18,11 @@ import copy
 from collections.abc import Mapping
 from typing import Any
 
+from netnoise.platform import Platform
 from netnoise.platform.slurm import leaf_switches
 from netnoise.studies.asymmetric import ns3
 from netnoise.studies.asymmetric.patterns import PAPER_LINK_MBIT
 from netnoise.studies.asymmetric.testbed import racks as racks_of_testbed
-from netnoise.studies.asymmetric.testbed import study_platform
 
 RACKS = 2
 
@@ -58,17 +58,17 @@ def cluster_racks(study: Mapping[str, Any]) -> dict[str, list[str]]:
     return {str(i): nodes for i, nodes in enumerate(chosen, start=1)}
 
 
-def rack_map(platform: Mapping[str, Any], study: Mapping[str, Any]) -> dict[str, list[str]]:
-    """The racks the study's patterns are drawn on: the ns-3 tree's, its own testbed's,
-    or a cluster's."""
+def rack_map(platform: Platform, study: Mapping[str, Any]) -> dict[str, list[str]]:
+    """The racks the study's patterns are drawn on (``platform``: the one its runs
+    see): the ns-3 tree's, its own testbed's, or a cluster's."""
     if study["network"] == "ns3":
         return ns3.racks(study["ns3"])
-    if platform["kind"] == "slurm":
+    if platform.discovers_layout:
         return cluster_racks(study)
-    return racks_of_testbed(study_platform(platform, study)["testbed"])
+    return racks_of_testbed(platform.settings.testbed.as_config())
 
 
-def link_rates(platform: Mapping[str, Any], study: Mapping[str, Any]) -> dict[str, Any]:
+def link_rates(platform: Platform, study: Mapping[str, Any]) -> dict[str, Any]:
     """The link rates (Mbit/s) the study's sizes and models use: the simulated ones in
     ns-3, the emulated ones on the testbed; on a cluster the configured ones, the
     paper's NIC (sizes as in the paper) and None (fitted) for the backbone when not
@@ -78,7 +78,7 @@ def link_rates(platform: Mapping[str, Any], study: Mapping[str, Any]) -> dict[st
             "nic_mbit": study["ns3"]["nic_mbit"],
             "backbone_mbit": study["ns3"]["backbone_mbit"],
         }
-    if platform["kind"] == "slurm":
+    if platform.discovers_layout:
         cluster = study["slurm"]
         return {
             "nic_mbit": cluster["nic_mbit"] or PAPER_LINK_MBIT,
@@ -88,7 +88,7 @@ def link_rates(platform: Mapping[str, Any], study: Mapping[str, Any]) -> dict[st
     return {"nic_mbit": testbed["nic_mbit"], "backbone_mbit": testbed["backbone_mbit"]}
 
 
-def on_platform(platform: Mapping[str, Any], study: Mapping[str, Any]) -> dict[str, Any]:
+def on_platform(platform: Platform, study: Mapping[str, Any]) -> dict[str, Any]:
     """The study section with the link rates of where it runs in ``testbed`` (what its
     patterns and models read)."""
     out = copy.deepcopy(dict(study))

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from netnoise.config import enabled
+from netnoise.platform import from_config
 from netnoise.studies.asymmetric.cluster import nodes_per_rack
 
 
@@ -12,10 +13,10 @@ def problems(config: dict[str, Any]) -> list[str]:
     study = enabled(config, "asymmetric")
     if "testbed" not in study:
         return []
-    platform = config.get("platform", {})
+    platform = config["platform"]
     if study["network"] == "ns3":
         found = _ns3_problems(study)
-    elif platform.get("kind") == "slurm":
+    elif from_config(platform).discovers_layout:
         found = _cluster_problems(study, platform.get("slurm", {}))
     else:
         found = _testbed_problems(study, platform.get("testbed", {}).get("prefix"))

@@ -7,13 +7,16 @@ folders; ``workflow/rules/asymmetric.smk`` calls them to plan its rules.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
 from typing import Any
 
 import pandas as pd
 
+from netnoise.platform import Platform, from_settings
 from netnoise.report import ABOUT, HEADLINE_CLAIMS, Result
+from netnoise.settings import Settings
 from netnoise.studies.asymmetric.patterns import FAMILIES, trial_count
+from netnoise.studies.asymmetric.settings import AsymmetricSettings
+from netnoise.study import StudyPaths
 
 TABLE_NAMES = ("table2", "within10", "properties", "alltoallv")
 #: The table and figure of the ns-3 sweeps (asymmetric.regime).
@@ -56,14 +59,14 @@ REPORT_RESULTS = (
 )
 
 
-def figure_names(study: Mapping[str, Any]) -> list[str]:
+def figure_names(study: AsymmetricSettings) -> list[str]:
     """Figures of the study: Fig. 4 (fairness, then its bidirectional panels), one
     Fig. 6 per congestion control of the random patterns, and Fig. 8."""
     return [
         "fig4_fairness",
         "fig4a_nic_bidirectional",
         "fig4b_backbone_bidirectional",
-        *[f"fig6_errors_{cc}" for cc in study["random"]["congestion_controls"]],
+        *[f"fig6_errors_{cc}" for cc in study.random.congestion_controls],
         "fig8_alltoallv",
     ]
 
@@ -74,23 +77,23 @@ def caption(figure: str) -> str:
     return "fig6_errors" if figure.startswith("fig6_errors_") else figure
 
 
-def congestions(study: Mapping[str, Any], family: str) -> list[str]:
+def congestions(study: AsymmetricSettings, family: str) -> list[str]:
     """Congestion controls a pattern family runs with."""
     if family == "random":
-        return study["random"]["congestion_controls"]
-    return study["congestion_controls"]
+        return study.random.congestion_controls
+    return study.congestion_controls
 
 
-def results(raw: str, study: Mapping[str, Any], family: str, suffix: str = "") -> list[str]:
+def results(raw: str, study: AsymmetricSettings, family: str, suffix: str = "") -> list[str]:
     """The p2p_concurrent result of every trial of a family under ``raw`` (the study's
     raw folder), ``{congestion}`` left open; ``suffix`` names a sidecar instead."""
     return [
         f"{raw}/mpi/{family}/{{congestion}}/trial{i:03d}.csv{suffix}"
-        for i in range(trial_count(family, study))
+        for i in range(trial_count(family, study.as_config()))
     ]
 
 
-def runs(raw: str, study: Mapping[str, Any]) -> list[tuple[str, str, list[str]]]:
+def runs(raw: str, study: AsymmetricSettings) -> list[tuple[str, str, list[str]]]:
     """(family, congestion control, result files) of every MPI-level job."""
     return [
         (family, cc, [path.format(congestion=cc) for path in results(raw, study, family)])
@@ -99,43 +102,43 @@ def runs(raw: str, study: Mapping[str, Any]) -> list[tuple[str, str, list[str]]]
     ]
 
 
-def run_config(study: Mapping[str, Any], congestion: str) -> dict[str, Any]:
+def run_config(study: AsymmetricSettings, congestion: str) -> dict[str, Any]:
     """What a measurement's provenance records of the config: the section and the
     congestion control of the run."""
-    return {"asymmetric": study, "congestion": congestion}
+    return {"asymmetric": study.as_config(), "congestion": congestion}
 
 
-def skipped(kind: str, study: Mapping[str, Any]) -> str | None:
-    """Why the study does not run on platform ``kind`` (None: it runs); in ns-3 it
-    runs on every platform."""
-    if kind != "localhost" or study["network"] == "ns3":
+def skipped(platform: Platform, study: AsymmetricSettings) -> str | None:
+    """Why the study does not run on ``platform`` (None: it runs); in ns-3 it runs
+    on every platform."""
+    if platform.places_named_nodes or study.in_ns3:
         return None
     return (
         "asymmetric (seed 003) skipped: it needs two racks, its own testbed's or a "
-        "Slurm cluster's, so platform.kind testbed or slurm, not localhost (or "
+        f"Slurm cluster's, so platform.kind testbed or slurm, not {platform.kind} (or "
         "asymmetric.network: ns3, simulated)"
     )
 
 
-def on_testbed(study: Mapping[str, Any], kind: str) -> bool:
-    """Whether the study's trials run on its own emulated testbed (which also checks its
-    links and measures the TCP level with iperf3)."""
-    return kind == "testbed" and study["network"] == "testbed"
+def on_testbed(study: AsymmetricSettings, platform: Platform) -> bool:
+    """Whether the study's trials run on its own emulated testbed, whose links the
+    platform shapes (it also checks them and measures the TCP level with iperf3)."""
+    return platform.shapes_links and not study.in_ns3
 
 
-def targets(tables: str, figures: str, study: Mapping[str, Any], kind: str) -> list[str]:
+def targets(tables: str, figures: str, study: AsymmetricSettings, platform: Platform) -> list[str]:
     """The study's final files (its figures, tables, the ns-3 sweeps where enabled
     and, on the testbed, the check of its links) under the folders ``tables`` and
     ``figures``; none where it is skipped."""
-    if skipped(kind, study):
+    if skipped(platform, study):
         return []
-    validation = [f"{tables}/testbed_validation.csv"] if on_testbed(study, kind) else []
+    validation = [f"{tables}/testbed_validation.csv"] if on_testbed(study, platform) else []
     regime = (
         [
             f"{tables}/{REGIME_TABLE}.csv",
             *(f"{figures}/{REGIME_FIGURE}.{ext}" for ext in EXTENSIONS),
         ]
-        if study["regime"]["enabled"]
+        if study.regime.enabled
         else []
     )
     return [
@@ -160,3 +163,9 @@ def slurm_placement(path: str | os.PathLike[str]) -> str:
     """sbatch words of a Slurm job running the patterns of ``path``: whole nodes, those
     the patterns name (processes are then placed on them one per link end)."""
     return f"--exclusive --nodelist={','.join(pattern_nodes(path))}"
+
+
+def final_files(settings: Settings, paths: StudyPaths) -> list[str]:
+    """The study's final files in this run (its ``STUDY.plan``)."""
+    study = settings.study(AsymmetricSettings)
+    return targets(paths.tables, paths.figures, study, from_settings(settings.platform))

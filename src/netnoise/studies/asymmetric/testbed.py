@@ -2,8 +2,8 @@
 
 Racks of nodes joined through a core switch by uplinks (the backbone), NIC:backbone
 1:10 as the paper's 1 GbE / 10 GbE. It replaces those keys of ``platform.testbed``
-and has a prefix of its own, so it exists beside the main testbed; the workflow
-removes it when it ends (:func:`release`).
+and has a prefix of its own (netnoise.studies.asymmetric.settings), so it exists
+beside the main testbed; the workflow removes it when it ends (:func:`release`).
 """
 
 from __future__ import annotations
@@ -11,39 +11,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from netnoise.config import with_study_cpu
 from netnoise.platform.testbed import TestbedPlatform
+from netnoise.settings import PlatformSettings
+from netnoise.studies.asymmetric.settings import AsymmetricSettings
 from netnoise.testbed.fabric import TestbedSpec
-
-# Keys of asymmetric.testbed that replace those of platform.testbed.
-TESTBED_KEYS = ("prefix", "nodes", "racks", "nic_mbit", "backbone_mbit", "queue_bytes")
-TESTBED_KEYS += ("burst_bytes", "btl_tcp_links", "socket_buffer_bytes")
-
-
-def study_prefix(platform: Mapping[str, Any], study: Mapping[str, Any]) -> str:
-    """The study testbed's prefix: its own, or the main testbed's with ``r`` (racks)."""
-    return study["testbed"]["prefix"] or f"{platform['testbed']['prefix']}r"
-
-
-def study_platform(
-    platform: Mapping[str, Any], study: Mapping[str, Any], congestion: str | None = None
-) -> dict[str, Any]:
-    """The ``platform`` config of the study's testbed: platform.testbed with the keys of
-    asymmetric.testbed replaced, its own prefix, the TCP congestion control of the run and
-    the study's CPU limits. On a Slurm cluster the platform itself, with the run's
-    congestion control and the study's CPU limits."""
-    merged = with_study_cpu(dict(platform), dict(study))
-    if merged.get("kind") == "slurm":
-        if congestion is not None:
-            merged["slurm"] = {**merged["slurm"], "tcp_congestion": congestion}
-        return merged
-    testbed = dict(merged["testbed"])
-    testbed.update({k: study["testbed"][k] for k in TESTBED_KEYS})
-    testbed["prefix"] = study_prefix(platform, study)
-    if congestion is not None:
-        testbed["tcp_congestion"] = congestion
-    merged["testbed"] = testbed
-    return merged
 
 
 def racks(testbed: Mapping[str, Any]) -> dict[str, list[str]]:
@@ -55,11 +26,12 @@ def racks(testbed: Mapping[str, Any]) -> dict[str, list[str]]:
     return out
 
 
-def release(platform: Mapping[str, Any], study: Mapping[str, Any]) -> None:
-    """Tear the study's testbed down when the workflow ends (if the study is enabled).
+def release(platform: PlatformSettings, study: AsymmetricSettings) -> None:
+    """Tear the study's testbed (``platform``: the one its runs see) down when the
+    workflow ends, if the study is enabled.
 
-    The workflow calls this only on the testbed platform and unless
+    The workflow calls this only where the platform released its own and unless
     ``platform.testbed.keep_up`` asks to keep the testbeds; in ns-3 the study brings
     none up."""
-    if study["enabled"] and study["network"] == "testbed":
-        TestbedPlatform(study_platform(platform, study)).testbed.down()
+    if study.enabled and not study.in_ns3:
+        TestbedPlatform(platform).testbed.down()

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from netnoise.config import enabled, nodes_beyond_testbed, undefined_applications
+from netnoise.config import enabled, nodes_beyond, undefined_applications
+from netnoise.platform import from_config
 
 
 def problems(config: dict[str, Any]) -> list[str]:
@@ -49,15 +50,15 @@ def problems(config: dict[str, Any]) -> list[str]:
             f"proxies; {', '.join(external)} run through netnoise.external (set "
             "compute_jitter: 0)"
         )
+    platform = from_config(config["platform"])
     if nodes is not None:
-        found += nodes_beyond_testbed(config, {"impact_compression.nodes": [nodes]})
+        found += nodes_beyond(platform.max_nodes, {"impact_compression.nodes": [nodes]})
     grid = study.get("compression", {})
-    kind = config.get("platform", {}).get("kind", "testbed")
-    if grid.get("offered_loads") and not grid.get("link_mbit") and kind != "testbed":
+    if grid.get("offered_loads") and not grid.get("link_mbit") and platform.nic_mbit is None:
         found.append(
             "impact_compression.compression.link_mbit: null only works on the testbed "
             "(the offered loads are shares of platform.testbed.nic_mbit); give the link "
             f"rate of your network in Mbit/s, or offered_loads: null for the grid of "
-            f"sleep_cycles (platform.kind is {kind})"
+            f"sleep_cycles (platform.kind is {platform.kind})"
         )
     return found

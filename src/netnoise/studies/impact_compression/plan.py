@@ -20,7 +20,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from netnoise.platform import WALL, Platform
 from netnoise.report import ABOUT, HEADLINE_CLAIMS, Result
+from netnoise.settings import Settings
 from netnoise.studies.impact_compression.analysis import (
     ALONE,
     APPLICATION,
@@ -28,6 +30,11 @@ from netnoise.studies.impact_compression.analysis import (
     CPU_CONTROL,
     config_id,
 )
+from netnoise.studies.impact_compression.settings import (
+    CompressionGrid,
+    ImpactCompressionSettings,
+)
+from netnoise.study import StudyPaths
 
 FIGURE_NAMES = (
     "fig3_impact_latency",
@@ -72,125 +79,123 @@ REPORT_RESULTS = (
 )
 
 
-def sleep_cycles(grid: dict[str, Any], messages: int, load: float, link_mbit: float) -> int:
+def sleep_cycles(grid: CompressionGrid, messages: int, load: float, link_mbit: float) -> int:
     """B (cycles) at which M messages of the grid's size per partner offer ``load`` of
     a ``link_mbit`` link: every partner's M messages, then B cycles of sleep."""
-    seconds = messages * grid["size"] * 8 / (load * link_mbit * 1e6)
-    return round(seconds * grid["cycle_hz"])
+    seconds = messages * grid.size * 8 / (load * link_mbit * 1e6)
+    return round(seconds * grid.cycle_hz)
 
 
-def compression_link_mbit(study: dict, platform: dict) -> float | None:
+def compression_link_mbit(study: ImpactCompressionSettings, platform: Platform) -> float | None:
     """The link rate a CompressionB grid swept by offered load is a share of: the
-    grid's ``link_mbit``, else the testbed's NIC rate; None for a grid of B values
-    (``offered_loads`` unset) or a platform that does not know its rate."""
-    grid = study["compression"]
-    if grid.get("offered_loads") is None:
+    grid's ``link_mbit``, else the rate the platform shapes its links to; None for
+    a grid of B values (``offered_loads`` unset) or a platform that does not know
+    its rate."""
+    grid = study.compression
+    if grid.offered_loads is None:
         return None
-    if grid.get("link_mbit"):
-        return float(grid["link_mbit"])
-    if platform["kind"] == "testbed":
-        return float(platform["testbed"]["nic_mbit"])
-    return None
+    rate = grid.link_mbit or platform.nic_mbit
+    return float(rate) if rate is not None else None
 
 
 def compression_configs(
-    study: dict[str, Any], link_mbit: float | None = None
+    study: ImpactCompressionSettings, link_mbit: float | None = None
 ) -> dict[str, tuple[int, int, float]]:
     """Configuration id -> (P partners, M messages, B sleep cycles) of every point of
     the CompressionB grid: the configured B values, or those that make every node
     offer each of ``offered_loads`` (shares of ``link_mbit``, the grid's own or the
     given one, e.g. the testbed's NIC rate)."""
-    grid = study["compression"]
-    if grid["offered_loads"] is None:
+    grid = study.compression
+    if grid.offered_loads is None:
         return {
             config_id(p, m, b): (p, m, b)
-            for p in grid["partners"]
-            for m in grid["messages"]
-            for b in grid["sleep_cycles"]
+            for p in grid.partners
+            for m in grid.messages
+            for b in grid.sleep_cycles
         }
-    rate = grid["link_mbit"] or link_mbit
+    rate = grid.link_mbit or link_mbit
     if rate is None:
         raise ValueError(
             "impact_compression.compression.link_mbit: give the link rate the offered "
             "loads are shares of (only the testbed knows its own)"
         )
     configs = {}
-    for p in grid["partners"]:
-        for m in grid["messages"]:
-            for load in grid["offered_loads"]:
+    for p in grid.partners:
+        for m in grid.messages:
+            for load in grid.offered_loads:
                 b = sleep_cycles(grid, m, load, rate)
                 configs[config_id(p, m, b)] = (p, m, b)
     return configs
 
 
-def pairings(study: dict[str, Any]) -> list[tuple[str, str]]:
+def pairings(study: ImpactCompressionSettings) -> list[tuple[str, str]]:
     """(application, partner) of every ordered pair of applications, itself included."""
-    apps = study["applications"]
+    apps = study.applications
     return [(a, b) for a in apps for b in apps]
 
 
-def measured_runs(study: dict[str, Any]) -> tuple[int, list[Any]]:
+def measured_runs(study: ImpactCompressionSettings) -> tuple[int, list[object]]:
     """A measured application launch's run count and the arguments of its
     stopping rule: exactly ``runs``, or with ``precision.ci_width`` at least
     ``runs`` and at most ``precision.max_runs``, stopping once precise."""
-    precision = study.get("precision", {})
-    if precision.get("ci_width") is None:
-        return study["runs"], []
-    return precision["max_runs"], [
-        "--ci-width",
-        precision["ci_width"],
-        "--min-iterations",
-        study["runs"],
-    ]
+    precision = study.precision
+    if precision.ci_width is None:
+        return study.runs, []
+    return precision.max_runs, ["--ci-width", precision.ci_width, "--min-iterations", study.runs]
 
 
-def application_args(study: dict[str, Any], app: str) -> list[Any]:
+def application_args(study: ImpactCompressionSettings, app: str) -> list[object]:
     """What the study adds to application ``app``'s own arguments in every one of
     its jobs (measured, background, beside ImpactB): the proxies'
     ``--compute-jitter`` (none when phases stay exact), then the study's own
     arguments of ``app`` (``application_args``), which win over the
     application's."""
-    jitter = study.get("compute_jitter", 0)
-    own = study.get("application_args", {}).get(app, [])
+    jitter = study.compute_jitter
+    own = study.application_args.get(app, [])
     return [*(["--compute-jitter", jitter] if jitter else []), *own]
 
 
-def impactb_args(study: dict[str, Any], samples: int = 0) -> list[Any]:
+def impactb_args(study: ImpactCompressionSettings, samples: int = 0) -> list[object]:
     """ImpactB's arguments, probing every node pair; samples=0 loops until the co-run ends."""
-    args = ["--size", study["impact_size"], "--sleep-us", study["impact_sleep_us"]]
+    args = ["--size", study.impact_size, "--sleep-us", study.impact_sleep_us]
     return [*args, "--iterations", samples, "--warmup", 2]
 
 
 def compressionb_args(
-    study: dict[str, Any], config: str, link_mbit: float | None = None
-) -> list[Any]:
+    study: ImpactCompressionSettings, config: str, link_mbit: float | None = None
+) -> list[object]:
     """CompressionB's arguments in configuration ``config``, looping until the co-run ends."""
     configs = compression_configs(study, link_mbit)
     if config not in configs:
         raise ValueError(f"{config!r} is not in the CompressionB grid: {', '.join(configs)}")
     partners, messages, cycles = configs[config]
-    grid = study["compression"]
+    grid = study.compression
     args = ["--partners", partners, "--messages", messages, "--sleep-cycles", cycles]
-    return [*args, "--cycle-hz", grid["cycle_hz"], "--size", grid["size"], "--iterations", 0]
+    return [*args, "--cycle-hz", grid.cycle_hz, "--size", grid.size, "--iterations", 0]
 
 
-def impact_files(raw: str, study: dict[str, Any], link_mbit: float | None = None) -> dict[str, str]:
+def impact_files(
+    raw: str, study: ImpactCompressionSettings, link_mbit: float | None = None
+) -> dict[str, str]:
     """Component -> its ImpactB result file: the idle switch, each application, each
     CompressionB configuration."""
     files = {"idle": f"{raw}/impact/idle.csv"}
-    files |= {app: f"{raw}/impact/app_{app}.csv" for app in study["applications"]}
+    files |= {app: f"{raw}/impact/app_{app}.csv" for app in study.applications}
     configs = compression_configs(study, link_mbit)
     files |= {cb: f"{raw}/impact/compression_{cb}.csv" for cb in configs}
     return files
 
 
 def runtime_files(
-    raw: str, study: dict[str, Any], link_mbit: float | None = None, cpu_control: bool = False
+    raw: str,
+    study: ImpactCompressionSettings,
+    link_mbit: float | None = None,
+    cpu_control: bool = False,
 ) -> dict[tuple[str, str, str], str]:
     """(application, partner kind, partner) -> result file of every measured
     application run: alone, beside each configuration, beside each application
     and, with ``cpu_control``, beside its CPU-only control."""
-    apps = study["applications"]
+    apps = study.applications
     files = {(app, ALONE, ""): f"{raw}/runs/alone/{app}.csv" for app in apps}
     files |= {
         (app, COMPRESSION, cb): f"{raw}/runs/compression/{app}/{cb}.csv"
@@ -206,18 +211,13 @@ def runtime_files(
     return files
 
 
-def cpu_control_planned(study: dict[str, Any], platform: dict[str, Any], clock: str) -> bool:
-    """Whether the CPU-only control is measured: asked for, on a wall clock, and on
-    the testbed with each job on cores of its own, the only platform that records
-    each partner's own CPU time (cpu_control_load). Elsewhere the magnitude claim
-    says it has no control: on localhost the jobs share cores unrecorded, on a
-    cluster no node, and in simulated time no host core enters a result."""
-    return (
-        bool(study.get("cpu_control"))
-        and clock == "wall"
-        and platform.get("kind") == "testbed"
-        and platform.get("testbed", {}).get("cores") == "per_job"
-    )
+def cpu_control_planned(study: ImpactCompressionSettings, platform: Platform) -> bool:
+    """Whether the CPU-only control is measured: asked for, on a wall clock, where
+    each job runs on cores of its own, its own CPU time recorded
+    (cpu_control_load). Elsewhere the magnitude claim says it has no control: on
+    localhost the jobs share cores unrecorded, on a cluster no node, and in
+    simulated time no host core enters a result."""
+    return study.cpu_control and platform.clock == WALL and platform.isolates_cores
 
 
 def cpu_control_load(pairing_records: Sequence[Mapping[str, Any]], ranks: int) -> float:
@@ -252,3 +252,8 @@ def targets(figures: str, tables: str) -> list[str]:
         *(f"{figures}/{name}.{ext}" for name in FIGURE_NAMES for ext in ("svg", "png")),
         *(f"{tables}/{name}.csv" for name in TABLE_NAMES),
     ]
+
+
+def final_files(settings: Settings, paths: StudyPaths) -> list[str]:
+    """The study's final files in this run (its ``STUDY.plan``)."""
+    return targets(paths.figures, paths.tables)

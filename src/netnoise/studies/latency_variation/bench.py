@@ -32,10 +32,12 @@ from scipy import stats
 from netnoise import config as netnoise_config
 from netnoise import project
 from netnoise.build import build_programs
+from netnoise.config import validate
 from netnoise.io import read_benchmark
-from netnoise.platform import from_config
+from netnoise.platform import from_settings
 from netnoise.provenance import read_sidecar
 from netnoise.run import run_benchmark
+from netnoise.settings import PlatformSettings, overlaid
 from netnoise.studies.latency_variation import injector
 
 REPO = project.ROOT
@@ -45,16 +47,13 @@ LEVELS = ("mpi", "tcp")
 # a core would sit out each other's busy wait inside it.
 BOUND = ["--bind-to", "core:overload-allowed", "--map-by", "core"]
 TCP_BTL = ["--mca", "btl", "tcp,self", "--mca", "btl_tcp_if_include", "lo"]
-# A pair is undisturbed when under 5% of its busy waits lost their core (on a quiet
-# machine 0.3-3% do) and neither run had more than half a runnable task on average
-# beside its two spinning ranks (one per core: a quiet machine's kernel threads and
-# runner come and go; a task beside them for good takes a rank's core half the time).
-# The late waits alone do not tell: with 13 runnable tasks on 2 cores the waits were
-# on time, but the ranks lost their cores between them and the median round trip
-# rose by 4-5 ms instead of 400 us.
+# A pair is undisturbed when under this share of its busy waits lost their core...
 UNDISTURBED = 0.05
+# ... and neither run had more than this many runnable tasks beside its two
+# spinning ranks on average: a task there for good takes a rank's core half the
+# time, and the late waits alone do not show ranks losing their cores between them.
 SPARE_RUNNABLE = 0.5
-# The median rise may exceed 2 D by this share (the tcp level measures about 4%).
+# The median rise may exceed 2 D by this share.
 RISE_MARGIN = 0.15
 CONFIDENCE = 0.99
 
@@ -65,8 +64,9 @@ def pingpong(
     """Run a 2-rank pingpong, busy polling (a sleeping wait would add its wake-up to
     the delays measured here); return its round trips (us) and its log. Its CPU
     load is in the provenance record beside ``work/<name>.csv``."""
-    platform = from_config(
-        {"kind": "localhost", "mpirun": "mpirun", "mpirun_args": mpirun_args, "timeout_s": 120}
+    defaults = PlatformSettings.of(validate({})["platform"])
+    platform = from_settings(
+        overlaid(defaults, {"kind": "localhost", "mpirun_args": mpirun_args, "timeout_s": 120})
     )
     out = work / f"{name}.csv"
     log = work / f"{name}.log"

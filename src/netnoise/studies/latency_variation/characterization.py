@@ -5,7 +5,7 @@ every involved node while a probe measures the round trip of the smallest
 message: ``tcpping`` at the *packet level* (a plain TCP socket, no MPI: the
 paper's ``ib_write_lat``) and ``pingpong`` at the *library level* (MPI).
 Latency is half the round trip. The packet-level samples of each level are
-fitted (:func:`netnoise.studies.latency_variation.fits.fit_levels`): a
+fitted (:func:`netnoise.studies.latency_variation.level_fits.fit_levels`): a
 log-normal, a constant delay of the same mean (the paper's "uniform") and
 log-normals with the scale at 25/50/75 % of the fit and the same mean.
 
@@ -27,7 +27,7 @@ import pandas as pd
 
 from netnoise import bundle
 from netnoise.io import read_tidy
-from netnoise.studies.latency_variation import fits
+from netnoise.studies.latency_variation import level_fits
 from netnoise.summary import describe
 
 SAMPLE_COLUMNS = ["probe", "level", "pair", "iteration", "rtt_us", "latency_us"]
@@ -97,6 +97,6 @@ def fit_characterization(
     chosen = samples[samples["probe"] == probe]
     if chosen.empty:
         raise ValueError(f"no samples of probe {probe!r} to fit")
-    fitted = fits.fit_levels(chosen[["level", "latency_us"]], fractions, mean_from=mean_from)
+    fitted = level_fits.fit_levels(chosen[["level", "latency_us"]], fractions, mean_from=mean_from)
     fitted.insert(1, "probe", probe)
-    return fitted, fits.distributions(fitted, stds_us)
+    return fitted, level_fits.distributions(fitted, stds_us)

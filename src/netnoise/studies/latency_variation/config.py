@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from netnoise.config import enabled, nodes_beyond_testbed, undefined_applications
+from netnoise.config import enabled, nodes_beyond, undefined_applications
 from netnoise.inputs import quoted
-from netnoise.studies.latency_variation.plan import mpi_bypasses_tcp, simulated
+from netnoise.platform import SIMULATED, from_config
 
 
 def problems(config: dict[str, Any]) -> list[str]:
@@ -15,7 +15,7 @@ def problems(config: dict[str, Any]) -> list[str]:
     study = enabled(config, "latency_variation")
     if not study:
         return []
-    platform = config.get("platform", {})
+    platform = from_config(config["platform"])
     problems = []
     characterize = study.get("characterize", {})
     injection = study.get("injection", {})
@@ -51,33 +51,33 @@ def problems(config: dict[str, Any]) -> list[str]:
             f"latency_variation.characterize.from_bundle: {quoted(from_bundle)} is not a "
             "regular file (a results bundle; a relative path is from the working directory)"
         )
-    if simulated(platform) and from_bundle is None:
+    if platform.clock == SIMULATED and from_bundle is None:
         problems.append(
             "latency_variation.characterize.from_bundle: null measures latency under load "
-            "here, but on platform.kind simgrid each launch is a simulation of its own, so "
-            "no probe runs beside a load; give a bundle whose run measured it, e.g. "
+            f"here, but on platform.kind {platform.kind} each launch is a simulation of its own, "
+            "so no probe runs beside a load; give a bundle whose run measured it, e.g. "
             "resources/cache/quick-testbed.tar.gz"
         )
-    if simulated(platform) and injection.get("injector_level") == "tcp":
+    if not platform.tcp_sockets and injection.get("injector_level") == "tcp":
         problems.append(
             "latency_variation.injection.injector_level: tcp delays a rank's TCP sends, but "
-            "on platform.kind simgrid no message crosses a socket; use mpi or auto"
+            f"on platform.kind {platform.kind} no message crosses a socket; use mpi or auto"
         )
-    if simulated(platform) and platform.get("simgrid", {}).get("network_model") == "packet":
+    if platform.supports_ns3:
         problems.append(
             "platform.simgrid.network_model: packet (ns-3) takes no latency callback, through "
             "which the injector delays messages in SimGrid; use flow for latency_variation"
         )
-    if (
-        from_bundle is None
-        and characterize.get("link_mbit") is None
-        and platform.get("kind", "testbed") != "testbed"
-    ):
+    if from_bundle is None and characterize.get("link_mbit") is None and platform.nic_mbit is None:
         problems.append(
             "latency_variation.characterize.link_mbit: null only works on the testbed "
             "(it takes platform.testbed.nic_mbit); give the link rate of your network in Mbit/s"
         )
-    if injection.get("injector_level") == "tcp" and mpi_bypasses_tcp(platform):
+    if (
+        injection.get("injector_level") == "tcp"
+        and platform.tcp_sockets
+        and not platform.mpi_over_tcp
+    ):
         problems.append(
             "latency_variation.injection.injector_level: tcp delays a rank's TCP sends, but "
             "platform.slurm.fabric is rdma: MPI moves its messages without TCP there "
@@ -93,5 +93,5 @@ def problems(config: dict[str, Any]) -> list[str]:
             "first nodes, so give 2 to nodes, or null for all of them"
         )
     if "nodes" in study:
-        problems += nodes_beyond_testbed(config, {"latency_variation.nodes": [study["nodes"]]})
+        problems += nodes_beyond(platform.max_nodes, {"latency_variation.nodes": [study["nodes"]]})
     return problems

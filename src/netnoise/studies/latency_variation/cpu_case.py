@@ -1,5 +1,4 @@
-"""The study's heaviest co-run for ``netnoise bench cpu`` (registered as the
-``netnoise.cpu_cases`` entry point ``latency_variation``): its ping-pong probe
+"""The study's heaviest co-run for ``netnoise bench cpu``: its ping-pong probe
 beside loadgen at the top level of load."""
 
 from __future__ import annotations
@@ -9,25 +8,27 @@ from typing import Any
 
 import pandas as pd
 
-from netnoise.cpubench import Case, node_names
+from netnoise.platform.testbed import TestbedPlatform
 from netnoise.run import Job
+from netnoise.settings import Settings
 from netnoise.studies.latency_variation import plan
-from netnoise.testbed.fabric import TestbedSpec
+from netnoise.studies.latency_variation.settings import LatencyVariationSettings
+from netnoise.study import CpuCase, node_names
 
 
-def layout(config: dict[str, Any]) -> dict[str, Any]:
-    return {"nodes": max(config["latency_variation"]["nodes"], 2)}
+def layout(settings: Settings) -> dict[str, Any]:
+    return {"nodes": max(settings.study(LatencyVariationSettings).nodes, 2)}
 
 
 def probe_beside_loadgen(
-    bin_dir: Path, out: Path, config: dict[str, Any], spec: TestbedSpec
+    bin_dir: Path, out: Path, settings: Settings, platform: TestbedPlatform
 ) -> tuple[Job, list[Job]]:
-    study = config["latency_variation"]
-    nodes = node_names(spec)[: study["nodes"]]
+    study = settings.study(LatencyVariationSettings)
+    nodes = node_names(platform)[: study.nodes]
     probe = [str(bin_dir / "pingpong"), *map(str, plan.probe_args(study, "pingpong"))]
-    level = max(study["characterize"]["levels"])
+    level = max(study.characterize.levels)
     load = [str(bin_dir / "loadgen")]
-    load += map(str, plan.loadgen_args(study, level, {"testbed": {"nic_mbit": spec.nic_mbit}}))
+    load += map(str, plan.loadgen_args(study, level, platform))
     measured = Job("pingpong", probe, 2, out / "measured.csv", nodes[:2])
     return measured, [Job("loadgen", load, len(nodes), out / "background.csv", nodes)]
 
@@ -36,10 +37,6 @@ def round_trips(data: pd.DataFrame) -> pd.Series:
     return data["rtt_us"] / 1e6
 
 
-CASE = Case(
-    "latency_variation",
-    "probe beside loadgen at the top load",
-    layout,
-    probe_beside_loadgen,
-    round_trips,
+CASES = (
+    CpuCase("probe beside loadgen at the top load", layout, probe_beside_loadgen, round_trips),
 )

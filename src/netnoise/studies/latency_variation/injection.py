@@ -31,7 +31,7 @@ from netnoise.atomic import write_csv
 from netnoise.io import read_tidy
 from netnoise.platform import Platform
 from netnoise.run import Job, corun
-from netnoise.studies.latency_variation import fits, injector
+from netnoise.studies.latency_variation import injector, level_fits, tables
 from netnoise.studies.latency_variation.names import BARRIER, ZERO, parse_point, point_name
 
 SAMPLE_COLUMNS = ["experiment", "level", "distribution", "sample", "value_us"]
@@ -67,8 +67,8 @@ def write_injector_files(
             summary = {"table_mean": 0.0, "table_std": 0.0, "table_min": 0.0, "table_max": 0.0}
             row = {**row, "family": "constant", "mean_us": 0.0, "std_us": 0.0}
         else:
-            summary = fits.write_distribution(
-                fits.frozen_distribution(row), table, seed_file, unit, seed=_seed(seed, index)
+            summary = tables.write_distribution(
+                level_fits.frozen_distribution(row), table, seed_file, unit, seed=_seed(seed, index)
             )
         rows.append(
             {

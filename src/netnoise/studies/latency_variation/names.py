@@ -51,7 +51,7 @@ def is_grid_distribution(distribution: str) -> bool:
 
 
 def distribution_names(fractions: Iterable[float], stds_us: Iterable[float] = ()) -> list[str]:
-    """The distributions of a level, in :func:`.fits.distributions`' order: the
+    """The distributions of a level, in :func:`.level_fits.distributions`' order: the
     paper's five, then the grid of standard deviations."""
     tags = [f"lognorm_scale{100 * float(f):g}" for f in sorted(fractions, reverse=True)]
     return ["lognorm", "uniform", *tags, *(std_name(s) for s in sorted(stds_us))]

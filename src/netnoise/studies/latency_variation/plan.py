@@ -9,9 +9,11 @@ A job spec is built by the ``job`` function the workflow passes in
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
 
+from netnoise.jobs import JobSpec
+from netnoise.platform import Platform, from_settings
 from netnoise.report import ABOUT, HEADLINE_CLAIMS, LATENCY_UNITS, Result
+from netnoise.settings import Settings
 from netnoise.studies.latency_variation.names import (
     PROBES,
     VALIDATION_DISTRIBUTIONS,
@@ -20,6 +22,8 @@ from netnoise.studies.latency_variation.names import (
     distribution_names,
     point_name,
 )
+from netnoise.studies.latency_variation.settings import LatencyVariationSettings
+from netnoise.study import StudyPaths
 
 #: Sec. 5: latency under load (Fig. 2, 3) and the idle distribution with its fit (Fig. 4).
 CHARACTERIZATION_FIGURES = ("fig2_latency_mean", "fig3_latency_std", "fig4_idle_distribution")
@@ -94,121 +98,111 @@ INJECTION_TABLES = (
     "fixed_mean",
 )
 
-Job = Callable[..., dict[str, Any]]
+Job = Callable[..., JobSpec]
 
 
 # ---------------------------------------------------------------- Sec. 5
 
 
-def characterization_runs(lv: dict[str, Any]) -> list[tuple[str, int]]:
+def characterization_runs(lv: LatencyVariationSettings) -> list[tuple[str, int]]:
     """(probe, level) of every measurement under load: each probe at each level."""
-    levels = sorted(lv["characterize"]["levels"])
+    levels = sorted(lv.characterize.levels)
     return [(probe, level) for probe in PROBES for level in levels]
 
 
-def link_mbit(lv: dict[str, Any], platform: dict[str, Any]) -> float:
-    """The link rate the loads are shares of: configured, or the testbed's NIC rate."""
-    link = lv["characterize"]["link_mbit"]
-    return link if link is not None else platform["testbed"]["nic_mbit"]
+def link_mbit(lv: LatencyVariationSettings, platform: Platform) -> float:
+    """The link rate the loads are shares of: configured, or the rate the platform
+    shapes its links to."""
+    link = lv.characterize.link_mbit
+    return link if link is not None else platform.nic_mbit
 
 
-def probe_args(lv: dict[str, Any], probe: str) -> list[object]:
+def probe_args(lv: LatencyVariationSettings, probe: str) -> list[object]:
     """Arguments of a latency probe measuring for the configured duration beside the load."""
-    char = lv["characterize"]
-    args = ["--size", 1, "--warmup", char["warmup"], "--iterations", char["iterations"]]
-    args += ["--duration", char["duration_s"]]
+    char = lv.characterize
+    args = ["--size", 1, "--warmup", char.warmup, "--iterations", char.iterations]
+    args += ["--duration", char.duration_s]
     if probe == "tcpping":
-        args += ["--gap-us", char["gap_us"]]
+        args += ["--gap-us", char.gap_us]
     return args
 
 
-def loadgen_args(lv: dict[str, Any], level: int, platform: dict[str, Any]) -> list[object]:
+def loadgen_args(lv: LatencyVariationSettings, level: int, platform: Platform) -> list[object]:
     """Arguments of the loadgen pairs at ``level`` % of the link rate (:func:`link_mbit`)."""
-    char = lv["characterize"]
+    char = lv.characterize
     return [
         "--load",
         level / 100,
         "--link-mbit",
         link_mbit(lv, platform),
         "--size",
-        char["load_size"],
+        char.load_size,
         "--seed",
-        lv["seed"] + level,
+        lv.seed + level,
     ]
 
 
 # ---------------------------------------------------------------- Sec. 6–7
 
 
-def mpi_bypasses_tcp(platform: dict[str, Any]) -> bool:
-    """Whether MPI moves messages without TCP here: on a Slurm cluster whose fabric
-    is rdma (InfiniBand, RoCE, Omni-Path, Slingshot). The testbed's MPI runs over TCP."""
-    return platform.get("kind") == "slurm" and platform.get("slurm", {}).get("fabric") == "rdma"
-
-
-def injector_level(lv: dict[str, Any], platform: dict[str, Any]) -> str:
+def injector_level(lv: LatencyVariationSettings, platform: Platform) -> str:
     """Where the injector delays (``injection.injector_level``, ``auto`` resolved): a
-    TCP-level injector injects nothing where MPI bypasses TCP or in a simulation,
-    so ``auto`` takes the MPI level there and the TCP level, the paper's
-    post_send, elsewhere."""
-    level = lv["injection"]["injector_level"]
+    TCP-level injector injects nothing where MPI does not move its messages through
+    TCP sockets (an rdma fabric, a simulation, whose programs link the injector in
+    and delay every message in the network model), so ``auto`` takes the MPI
+    level there and the TCP level, the paper's post_send, elsewhere."""
+    level = lv.injection.injector_level
     if level != "auto":
         return level
-    return "mpi" if mpi_bypasses_tcp(platform) or simulated(platform) else "tcp"
+    return "tcp" if platform.mpi_over_tcp else "mpi"
 
 
-def simulated(platform: dict[str, Any]) -> bool:
-    """Whether every rank runs in SimGrid's SMPI: no TCP socket, no probe beside a
-    load; the injector is linked into the programs and delays every message in
-    the network model."""
-    return platform.get("kind") == "simgrid"
-
-
-def distributions(lv: dict[str, Any]) -> list[str]:
+def distributions(lv: LatencyVariationSettings) -> list[str]:
     """The distributions fitted at every level (:func:`.names.distribution_names`)."""
-    return distribution_names(lv["fit"]["scale_fractions"], lv["fit"]["stds_us"])
+    return distribution_names(lv.fit.scale_fractions, lv.fit.stds_us)
 
 
-def _points(lv: dict[str, Any], names: Sequence[str]) -> list[str]:
-    levels = sorted(lv["injection"]["levels"])
+def _points(lv: LatencyVariationSettings, names: Sequence[str]) -> list[str]:
+    levels = sorted(lv.injection.levels)
     return [point_name(level, name) for level in levels for name in names] + [ZERO]
 
 
-def injected_points(lv: dict[str, Any]) -> list[str]:
+def injected_points(lv: LatencyVariationSettings) -> list[str]:
     """Every injected distribution (level × distribution) and the zero table."""
     return _points(lv, distributions(lv))
 
 
-def validation_points(lv: dict[str, Any]) -> list[str]:
+def validation_points(lv: LatencyVariationSettings) -> list[str]:
     """The points of Sec. 6's validation: the uniform and the fitted log-normal only."""
     return _points(lv, VALIDATION_DISTRIBUTIONS)
 
 
-def validation_experiments(platform: dict[str, Any]) -> tuple[str, ...]:
+def validation_experiments(platform: Platform) -> tuple[str, ...]:
     """The probes and the barrier of Sec. 6 that run on ``platform``: all three, but
-    tcpping (a TCP socket) in a simulation."""
-    return tuple(e for e in VALIDATION_EXPERIMENTS if not (simulated(platform) and e == "tcpping"))
+    tcpping where ranks have no TCP socket (a simulation)."""
+    return tuple(e for e in VALIDATION_EXPERIMENTS if platform.tcp_sockets or e != "tcpping")
 
 
-def injection_figures(platform: dict[str, Any]) -> tuple[str, ...]:
-    """The figures of Sec. 6–7 that ``platform``'s experiments make."""
-    return tuple(f for f in INJECTION_FIGURES if not (simulated(platform) and f in PACKET_FIGURES))
+def injection_figures(platform: Platform | None) -> tuple[str, ...]:
+    """The figures of Sec. 6–7 that ``platform``'s experiments make (None: all)."""
+    sockets = platform is None or platform.tcp_sockets
+    return tuple(f for f in INJECTION_FIGURES if sockets or f not in PACKET_FIGURES)
 
 
-def probe_runs(lv: dict[str, Any], experiments: Sequence[str]) -> list[tuple[str, str]]:
+def probe_runs(lv: LatencyVariationSettings, experiments: Sequence[str]) -> list[tuple[str, str]]:
     """(experiment, point) of every injected probe and barrier result."""
     points = validation_points(lv)
     return [(name, point) for name in experiments for point in points]
 
 
-def application_runs(lv: dict[str, Any]) -> list[tuple[str, str]]:
+def application_runs(lv: LatencyVariationSettings) -> list[tuple[str, str]]:
     """(application, point) of every injected application result."""
     points = injected_points(lv)
-    return [(app, point) for app in lv["injection"]["applications"] for point in points]
+    return [(app, point) for app in lv.injection.applications for point in points]
 
 
 def probe_placement(
-    lv: dict[str, Any], name: str, nodes: list[str] | None
+    lv: LatencyVariationSettings, name: str, nodes: list[str] | None
 ) -> tuple[int, list[str] | None]:
     """(ranks, nodes) of a latency probe or the barrier (``nodes``: the study's; None:
     the launcher places the ranks).
@@ -219,7 +213,7 @@ def probe_placement(
     """
     if name in PROBES:
         return 2, nodes[:2] if nodes else None
-    ranks = lv["injection"].get("barrier_nodes") or lv["nodes"]
+    ranks = lv.injection.barrier_nodes or lv.nodes
     return ranks, nodes[:ranks] if nodes else None
 
 
@@ -236,17 +230,17 @@ def injected_files(raw: str, names: Sequence[str]) -> dict[str, list[str]]:
 
 
 def injected_probes(
-    lv: dict[str, Any],
+    lv: LatencyVariationSettings,
     nodes: list[str] | None,
     outputs: Sequence[str],
     job: Job,
     experiments: Sequence[str] = VALIDATION_EXPERIMENTS,
-) -> list[dict[str, Any]]:
+) -> list[JobSpec]:
     """The ``experiments`` (of tcpping, pingpong and barrier) on ``outputs``, placed
     by :func:`probe_placement`; ``job(name, output, ranks, nodes, args)`` builds
     each spec."""
-    inj = lv["injection"]
-    args = ["--warmup", inj["warmup"], "--iterations", inj["probe_iterations"]]
+    inj = lv.injection
+    args = ["--warmup", inj.warmup, "--iterations", inj.probe_iterations]
     sizes = {"tcpping": ["--size", 1], "pingpong": ["--size", 1], "barrier": []}
     return [
         job(name, output, *probe_placement(lv, name, nodes), [*sizes[name], *args])
@@ -255,30 +249,34 @@ def injected_probes(
 
 
 def injected_applications(
-    lv: dict[str, Any], nodes: list[str] | None, outputs: Sequence[str], job: Job
-) -> list[dict[str, Any]]:
+    lv: LatencyVariationSettings, nodes: list[str] | None, outputs: Sequence[str], job: Job
+) -> list[JobSpec]:
     """Every application of the study, ``runs`` timed runs after one warm-up, on
     ``outputs``, sized by ``application_args``; ``job(name, output, ranks, nodes,
     iterations, warmup, extra_args)`` builds each spec."""
-    inj = lv["injection"]
+    inj = lv.injection
     return [
-        job(app, output, lv["nodes"], nodes, inj["runs"], 1, inj["application_args"].get(app, []))
-        for app, output in zip(inj["applications"], outputs, strict=True)
+        job(app, output, lv.nodes, nodes, inj.runs, 1, inj.application_args.get(app, []))
+        for app, output in zip(inj.applications, outputs, strict=True)
     ]
 
 
 # ---------------------------------------------------------------- targets
 
 
-def targets(
-    figures: str, tables: str, models: str, platform: dict[str, Any] | None = None
-) -> list[str]:
+def targets(figures: str, tables: str, models: str, platform: Platform | None = None) -> list[str]:
     """Every final file of the study (``figures``, ``tables``, ``models``: its folders)
     on ``platform`` (None: one that runs every experiment)."""
-    names = [*CHARACTERIZATION_FIGURES, *injection_figures(platform or {})]
+    names = [*CHARACTERIZATION_FIGURES, *injection_figures(platform)]
     return [
         *(f"{figures}/{name}.{ext}" for name in names for ext in ("svg", "png")),
         f"{tables}/characterization.csv",
         *(f"{tables}/{name}.csv" for name in INJECTION_TABLES),
         f"{models}/fits.csv",
     ]
+
+
+def final_files(settings: Settings, paths: StudyPaths) -> list[str]:
+    """The study's final files in this run (its ``STUDY.plan``)."""
+    platform = from_settings(settings.platform)
+    return targets(paths.figures, paths.tables, paths.models, platform)

@@ -6,11 +6,15 @@ import math
 from pathlib import Path
 from typing import Any
 
-from netnoise.config import enabled, frame_problems, nodes_beyond_testbed, study_platform
+from netnoise.config import enabled, nodes_beyond
 from netnoise.inputs import quoted
+from netnoise.platform import from_config
+from netnoise.settings import Settings
 from netnoise.sim.topology import SpecError, check_spec
 from netnoise.studies.network_noise.netgauge import size_problems
 from netnoise.studies.network_noise.plan import SIZE_SWEEP_RATIO
+from netnoise.studies.network_noise.settings import NetworkNoiseSettings
+from netnoise.testbed.fabric import frame_problems
 
 
 def _netgauge_problems(bench: dict[str, Any]) -> list[str]:
@@ -95,6 +99,7 @@ def problems(config: dict[str, Any]) -> list[str]:
         "network_noise.benchmark.allocations": bench["allocations"],
     }
     found += _netgauge_problems(bench) + _application_problems(bench)
-    layout = study_platform(config["platform"], bench)["testbed"]
+    settings = Settings.of(config)
+    layout = settings.effective(settings.study(NetworkNoiseSettings)).testbed.as_config()
     found += frame_problems(layout, "network_noise.benchmark.testbed over platform.testbed")
-    return found + nodes_beyond_testbed(config, wanted)
+    return found + nodes_beyond(from_config(config["platform"]).max_nodes, wanted)

@@ -8,12 +8,16 @@ subsection (``bench``) and the study's result folders, called by
 from __future__ import annotations
 
 import math
-from typing import Any
 
+from netnoise.jobs import JobSpec
+from netnoise.platform import Platform
 from netnoise.report import ABOUT, HEADLINE_CLAIMS, Result
+from netnoise.settings import PlatformSettings, Settings, overlaid
 from netnoise.studies.network_noise.analysis import PERTURBATIONS as PERTURBATIONS  # the rules'
 from netnoise.studies.network_noise.analysis import point_name
 from netnoise.studies.network_noise.netgauge import collvsnoise_argv
+from netnoise.studies.network_noise.settings import Benchmark, Netgauge, NetworkNoiseSettings
+from netnoise.study import StudyPaths
 
 #: Figures of the simulator part (Sec. 3-5); Fig. 11 only with fabric files.
 FABRIC_FIGURE = "fig11_fabric_ratio"
@@ -50,24 +54,24 @@ REPORT_RESULTS = (
 )
 
 
-def simulation_points(nn: dict[str, Any]) -> dict[str, tuple[str, str, float]]:
+def simulation_points(nn: NetworkNoiseSettings) -> dict[str, tuple[str, str, float]]:
     """Point id -> (figure, topology SPEC, ratio) of every simulation."""
     points = {}
 
     def add(figure: str, spec: str, ratio: float) -> None:
         points[point_name(figure, spec, ratio)] = (figure, spec, ratio)
 
-    for spec in nn["fat_trees"]:
+    for spec in nn.fat_trees:
         add("fat_tree_size", spec, SIZE_SWEEP_RATIO)
-    for ratio in nn["ratios"]:
-        add("torus_ratio", nn["torus_2d"], ratio)
-        add("torus_ratio", nn["torus_3d"], ratio)
-    for k in nn["torus_sizes_2d"]:
+    for ratio in nn.ratios:
+        add("torus_ratio", nn.torus_2d, ratio)
+        add("torus_ratio", nn.torus_3d, ratio)
+    for k in nn.torus_sizes_2d:
         add("torus_size", f"torus:{k}x{k}", SIZE_SWEEP_RATIO)
-    for k in nn["torus_sizes_3d"]:
+    for k in nn.torus_sizes_3d:
         add("torus_size", f"torus:{k}x{k}x{k}", SIZE_SWEEP_RATIO)
-    for path in nn["fabrics"]:
-        for ratio in nn["ratios"]:
+    for path in nn.fabrics:
+        for ratio in nn.ratios:
             add("fabric_ratio", f"fabric:{path}", ratio)
     return points
 
@@ -77,34 +81,31 @@ def fabric_file(spec: str) -> list[str]:
     return [spec.split(":", 1)[1]] if spec.startswith("fabric:") else []
 
 
-def simulation_figures(nn: dict[str, Any]) -> list[str]:
+def simulation_figures(nn: NetworkNoiseSettings) -> list[str]:
     """The simulator's figures; Fig. 11 exists only when fabric files are configured."""
-    return [FABRIC_FIGURE, *SIMULATION_FIGURES] if nn["fabrics"] else list(SIMULATION_FIGURES)
+    return [FABRIC_FIGURE, *SIMULATION_FIGURES] if nn.fabrics else list(SIMULATION_FIGURES)
 
 
-def noise_points(
-    bench: dict[str, Any], on_testbed: bool = False
-) -> list[tuple[str, float, int, str]]:
+def noise_points(bench: Benchmark, platform: Platform) -> list[tuple[str, float, int, str]]:
     """(collective, ratio, allocation, perturbation) of every noise-benchmark run: the
     ratio sweep of Fig. 3, 4, 6 on the full allocation, the allocation sweep of
     Fig. 5, a ratio-0 control (no perturbing process: what the split alone does) of
     every collective and allocation, and allreduce's ratio sweep with a CPU-only
-    perturbation (``cpu_control``) and, ``on_testbed``, with the perturbation on
-    one switch (``unshared_control``: elsewhere the cluster's layout is given)."""
-    points = [
-        (c, r, bench["nodes"], "network") for c in bench["collectives"] for r in bench["ratios"]
-    ]
-    points += [("allreduce", SIZE_SWEEP_RATIO, n, "network") for n in bench["allocations"]]
+    perturbation (``cpu_control``) and, where the workflow names the nodes, with
+    the perturbation on one switch (``unshared_control``: elsewhere the
+    launcher's placement is given)."""
+    points = [(c, r, bench.nodes, "network") for c in bench.collectives for r in bench.ratios]
+    points += [("allreduce", SIZE_SWEEP_RATIO, n, "network") for n in bench.allocations]
     points += [(c, 0.0, n, "network") for c, _, n, _ in points]
-    if bench["cpu_control"]:
-        points += [("allreduce", r, bench["nodes"], "cpu") for r in bench["ratios"] if r > 0]
-    if bench["unshared_control"] and on_testbed:
-        points += [("allreduce", r, bench["nodes"], "unshared") for r in bench["ratios"] if r > 0]
+    if bench.cpu_control:
+        points += [("allreduce", r, bench.nodes, "cpu") for r in bench.ratios if r > 0]
+    if bench.unshared_control and platform.names_nodes:
+        points += [("allreduce", r, bench.nodes, "unshared") for r in bench.ratios if r > 0]
     return sorted(set(points))
 
 
 def point_splits(
-    bench: dict[str, Any], collective: str, ratio: float, allocation: int, perturbation: str
+    bench: Benchmark, collective: str, ratio: float, allocation: int, perturbation: str
 ) -> int:
     """Random splits of one point: ``allocation_splits`` (where set) for the
     allocation sweep's points, whose slowdowns differ by tens of points where the
@@ -112,23 +113,22 @@ def point_splits(
     in_allocation_sweep = (
         collective == "allreduce"
         and ratio == SIZE_SWEEP_RATIO
-        and allocation in bench["allocations"]
+        and allocation in bench.allocations
         and perturbation == "network"
     )
-    sweep_splits = bench.get("allocation_splits")
-    return sweep_splits if in_allocation_sweep and sweep_splits else bench["splits"]
+    sweep_splits = bench.allocation_splits
+    return sweep_splits if in_allocation_sweep and sweep_splits else bench.splits
 
 
-def point_platform(platform: dict[str, Any], perturbation: str) -> dict[str, Any]:
+def point_platform(platform: PlatformSettings, perturbation: str) -> PlatformSettings:
     """The benchmark's platform for one perturbation. The unshared control's testbed
     has every node on one switch, where the perturbation's traffic crosses only its
     own nodes' links. The CPU control is measured once: its processes keep the cores
-    busy by design, and a second attempt was as saturated as the first (2.4-3.5
-    runnable tasks after both in a quick study), a quarter minute each."""
+    busy by design, so another attempt would be as saturated."""
     if perturbation == "unshared":
-        return {**platform, "testbed": {**platform["testbed"], "racks": 1}}
+        return overlaid(platform, {"testbed": {"racks": 1}})
     if perturbation == "cpu":
-        return {**platform, "cpu": {**platform.get("cpu", {}), "attempts": 1}}
+        return overlaid(platform, {"cpu": {"attempts": 1}})
     return platform
 
 
@@ -137,14 +137,14 @@ def noise_result(raw: str, collective: str, ratio: float, allocation: int, pertu
     return f"{raw}/{collective}_r{ratio:g}_n{allocation}_{perturbation}.csv"
 
 
-def application_ranks(bench: dict[str, Any], ratio: float, allocation: int) -> int | None:
+def application_ranks(bench: Benchmark, ratio: float, allocation: int) -> int | None:
     """The processes of the application communicator at one point, where the plan sets
     them (None: the ranks the perturbation leaves). A set ``application_ranks`` holds
     on the ratio sweep's allocation (``nodes``); a ratio-0 control elsewhere keeps
     the communicator of its allocation's Fig. 5 point, the rest idle, so that it
     times the collective that point perturbs."""
-    fixed = bench.get("application_ranks")
-    if fixed and allocation == bench["nodes"]:
+    fixed = bench.application_ranks
+    if fixed and allocation == bench.nodes:
         return fixed
     if ratio == 0:
         # The benchmark rounds the perturbing processes half away from zero.
@@ -153,7 +153,7 @@ def application_ranks(bench: dict[str, Any], ratio: float, allocation: int) -> i
 
 
 def noise_args(
-    bench: dict[str, Any],
+    bench: Benchmark,
     collective: str,
     ratio: str,
     allocation: int,
@@ -161,7 +161,7 @@ def noise_args(
 ) -> list[object]:
     """Arguments of the ``noise`` benchmark at one point (``ratio`` as its file names
     spell it); the unshared control's perturbation is the network one."""
-    cpu = ["--cpu-load", bench["cpu_load"]] if perturbation == "cpu" else []
+    cpu = ["--cpu-load", bench.cpu_load] if perturbation == "cpu" else []
     ranks = application_ranks(bench, float(ratio), allocation)
     application = [] if ranks is None else ["--application-ranks", ranks]
     return [
@@ -174,47 +174,45 @@ def noise_args(
         ratio,
         *application,
         "--size",
-        bench["size"],
+        bench.size,
         "--perturb-size",
-        bench["perturb_size"],
+        bench.perturb_size,
         "--splits",
         point_splits(bench, collective, float(ratio), allocation, perturbation),
         "--reps",
-        bench["reps"],
+        bench.reps,
         "--phase-warmup",
-        bench["phase_warmup"],
+        bench.phase_warmup,
     ]
 
 
-def netgauge_build_command(netgauge: dict[str, Any]) -> str:
+def netgauge_build_command(netgauge: Netgauge) -> str:
     """Netgauge's autotools build against the MPI of build.mpicc (``$MPICC``)."""
     mpi_root = '"$(dirname "$(dirname "$(command -v "$MPICC")")")"'
-    extra = netgauge["configure_args"]
+    extra = netgauge.configure_args
     return " ".join(["./configure", f"--with-mpi={mpi_root}", *extra, "&& make"])
 
 
-def netgauge_job(
-    bench: dict[str, Any], binary: str, output: str, nodes: list[str] | None
-) -> dict[str, Any]:
+def netgauge_job(bench: Benchmark, binary: str, output: str, nodes: list[str] | None) -> JobSpec:
     """The co-run job spec of the collvsnoise run covering the benchmark's ratio sweep
-    on ``bench["nodes"]`` ranks (placed on ``nodes``, None: the launcher places them)."""
-    argv = collvsnoise_argv(binary, bench["netgauge"]["tests"], bench["nodes"], bench["ratios"])
+    on ``bench.nodes`` ranks (placed on ``nodes``, None: the launcher places them)."""
+    argv = collvsnoise_argv(binary, bench.netgauge.tests, bench.nodes, bench.ratios)
     return {
         "name": "netgauge",
         "program": argv[0],
         "args": argv[1:],
-        "ranks": bench["nodes"],
+        "ranks": bench.nodes,
         "nodes": nodes,
         "output": output,
         "external": {"tool": "netgauge", "table": "netgauge_collvsnoise"},
     }
 
 
-def netgauge_notice(nn: dict[str, Any]) -> str | None:
+def netgauge_notice(nn: NetworkNoiseSettings) -> str | None:
     """Why the Netgauge side-by-side run is skipped, or None when it runs (or the
     study or its benchmark is off)."""
-    bench = nn["benchmark"]
-    if nn["enabled"] and bench["enabled"] and not bench["netgauge"]["source"]:
+    bench = nn.benchmark
+    if nn.enabled and bench.enabled and not bench.netgauge.source:
         return (
             "network_noise.benchmark.netgauge.source is empty: "
             "the Netgauge side-by-side run is skipped"
@@ -226,7 +224,7 @@ def _figure_files(figures: str, names: list[str] | tuple[str, ...]) -> list[str]
     return [f"{figures}/{name}.{ext}" for name in names for ext in ("svg", "png")]
 
 
-def simulation_targets(nn: dict[str, Any], figures: str, tables: str) -> list[str]:
+def simulation_targets(nn: NetworkNoiseSettings, figures: str, tables: str) -> list[str]:
     """Final files of the simulator part (``figures``, ``tables``: the study's folders)."""
     return [
         *_figure_files(figures, simulation_figures(nn)),
@@ -235,21 +233,26 @@ def simulation_targets(nn: dict[str, Any], figures: str, tables: str) -> list[st
     ]
 
 
-def benchmark_targets(bench: dict[str, Any], figures: str, tables: str) -> list[str]:
+def benchmark_targets(bench: Benchmark, figures: str, tables: str) -> list[str]:
     """Final files of the noise benchmark, with Netgauge's comparison when its source is set."""
     targets = [
         *_figure_files(figures, BENCHMARK_FIGURES),
         f"{tables}/benchmark_slowdown.csv",
         f"{tables}/benchmark_claims.csv",
     ]
-    if bench["netgauge"]["source"]:
+    if bench.netgauge.source:
         targets.append(f"{tables}/netgauge_comparison.csv")
     return targets
 
 
-def targets(nn: dict[str, Any], figures: str, tables: str) -> list[str]:
+def targets(nn: NetworkNoiseSettings, figures: str, tables: str) -> list[str]:
     """Every final file of the study: the simulator's, and the benchmark's when enabled."""
     found = simulation_targets(nn, figures, tables)
-    if nn["benchmark"]["enabled"]:
-        found += benchmark_targets(nn["benchmark"], figures, tables)
+    if nn.benchmark.enabled:
+        found += benchmark_targets(nn.benchmark, figures, tables)
     return found
+
+
+def final_files(settings: Settings, paths: StudyPaths) -> list[str]:
+    """The study's final files in this run (its ``STUDY.plan``)."""
+    return targets(settings.study(NetworkNoiseSettings), paths.figures, paths.tables)

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from netnoise.studies.variability import evaluation
+from netnoise.studies.variability import ceilings, evaluation, nested_cv
 from netnoise.studies.variability import features as model_features
 from netnoise.studies.variability import model as variability
 from netnoise.studies.variability.campaign import (
@@ -176,15 +176,15 @@ def production(table: pd.DataFrame, campaign: str = "production") -> pd.DataFram
 def _repeated_cv(
     runs: pd.DataFrame, X: pd.DataFrame, y: pd.Series, settings: ModelSettings, n_jobs: int
 ) -> pd.DataFrame:
-    """:func:`netnoise.studies.variability.evaluation.repeated_cv` of the features
+    """:func:`netnoise.studies.variability.nested_cv.repeated_cv` of the features
     ``X`` and target ``y`` of ``runs``, with their groups and drawn conditions."""
     measured = runs.loc[X.index]
     groups = measured["application"].astype(str) + " x " + measured["nodes"].astype(str)
-    return evaluation.repeated_cv(
+    return nested_cv.repeated_cv(
         X,
         y,
         groups,
-        evaluation.condition_matrix(measured, CONDITIONS),
+        nested_cv.condition_matrix(measured, CONDITIONS),
         settings.fitting(),
         repeats=settings.repeats,
         n_jobs=n_jobs,
@@ -416,9 +416,9 @@ def evaluate(
     out["predicted_vs_true"] = pd.concat(figures, ignore_index=True)
 
     predictions = _repeated_cv(runs, X, y, settings, n_jobs)
-    out["cv_folds"] = evaluation.fold_scores(predictions)
-    out["noise_floor"] = evaluation.noise_floor(table, CONDITIONS)
-    out["model_evaluation"] = evaluation.model_evaluation(
+    out["cv_folds"] = nested_cv.fold_scores(predictions)
+    out["noise_floor"] = ceilings.noise_floor(table, CONDITIONS)
+    out["model_evaluation"] = nested_cv.model_evaluation(
         predictions,
         variability.select_svr(X, y, grid=settings.grid, cv=settings.cv, seed=seed),
         float(out["predicted_vs_true"].query("figure == 'fig7'")["r2"].iloc[0]),
@@ -468,14 +468,14 @@ def congestion_counters(
     table: pd.DataFrame, settings: ModelSettings, *, n_jobs: int = 1
 ) -> pd.DataFrame:
     """How much of the runtime z each set of :data:`CONGESTION_FEATURE_SETS` explains in
-    each production campaign (:func:`netnoise.studies.variability.evaluation.feature_set_r2`),
+    each production campaign (:func:`netnoise.studies.variability.ceilings.feature_set_r2`),
     with the stall counter the runs recorded: the numbers that choose a congestion counter."""
     parts = []
     for campaign in PRODUCTION_GENERATORS:
         runs = production(table, campaign)
         if runs.empty:
             continue
-        part = evaluation.feature_set_r2(
+        part = ceilings.feature_set_r2(
             runs,
             CONGESTION_FEATURE_SETS,
             settings.fitting(),
@@ -495,17 +495,17 @@ def bursty_evaluation(
     table: pd.DataFrame, settings: ModelSettings, *, n_jobs: int = 1
 ) -> pd.DataFrame:
     """The models of the steady campaign cross-validated on the bursty campaign's
-    runs alone (:func:`netnoise.studies.variability.evaluation.nested_evaluation`,
+    runs alone (:func:`netnoise.studies.variability.nested_cv.nested_evaluation`,
     with the noise ceilings against the bursty runs' spread), ``campaign``
     "bursty"; no rows without bursty runs."""
     runs = production(table, "bursty")
     X, y = model_features.dataset(runs)
     if X.empty:
-        return pd.DataFrame(columns=["campaign", *evaluation.EVALUATION_COLUMNS])
+        return pd.DataFrame(columns=["campaign", *nested_cv.EVALUATION_COLUMNS])
     predictions = _repeated_cv(runs, X, y, settings, n_jobs)
-    out = evaluation.nested_evaluation(
+    out = nested_cv.nested_evaluation(
         predictions,
-        evaluation.noise_floor(table, CONDITIONS, production="bursty"),
+        ceilings.noise_floor(table, CONDITIONS, production="bursty"),
         inner_cv=settings.inner_cv,
         level=settings.bound_level,
     )

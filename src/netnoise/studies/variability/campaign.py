@@ -92,7 +92,7 @@ import os
 import tempfile
 import zlib
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from contextlib import AbstractContextManager
+from contextlib import AbstractContextManager, ExitStack
 from pathlib import Path
 from typing import Any
 
@@ -275,15 +275,33 @@ def simgrid_machine(platform: SimgridPlatform) -> Machine:
     if racks is None:
         raise PlatformUnavailable(
             f"variability on simgrid needs platform.simgrid.topology testbed (racks of "
-            f"named hosts, as the testbed's), not {platform.simgrid['topology']!r}; set "
+            f"named hosts, as the testbed's), not {platform.simgrid.topology!r}; set "
             "variability.simgrid.topology: testbed"
         )
     return Machine(
         racks,
-        platform.config["testbed"]["nic_mbit"],
+        platform.settings.testbed.nic_mbit,
         lambda _nodes, _run_dir: contextlib.nullcontext(),
         lambda nodes, _samples: rack_network_ports(racks, nodes),
     )
+
+
+def machine_on(
+    platform: Platform, study: Mapping[str, Any], log: str | os.PathLike[str], stack: ExitStack
+) -> Machine:
+    """Where the study's runs go on ``platform``: the simulation's racks where its
+    runs read their counters themselves, a cluster's allocation where the layout
+    is the cluster's own, else the testbed (brought up here, with the fabric's
+    queue-time tracer in ``stack`` where ``variability.queue_time`` asks)."""
+    if platform.reads_counters_in_run:
+        return simgrid_machine(platform)
+    if platform.discovers_layout:
+        cluster = study["slurm"]
+        return cluster_machine(platform, cluster["link_mbit"], cluster["ports"], log)
+    platform.check()
+    spec = platform.testbed.spec
+    tracer = stack.enter_context(QueueTime(spec.fabric)) if study["queue_time"] else None
+    return machine_of_testbed(spec, tracer)
 
 
 def _interleave(groups: Sequence[Sequence[str]]) -> list[str]:

@@ -40,13 +40,8 @@ from netnoise.studies.variability.metrics import (
     metrics_of_counters,
     training_table,
 )
-from netnoise.studies.variability.model import (
-    Fitting,
-    estimate,
-    load_model,
-    save_model,
-    train,
-)
+from netnoise.studies.variability.model import Fitting, estimate, train
+from netnoise.studies.variability.model_file import load_model, save_model
 
 VERDICTS = {
     "congested": "ran in congested conditions (slower than a typical run beyond the bound)",

@@ -5,7 +5,11 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from netnoise.config import enabled, frame_problems, study_testbed, undefined_applications
+from netnoise.config import enabled, undefined_applications
+from netnoise.platform import from_settings
+from netnoise.settings import Settings
+from netnoise.studies.variability.settings import VariabilitySettings
+from netnoise.testbed.fabric import frame_problems
 
 
 def calibration_rank(runs: int, level: float) -> int:
@@ -38,7 +42,6 @@ def problems(config: dict[str, Any]) -> list[str]:
     study = enabled(config, "variability")
     if not study:
         return []
-    platform = config.get("platform", {})
     chosen = study.get("applications", [])
     problems = undefined_applications(config, "variability.applications", chosen)
     model = study.get("model", {})
@@ -62,10 +65,12 @@ def problems(config: dict[str, Any]) -> list[str]:
             f"variability.model.use_case.nodes: {use_nodes} is not one of "
             f"variability.node_counts ({', '.join(map(str, counts))})"
         )
-    testbed = {**platform.get("testbed", {}), **study_testbed(study)}
-    nodes, racks = testbed.get("nodes"), testbed.get("racks", 1)
-    # Other platforms leave the study out (its campaign is the testbed's).
-    if platform.get("kind") == "testbed" and nodes is not None:
+    settings = Settings.of(config)
+    runs_on = from_settings(settings.effective(settings.study(VariabilitySettings)))
+    testbed = runs_on.settings.testbed.as_config()
+    nodes, racks = testbed["nodes"], testbed["racks"]
+    # Where the workflow places the runs, the study's testbed layout holds them.
+    if runs_on.names_nodes and nodes is not None:
         if racks > nodes:
             problems.append(
                 f"variability.testbed.racks: {racks} racks need at least {racks} nodes; "
@@ -76,9 +81,9 @@ def problems(config: dict[str, Any]) -> list[str]:
                 problems.append(
                     f"variability.node_counts: {count} exceeds the study's testbed nodes ({nodes})"
                 )
-    if platform.get("kind") == "testbed":
+    if runs_on.shapes_links:
         problems += frame_problems(testbed, "variability.testbed over platform.testbed")
-    if platform.get("kind") == "slurm":
+    if runs_on.discovers_layout:
         problems += _cluster_problems(study)
     runs = study.get("runs", 2)
     per_application = runs * len(counts)

@@ -8,10 +8,14 @@ workflow and the tests plan the same jobs.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, TypedDict
 
+from netnoise.platform import Platform, from_settings
 from netnoise.report import ABOUT, HEADLINE_CLAIMS, Result
+from netnoise.settings import ApplicationSettings, Settings
 from netnoise.studies.variability.campaign import CONTROLLED_CAMPAIGNS, batches, run_keys
+from netnoise.studies.variability.settings import VariabilitySettings
+from netnoise.study import StudyPaths
 
 # What the tabulate rule writes (tables/variability/<name>.csv); the report shows
 # those of REPORT_RESULTS, the others only feed figures.
@@ -83,22 +87,29 @@ REPORT_RESULTS = (
 Run = list[Any]
 
 
-def measurement_batches(study: Mapping[str, Any]) -> dict[str, list[list[Run]]]:
+class MeasuredApplication(TypedDict):
+    """An application as a measurement job's params give it."""
+
+    program: str
+    args: list[str]
+
+
+def measurement_batches(study: VariabilitySettings) -> dict[str, list[list[Run]]]:
     """Campaign -> its measurement jobs, each the list of runs it measures.
 
     The steady production campaign has ``runs`` runs per application and node
     count, the bursty one ``bursty_runs``, each controlled extreme
     ``controlled_runs``; a campaign without runs has no jobs.
     """
-    counts = {"production": study["runs"], "bursty": study["bursty_runs"]}
-    counts |= {campaign: study["controlled_runs"] for campaign in CONTROLLED_CAMPAIGNS}
+    counts = {"production": study.runs, "bursty": study.bursty_runs}
+    counts |= {campaign: study.controlled_runs for campaign in CONTROLLED_CAMPAIGNS}
     jobs = {}
     for campaign, count in counts.items():
-        keys = run_keys(study["applications"], study["node_counts"], count)
+        keys = run_keys(study.applications, study.node_counts, count)
         if keys:
             jobs[campaign] = [
                 [[k.application, k.node_count, k.index] for k in batch]
-                for batch in batches(keys, study["runs_per_job"])
+                for batch in batches(keys, study.runs_per_job)
             ]
     return jobs
 
@@ -111,50 +122,62 @@ def batch_dirs(raw: str, jobs: Mapping[str, Sequence[Any]]) -> list[str]:
 
 
 def measured_applications(
-    study: Mapping[str, Any],
-    applications: Mapping[str, Mapping[str, Any]],
+    study: VariabilitySettings,
+    applications: Mapping[str, ApplicationSettings],
     binary: Callable[[str], str],
-) -> dict[str, dict[str, Any]]:
+) -> dict[str, MeasuredApplication]:
     """Program path and arguments of every application the campaign measures.
 
     ``applications`` is the config's applications section, ``binary`` gives the
     executable of an application by name.
     """
     return {
-        name: {"program": binary(name), "args": applications[name].get("args", [])}
-        for name in study["applications"]
+        name: {"program": binary(name), "args": applications[name].args or []}
+        for name in study.applications
     }
 
 
-def programs(measured: Mapping[str, Mapping[str, Any]]) -> list[str]:
+def programs(measured: Mapping[str, MeasuredApplication]) -> list[str]:
     """The executables of the measured applications (the inputs of a measurement job)."""
     return sorted({app["program"] for app in measured.values()})
 
 
-def allocation(study: Mapping[str, Any], runs: Sequence[Run]) -> int:
+def allocation(study: VariabilitySettings, runs: Sequence[Run]) -> int:
     """Nodes of a Slurm job measuring ``runs``: its largest measured job's, and the
     nodes of the synthetic background (``variability.slurm.background_nodes``)."""
-    return max(node_count for _, node_count, _ in runs) + study["slurm"]["background_nodes"]
+    return max(node_count for _, node_count, _ in runs) + study.slurm.background_nodes
 
 
-def skipped(platform_kind: str) -> str | None:
-    """Why the study does not run on this platform (None: it runs)."""
-    if platform_kind != "localhost":
+def skipped(platform: Platform) -> str | None:
+    """Why the study does not run on ``platform`` (the study's; None: it runs)."""
+    if platform.places_named_nodes and platform.has_counters:
         return None
     return (
         "variability (seed 002) skipped: its runs are placed on nodes and read the "
-        "counters of their links, which localhost has not; use platform.kind testbed, "
-        "slurm or simgrid"
+        f"counters of their links, which platform {platform.kind!r} has not; use "
+        "platform.kind testbed, slurm or simgrid (network_model flow)"
     )
 
 
-def targets(platform_kind: str, tables: str, figures: str, model: str) -> list[str]:
-    """The study's final files: every table, figure and the trained model (none
-    where the study is skipped)."""
-    if skipped(platform_kind):
+def targets(platform: Platform, tables: str, figures: str, model: str) -> list[str]:
+    """The study's final files on ``platform`` (the study's): every table, figure
+    and the trained model (none where the study is skipped)."""
+    if skipped(platform):
         return []
     return [
         *(f"{figures}/{name}.{ext}" for name in FIGURES for ext in ("svg", "png")),
         *(f"{tables}/{name}.csv" for name in TABLES),
         model,
     ]
+
+
+def model_file(paths: StudyPaths) -> str:
+    """The trained model: one file beside the models folders of the other studies."""
+    return f"{paths.models}.npz"
+
+
+def final_files(settings: Settings, paths: StudyPaths) -> list[str]:
+    """The study's final files in this run (its ``STUDY.plan``), on the platform
+    its runs see."""
+    platform = from_settings(settings.effective(settings.study(VariabilitySettings)))
+    return targets(platform, paths.tables, paths.figures, model_file(paths))
