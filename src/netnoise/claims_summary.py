@@ -132,13 +132,12 @@ def summary_markdown(claims: pd.DataFrame, platform: str, numbers: Mapping[str, 
     lines = [
         f"**{headline_sentence(claims, platform)}.**",
         "",
-        "| Seed | Claim | Paper | Ours (95 % interval) | Band | Verdict |",
-        "| --- | --- | --- | --- | --- | --- |",
+        "| Seed | Claim | Ours (95 % interval) | Band | Verdict |",
+        "| --- | --- | --- | --- | --- |",
     ]
     for _, row in claims.iterrows():
         lines.append(
             f"| {numbers.get(row['study'], row['study'])} | {_cell(row['claim'])}"
-            f" | {_cell(row['paper_value'])} ({_cell(row['paper_where'])})"
             f" | {_cell(ours_text(row))} | {_cell(band(row))} | {row['verdict']} |"
         )
     return "\n".join(lines) + "\n"

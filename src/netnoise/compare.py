@@ -30,7 +30,7 @@ import numpy as np
 import pandas as pd
 import yaml
 
-from netnoise import studies
+from netnoise import headlines
 from netnoise.atomic import atomic_open
 from netnoise.estimates import Estimate, difference
 
@@ -125,7 +125,7 @@ def load(path: str | Path) -> Run:
             manifest = bundle.unpack(path, unpacked)
             platform = manifest["platform"]
             folder = unpacked / bundle.EXPECTED / "results" / platform
-            claims, _ = studies.platform_claims([folder, unpacked / "results" / platform])
+            claims, _ = headlines.platform_claims([folder, unpacked / "results" / platform])
             facts = {
                 "run.git_sha": manifest["git"]["sha"][:12],
                 "run.platform": platform,
@@ -136,7 +136,7 @@ def load(path: str | Path) -> Run:
                 facts |= _flat(yaml.safe_load(config.read_text()) or {}, "config.")
             return Run(str(path), platform, _tables(folder / "tables"), claims, facts)
     folder = _platform_folder(path)
-    claims, _ = studies.platform_claims([folder])
+    claims, _ = headlines.platform_claims([folder])
     return Run(
         str(path), folder.name, _tables(folder / "tables"), claims, _provenance_of_folder(folder)
     )

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from netnoise import project, studies
+from netnoise import project, studies, verdicts
 
 REPO = project.ROOT
 
@@ -81,13 +81,17 @@ PlatformClaims = dict[str, tuple[pd.DataFrame, pd.DataFrame | None]]
 
 def platform_claims(folders: Sequence[Path]) -> tuple[pd.DataFrame, pd.DataFrame | None]:
     """A platform's claims (its summary, or judged from its tables) and its
-    CPU record, from the first of ``folders`` that holds each."""
+    CPU record, from the first of ``folders`` that holds each. A summary that
+    lacks this version's columns (an older run's) is judged again from the
+    tables, by this version's rules."""
     tables = [Path(folder) / "tables" for folder in folders]
     summary = next(
         (t / "claims_summary.csv" for t in tables if (t / "claims_summary.csv").is_file()), None
     )
     cpu = next((t / "cpu_summary.csv" for t in tables if (t / "cpu_summary.csv").is_file()), None)
-    claims = pd.read_csv(summary) if summary else collect_headline_claims(list(folders))
+    claims = pd.read_csv(summary) if summary else None
+    if claims is None or not set(verdicts.COLUMNS) <= set(claims.columns):
+        claims = collect_headline_claims(list(folders))
     return claims, pd.read_csv(cpu) if cpu else None
 
 
