@@ -265,6 +265,7 @@ rule analyse_impact_compression:
         "../../envs/analysis.yaml"
     params:
         clock=PLATFORM.clock,
+        link_mbit=IC_LINK_MBIT,
     script:
         "../scripts/impact_compression/analyse.py"
 

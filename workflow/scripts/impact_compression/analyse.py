@@ -3,7 +3,7 @@ import pandas as pd
 from netnoise.atomic import write_csv
 from netnoise.jobs import logged
 from netnoise.studies.impact_compression import analysis as ic
-from netnoise.studies.impact_compression import claims_table, plan, queue
+from netnoise.studies.impact_compression import claims_table, queue
 
 with logged(snakemake.log[0]) as log:
     inputs, out = snakemake.input, snakemake.output
@@ -11,11 +11,8 @@ with logged(snakemake.log[0]) as log:
     runtimes = pd.read_csv(inputs.runtimes, keep_default_na=False)
     table1 = pd.read_csv(inputs.published_table1)
     published = ic.published_scores(table1, pd.read_csv(inputs.published_claims))
-    study = snakemake.config["impact_compression"]
     utilization = ic.utilization_table(
-        impact,
-        study["compression"],
-        plan.compression_link_mbit(study, snakemake.config["platform"]),
+        impact, snakemake.config["impact_compression"]["compression"], snakemake.params.link_mbit
     )
     degradation = ic.degradation(runtimes)
     predictions = ic.predictions(impact, runtimes)
