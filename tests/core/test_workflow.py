@@ -196,7 +196,7 @@ def test_off_the_testbed_a_run_sets_its_claims_beside_the_shipped_bundles(simula
         text=True,
         check=True,
     ).stdout
-    assert "| Seed | Claim | Paper | testbed | localhost |" in printed
+    assert "| Seed | Claim | Paper | Band | testbed | localhost |" in printed
 
 
 def test_every_enabled_studys_report_opens_with_its_claims_page():
