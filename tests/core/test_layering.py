@@ -142,3 +142,16 @@ def test_command_modules_are_imported_only_where_they_register():
         own = {m for m in GRAPH[name] if _is_study(m) and m.endswith(".cli")}
         found += [f"{name} imports {m}" for m in own if name != m.rpartition(".")[0] + ".study"]
     assert not found
+
+
+#: Lines of a module: past it, a module holds more than one idea and is split.
+MODULE_LINES = 600
+
+
+def test_every_module_is_short_enough_to_hold_one_idea():
+    long = {
+        name: lines
+        for name, path in MODULES.items()
+        if (lines := len(path.read_text().splitlines())) >= MODULE_LINES
+    }
+    assert long == {}
