@@ -486,15 +486,17 @@ def claims_rst(
 ) -> str:
     """The landing page's summary of the headline claims: the count, then one
     line per claim with its verdict, its study's seed number (``numbers``), our
-    value and the paper's, and each study's CPU record (``cpu``)."""
+    value and its band before the claim's words and the paper's value (the
+    words are what a narrow window cuts short), and each study's CPU record
+    (``cpu``)."""
     lines = [f"**{claims_summary.headline_sentence(claims, platform)}.**", ""]
     for study, rows in claims.groupby("study", sort=False):
         for _, row in rows.iterrows():
             lines.append(
                 f"- **{row['verdict']}** · {numbers.get(study, study)}"
-                f" · {_rst_text(row['claim'])} (ours"
-                f" {_rst_text(claims_summary.ours_text(row))}; band"
-                f" {_rst_text(claims_summary.band(row))}; paper {_rst_text(row['paper_value'])})"
+                f" · ours {_rst_text(claims_summary.ours_text(row))};"
+                f" band {_rst_text(claims_summary.band(row))}"
+                f" · {_rst_text(row['claim'])} (paper {_rst_text(row['paper_value'])})"
             )
         if cpu and study in cpu:
             lines.append(f"- *{numbers.get(study, study)} {_rst_text(cpu[study])}*")
