@@ -189,12 +189,19 @@ def _cmd_review(args: argparse.Namespace) -> int:
     identical = sum(v == bundle.IDENTICAL for v in verdicts.values())
     close = sum(v == bundle.CLOSE for v in verdicts.values())
     extended = sum(v == bundle.EXTENDED for v in verdicts.values())
+    rejudged = sum(v == bundle.REJUDGED for v in verdicts.values())
     print(
         f"{identical} of {len(verdicts)} tables identical to the bundled run's"
         + (f", {close} equal to a relative 1e-6" if close else "")
         + (f", {extended} so with columns this version adds" if extended else "")
+        + (
+            f"; {rejudged} claims tables judged again by this version's rules"
+            " (the bundle's revision is another)"
+            if rejudged
+            else ""
+        )
     )
-    disagreeing = [p for p, v in verdicts.items() if v not in bundle.AGREEING]
+    disagreeing = [p for p, v in verdicts.items() if v not in bundle.ACCEPTED]
     for path in disagreeing:
         print(f"  {verdicts[path]}: {path}")
     print(f"figures: {out}/results/*/figures, tables: {out}/results/*/tables", end="")

@@ -127,10 +127,11 @@ def test_reviewer_mode_rebuilds_every_table_of_the_shipped_bundle(shipped_review
     review = shipped_review
     verdicts = bundle.compare_tables(manifest, review)
     assert len(verdicts) == len(manifest["derived_tables"]) > 20
-    # The shipped run predates this version's claims rules, which judge its
-    # claims again: only the claims tables may differ, and they are those rules'.
-    disagreeing = [p for p, v in verdicts.items() if v not in bundle.AGREEING]
-    assert {Path(p).name for p in disagreeing} <= {"headline_claims.csv", "claims_summary.csv"}
+    # The shipped run is another revision's: its claims are judged again by this
+    # version's rules, every other table agrees.
+    assert [p for p, v in verdicts.items() if v not in bundle.ACCEPTED] == []
+    rejudged = {Path(p).name for p, v in verdicts.items() if v == bundle.REJUDGED}
+    assert rejudged <= set(bundle.CLAIMS_TABLES)
     rebuilt = review / "results" / "testbed"
     summary = pd.read_csv(rebuilt / "tables" / "claims_summary.csv")
     judged = headlines.collect_headline_claims(rebuilt)
@@ -177,6 +178,26 @@ def test_rebuilt_tables_are_compared_with_the_bundled_ones(tmp_path):
     assert bundle.compare_tables({"derived_tables": {table: "0" * 64}}, tmp_path) == {
         table: "missing"
     }
+
+
+def test_a_claims_table_of_another_revision_is_judged_again_any_other_must_agree(tmp_path):
+    """Claims are verdicts of the rules of the revision that judges them: a bundle of
+    another revision gets this version's, and the review says so; the same
+    revision's claims, and every measured table, must agree."""
+    claims, measured = "results/t/tables/s/headline_claims.csv", "results/t/tables/s/x.csv"
+    for path in (claims, measured):
+        for root, text in ((tmp_path / bundle.EXPECTED, "a\n1\n"), (tmp_path, "a\n2\n")):
+            (root / path).parent.mkdir(parents=True, exist_ok=True)
+            (root / path).write_text(text)
+    tables = {claims: bundle.sha256(b"a\n1\n"), measured: bundle.sha256(b"a\n1\n")}
+    here = provenance.git_state()["sha"]
+    other = {"derived_tables": tables, "git": {"sha": "f" * 40, "dirty": False}}
+    same = {"derived_tables": tables, "git": {"sha": here, "dirty": False}}
+    assert bundle.compare_tables(other, tmp_path) == {
+        claims: bundle.REJUDGED,
+        measured: "different",
+    }
+    assert set(bundle.compare_tables(same, tmp_path).values()) == {"different"}
 
 
 def test_review_runs_under_names_of_its_own_and_keeps_every_testbed(tmp_path):

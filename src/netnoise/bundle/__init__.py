@@ -61,10 +61,13 @@ from netnoise.bundle.plan import (
     run_directory,
 )
 from netnoise.bundle.reviewer import (
+    ACCEPTED,
     AGREEING,
+    CLAIMS_TABLES,
     CLOSE,
     EXTENDED,
     IDENTICAL,
+    REJUDGED,
     REVIEW_PREFIX,
     analysis_rules,
     compare_tables,
@@ -80,8 +83,10 @@ from netnoise.bundle.reviewer import (
 from netnoise.bundle.verification import Verified, check, identify, verify
 
 __all__ = [
+    "ACCEPTED",
     "AGREEING",
     "ANALYSIS_PREFIXES",
+    "CLAIMS_TABLES",
     "CLOSE",
     "CONFIG",
     "DATA_SUFFIXES",
@@ -91,6 +96,7 @@ __all__ = [
     "IDENTICAL",
     "MANIFEST",
     "READABLE_FORMATS",
+    "REJUDGED",
     "REVIEWED",
     "REVIEW_PREFIX",
     "SHIPPED",

@@ -43,6 +43,12 @@ IDENTICAL = "identical"
 CLOSE = "equal to 1e-6"
 EXTENDED = "equal to 1e-6, with columns this version adds"
 AGREEING = (IDENTICAL, CLOSE, EXTENDED)
+#: A claims table of a bundle another revision made, which differs because this
+#: version's rules judge the same tables again: a review accepts it, and says so.
+REJUDGED = "judged again by this version's claims rules"
+ACCEPTED = (*AGREEING, REJUDGED)
+#: The tables that hold verdicts, not measurements.
+CLAIMS_TABLES = ("headline_claims.csv", "claims_summary.csv")
 
 
 def compare_tables(manifest: dict[str, Any], workdir: str | os.PathLike[str]) -> dict[str, str]:
@@ -50,9 +56,11 @@ def compare_tables(manifest: dict[str, Any], workdir: str | os.PathLike[str]) ->
     same bytes), ``equal to 1e-6`` (every number within a relative 1e-6 of the
     bundled one, as floating point of another CPU gives), ``equal to 1e-6, with
     columns this version adds`` (the bundled columns so, beside new ones a
-    later analysis adds), ``different`` or ``missing``. Bundles without the
-    tables themselves are compared by checksum."""
+    later analysis adds), :data:`REJUDGED` (a claims table of a bundle another
+    revision made), ``different`` or ``missing``. Bundles without the tables
+    themselves are compared by checksum."""
     workdir = Path(workdir)
+    other_revision = manifest.get("git", {}).get("sha") != provenance.git_state().get("sha")
     verdicts = {}
     for path, digest in sorted(manifest.get("derived_tables", {}).items()):
         rebuilt = workdir / path
@@ -65,6 +73,8 @@ def compare_tables(manifest: dict[str, Any], workdir: str | os.PathLike[str]) ->
             verdicts[path] = CLOSE
         elif expected.is_file() and _close(expected, rebuilt, added_columns=True):
             verdicts[path] = EXTENDED
+        elif other_revision and Path(path).name in CLAIMS_TABLES:
+            verdicts[path] = REJUDGED
         else:
             verdicts[path] = "different"
     return verdicts
