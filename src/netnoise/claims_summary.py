@@ -123,6 +123,20 @@ def summary_lines(
     return lines
 
 
+def brief_lines(claims: pd.DataFrame, platform: str, numbers: Mapping[str, str]) -> list[str]:
+    """:func:`summary_lines` without the reasons and CPU records: the count,
+    then one line per claim (verdict, seed, ours and the band, the claim)."""
+    lines = [headline_sentence(claims, platform)]
+    lines += [
+        f"  {row['verdict']:<36} {numbers.get(row['study'], '')} ours {ours_text(row)};"
+        f" band {band(row)} · {row['claim']}"
+        for _, row in claims.iterrows()
+    ]
+    lines += [f"  contradiction: {found}" for found in verdicts.contradictions(claims)]
+    lines += [f"  error: {found}" for found in verdicts.outside_band(claims)]
+    return lines
+
+
 def _cell(text: object) -> str:
     return str(text).replace("|", "\\|")
 

@@ -212,7 +212,10 @@ def _cmd_review(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 1
-    _print_claims(headlines.results_claims(out / "results"))
+    numbers = {study.key: study.number for study in studies.STUDIES}
+    for platform, (claims, _) in headlines.results_claims(out / "results").items():
+        print("\n".join(claims_summary.brief_lines(claims, platform, numbers)))
+    print(f"each verdict's reason and the CPU records: netnoise claims {out}/results")
     return 0
 
 

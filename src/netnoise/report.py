@@ -30,7 +30,7 @@ import subprocess
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import pandas as pd
 
@@ -527,9 +527,11 @@ def build(
     *,
     workdir: str | os.PathLike[str] = ".",
     configfiles: Sequence[str | os.PathLike[str]] = (),
+    log: IO[str] | None = None,
 ) -> None:
     """``snakemake --report`` of the working directory ``workdir`` with the
-    report's stylesheet; raises CalledProcessError when Snakemake fails.
+    report's stylesheet, its output to ``log`` when given; raises
+    CalledProcessError when Snakemake fails.
 
     ``workdir`` must exist (a run's), and so must the directory of ``output``:
     nothing is made outside them. The config files are validated
@@ -545,4 +547,4 @@ def build(
     if configfiles:
         argv += ["--configfile", *(str(Path(c).resolve()) for c in configfiles)]
     argv += ["--report", str(Path(output).resolve()), "--report-stylesheet", str(STYLESHEET)]
-    subprocess.run(argv, check=True)
+    subprocess.run(argv, check=True, stdout=log, stderr=subprocess.STDOUT if log else None)

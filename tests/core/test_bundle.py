@@ -275,3 +275,24 @@ def test_bundle_create_refuses_results_of_two_revisions(platform_run, tmp_path):
     ):
         bundle.create(tmp_path / "b.tar.gz", workdir=workdir, configfiles=["config/config.yaml"])
     assert not (tmp_path / "b.tar.gz").exists()
+
+
+@pytest.mark.slow
+def test_a_successful_review_says_what_agrees_and_every_verdict_in_40_lines(
+    shipped_review, monkeypatch, capsys
+):
+    """The terminal gets the comparison in one line, where the results are, and one
+    line per claim; the workflow's own output stays in the review's log."""
+    from netnoise.cli import main
+
+    monkeypatch.setattr(bundle, "review", lambda *args, **kwargs: shipped_review)
+    assert main(["review", "--workdir", str(shipped_review)]) == 0
+    printed = capsys.readouterr().out.splitlines()
+    summary = pd.read_csv(shipped_review / "results" / "testbed" / "tables" / "claims_summary.csv")
+    assert len(printed) <= 40
+    tables = len(bundle.verify(bundle.SHIPPED)["derived_tables"])
+    assert f"of {tables} tables identical to the bundled run's" in printed[0]
+    assert sum(line.lstrip().startswith(tuple(summary["verdict"])) for line in printed) == len(
+        summary
+    )
+    assert (shipped_review / "review.log").stat().st_size > 1000

@@ -219,14 +219,35 @@ def review(
         )
     allowed = ["all", *analysis_rules(workdir, config)]
     run = plan.snakemake_argv(workdir, config, "--cores", str(cores), "--allowed-rules", *allowed)
-    if subprocess.run(run, check=False).returncode != 0:
-        raise BundleError(f"rebuilding the figures and tables from {bundle} failed (see above)")
-    if report:
-        try:
-            netnoise_report.build(workdir / "report.html", workdir=workdir, configfiles=config)
-        except subprocess.CalledProcessError as err:
-            raise BundleError("the report could not be built (see above)") from err
+    # The workflow's own output goes to the review's log: a reviewer reads the
+    # verdict of the comparison, and the log only when something failed.
+    log = workdir / REVIEW_LOG
+    with log.open("w") as out:
+        rebuilt = subprocess.run(run, check=False, stdout=out, stderr=subprocess.STDOUT)
+        if rebuilt.returncode != 0:
+            raise BundleError(
+                f"rebuilding the figures and tables from {bundle} failed; the end of"
+                f" the workflow's log ({log}):\n{_tail(log)}"
+            )
+        if report:
+            try:
+                netnoise_report.build(
+                    workdir / "report.html", workdir=workdir, configfiles=config, log=out
+                )
+            except subprocess.CalledProcessError as err:
+                raise BundleError(
+                    f"the report could not be built; the end of the workflow's log ({log}):"
+                    f"\n{_tail(log)}"
+                ) from err
     return workdir
+
+
+#: The review's log of the workflow runs, in its working directory.
+REVIEW_LOG = "review.log"
+
+
+def _tail(log: Path, lines: int = 20) -> str:
+    return "\n".join(log.read_text(errors="replace").splitlines()[-lines:])
 
 
 def tidy_table(
