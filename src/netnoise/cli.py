@@ -37,6 +37,7 @@ from netnoise.testbed.fabric import TestbedError
 
 DEFAULT_CONFIG = Path("config/config.yaml")
 REVIEW_WORKDIR = "results/review"
+DEFAULT_RESULTS = "results"
 
 
 def _cmd_version(_: argparse.Namespace) -> int:
@@ -89,11 +90,17 @@ def _cmd_parse(args: argparse.Namespace) -> int:
 
 
 def _cmd_claims(args: argparse.Namespace) -> int:
-    found = (
-        headlines.bundle_claims(args.bundle)
-        if args.bundle
-        else headlines.results_claims(Path(args.results))
-    )
+    if args.bundle:
+        found = headlines.bundle_claims(args.bundle)
+    elif args.results is None and not _holds_a_run(Path(DEFAULT_RESULTS)):
+        print(
+            f"netnoise: no run under {DEFAULT_RESULTS}/: the shipped bundle's claims"
+            f" ({bundle.shown(bundle.SHIPPED)}; --bundle FILE judges another)",
+            file=sys.stderr,
+        )
+        found = headlines.bundle_claims(bundle.SHIPPED)
+    else:
+        found = headlines.results_claims(Path(args.results or DEFAULT_RESULTS))
     if args.beside:
         by_platform = headlines.beside_bundle(
             args.beside, {name: claims for name, (claims, _) in found.items()}
@@ -122,6 +129,12 @@ def _cmd_claims(args: argparse.Namespace) -> int:
         return 0
     _print_claims(found, markdown=args.markdown)
     return 0
+
+
+def _holds_a_run(results: Path) -> bool:
+    return results.is_dir() and any(
+        (folder / "tables").is_dir() for folder in (results, *results.iterdir())
+    )
 
 
 def _print_claims(found: headlines.PlatformClaims, *, markdown: bool = False) -> None:
@@ -307,7 +320,10 @@ def build_parser() -> argparse.ArgumentParser:
         "claims", help="every paper's headline claims, judged on a run's results or a bundle"
     )
     claims.add_argument(
-        "results", nargs="?", default="results", help="a run's results folder (default: results)"
+        "results",
+        nargs="?",
+        help=f"a run's results folder (default: {DEFAULT_RESULTS}, or the shipped bundle"
+        " when it holds no run)",
     )
     claims.add_argument("--bundle", metavar="FILE", help="judge a results bundle instead")
     shown = claims.add_mutually_exclusive_group()

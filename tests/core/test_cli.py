@@ -38,3 +38,15 @@ def test_parse_prints_tidy_csv(tmp_path, capsys):
     out = capsys.readouterr().out
     assert out.startswith("pair,rtt_us,tool")
     assert main(["parse", str(tmp_path / "missing.csv")]) == 2
+
+
+def test_claims_without_a_run_judges_the_shipped_bundle_and_says_so(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    assert main(["claims"]) == 0
+    printed = capsys.readouterr()
+    assert "no run under results/: the shipped bundle's claims" in printed.err
+    assert "headline claims reproduced on testbed" in printed.out
+    # A folder the user names must hold a run: no bundle stands in for it.
+    (tmp_path / "empty").mkdir()
+    assert main(["claims", "empty"]) == 2
+    assert "no results of a run" in capsys.readouterr().err
