@@ -32,7 +32,9 @@ NETGAUGE_RAW = f"{NB_RAW}/netgauge_collvsnoise_n{NB.nodes}.csv"
 NETGAUGE_TIDY = f"{NN_PATHS.tidy}/netgauge.csv"
 NETGAUGE_NOTICE = nn_plan.netgauge_notice(NN)
 
-if NETGAUGE_NOTICE:
+# Once, from the process that plans the run: a job a cluster runs parses this
+# file again and would repeat it in every job's log.
+if NETGAUGE_NOTICE and workflow.is_main_process:
     logger.info(NETGAUGE_NOTICE)
 
 
