@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from netnoise import studies
 from netnoise.cli import main
 
 
@@ -11,8 +12,10 @@ def test_version(capsys):
 def test_studies_lists_all_five(capsys):
     assert main(["studies"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert len(lines) == 5
-    assert all(".txt" in line for line in lines)
+    assert [line.split()[:3] for line in lines] == [
+        [study.key, "seed", study.number] for study in studies.STUDIES
+    ]
+    assert "Hoefler et al., 2009" in lines[1]
 
 
 def test_config_check_reports_errors(tmp_path, capsys):

@@ -77,9 +77,13 @@ def tracked_files(root: Path = REPO) -> list[str]:
 
 
 def status_lines() -> list[str]:
-    """One line per study: in the workflow, or which rule file it lacks."""
+    """One line per study: its key, seed number and title, the paper's first
+    author and year, and which rule file it lacks if it is not in the workflow."""
     lines = []
     for study in registered():
-        state = "in the workflow" if study.rules.is_file() else f"not built yet (no {study.rules})"
-        lines.append(f"{study.key:<20} {study.seed}  {state}: {study.title}")
+        first = study.citation.authors.split(",")[0].split(" and ")[0]
+        paper = f"{first} et al." if first != study.citation.authors else first
+        paper += f", {study.citation.year}" if study.citation.year else ""
+        missing = "" if study.rules.is_file() else f" (not built yet: no {study.rules})"
+        lines.append(f"{study.key:<20} seed {study.number}  {study.title} ({paper}){missing}")
     return lines
