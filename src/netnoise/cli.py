@@ -307,6 +307,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="netnoise", description="Reproducible experiments on network interference."
     )
+    parser.add_argument("--version", action="version", version=f"netnoise {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
 
     sub.add_parser("version", help="print the version").set_defaults(func=_cmd_version)

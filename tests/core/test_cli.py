@@ -1,12 +1,18 @@
 from __future__ import annotations
 
+import pytest
+
 from netnoise import studies
 from netnoise.cli import main
 
 
 def test_version(capsys):
     assert main(["version"]) == 0
-    assert capsys.readouterr().out.startswith("netnoise ")
+    printed = capsys.readouterr().out
+    assert printed.startswith("netnoise ")
+    with pytest.raises(SystemExit) as done:
+        main(["--version"])
+    assert done.value.code == 0 and capsys.readouterr().out == printed
 
 
 def test_studies_lists_all_five(capsys):
