@@ -379,7 +379,7 @@ def build_parser() -> argparse.ArgumentParser:
     check_cmd = check.add_parser(
         "check", help="validate FILE (several: merged in order, as --configfile merges them)"
     )
-    check_cmd.add_argument("file", nargs="+")
+    check_cmd.add_argument("file", nargs="+", help="config files (YAML)")
     check_cmd.add_argument("--show", action="store_true", help="print it with defaults filled in")
     check_cmd.set_defaults(func=_cmd_config_check)
     docs_cmd = check.add_parser(
@@ -406,12 +406,12 @@ def build_parser() -> argparse.ArgumentParser:
     create.add_argument("--raw", action="store_true", help="include the raw per-sample files")
     create.set_defaults(func=_cmd_bundle_create)
     verify = bundles.add_parser("verify", help="check format, checksums and config")
-    verify.add_argument("bundle")
+    verify.add_argument("bundle", help="a results bundle (.tar.gz)")
     verify.set_defaults(func=_cmd_bundle_verify)
     describe = bundles.add_parser(
         "describe", help="the bundle's page: its run, CPU record and claims (Markdown)"
     )
-    describe.add_argument("bundle")
+    describe.add_argument("bundle", help="a results bundle (.tar.gz)")
     describe.add_argument("--update", metavar="FILE", help="write the page to FILE")
     describe.set_defaults(func=_cmd_bundle_describe)
 
@@ -428,14 +428,18 @@ def build_parser() -> argparse.ArgumentParser:
         help="a new or empty directory, or one an earlier review made (emptied, then "
         "filled); never one holding the bundle (default: %(default)s)",
     )
-    review.add_argument("--cores", type=_cores, default=2)
+    review.add_argument(
+        "--cores", type=_cores, default=2, help="cores the analysis jobs use (default: %(default)s)"
+    )
     review.add_argument("--no-report", action="store_true", help="skip the HTML report")
     review.set_defaults(func=_cmd_review)
 
     report_cmd = sub.add_parser(
         "report", help="the Snakemake report of a finished run, with netnoise's page style"
     )
-    report_cmd.add_argument("--output", "-o", default="results/report.html")
+    report_cmd.add_argument(
+        "--output", "-o", default="results/report.html", help="the HTML file (default: %(default)s)"
+    )
     report_cmd.add_argument("--workdir", default=".", help="where the workflow ran")
     report_cmd.add_argument(
         "--configfile", nargs="+", default=[str(DEFAULT_CONFIG)], help="the run's config files"
@@ -464,7 +468,7 @@ def build_parser() -> argparse.ArgumentParser:
             study.benches(benches)
 
     parse = sub.add_parser("parse", help="print a benchmark result file as a tidy CSV")
-    parse.add_argument("file")
+    parse.add_argument("file", help="a benchmark's result file (its #@ preamble and rows)")
     parse.set_defaults(func=_cmd_parse)
     return parser
 

@@ -332,7 +332,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--config", default=str(REPO / "config" / "config.yaml"))
+    parser.add_argument(
+        "--config",
+        default=str(REPO / "config" / "config.yaml"),
+        help="the config whose studies' co-runs are measured (default: %(default)s)",
+    )
     parser.add_argument("--bin", help="built programs (default: build them into a scratch dir)")
     parser.add_argument(
         "--policies",

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import argparse
+
 import pytest
 
 from netnoise import studies
@@ -59,3 +61,19 @@ def test_claims_without_a_run_judges_the_shipped_bundle_and_says_so(tmp_path, mo
     (tmp_path / "empty").mkdir()
     assert main(["claims", "empty"]) == 2
     assert "no results of a run" in capsys.readouterr().err
+
+
+def test_every_argument_of_every_command_has_help():
+    from netnoise.cli import build_parser
+
+    def unexplained(parser, command):
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for name, sub in action.choices.items():
+                    yield from unexplained(sub, [*command, name])
+            elif action.help is None and not isinstance(action, argparse._HelpAction):
+                yield " ".join(
+                    [*command, action.option_strings[0] if action.option_strings else action.dest]
+                )
+
+    assert list(unexplained(build_parser(), [])) == []

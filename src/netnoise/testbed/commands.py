@@ -53,19 +53,21 @@ def add_parser(sub: argparse._SubParsersAction, default_config: Path) -> None:
         "env", help="print the shell exports that reach its Slurm cluster (SLURM_CONF)"
     ).set_defaults(func=_cmd_testbed_env)
     status = tb.add_parser("status", help="nodes, addresses, link rates, up or not")
-    status.add_argument("--json", action="store_true")
+    status.add_argument("--json", action="store_true", help="all of it as JSON")
     status.add_argument(
         "--check", action="store_true", help="exit 1 when it is down, 2 when this user cannot tell"
     )
     status.set_defaults(func=_cmd_testbed_status)
     exec_cmd = tb.add_parser("exec", help="run a command on a node: exec NODE -- CMD ...")
     exec_cmd.add_argument("node", help="node name (nn-n01) or number (1)")
-    exec_cmd.add_argument("argv", nargs=argparse.REMAINDER)
+    exec_cmd.add_argument("argv", nargs=argparse.REMAINDER, help="-- and the command")
     exec_cmd.set_defaults(func=_cmd_testbed_exec)
     mpirun = tb.add_parser("mpirun", help="run an MPI program: mpirun -n N -- PROGRAM ...")
     mpirun.add_argument("-n", type=_ranks, required=True, help="MPI ranks (1 or more)")
     mpirun.add_argument("--nodes", help="comma-separated nodes (default: all)")
-    mpirun.add_argument("argv", nargs=argparse.REMAINDER)
+    mpirun.add_argument(
+        "argv", nargs=argparse.REMAINDER, help="-- and the program with its arguments"
+    )
     mpirun.set_defaults(func=_cmd_testbed_mpirun)
 
 

@@ -178,7 +178,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         ),
     )
     sim.add_argument("--topology", required=True, metavar="SPEC", help=SPEC_HELP)
-    sim.add_argument("--collective", required=True, choices=COLLECTIVES)
+    sim.add_argument(
+        "--collective", required=True, choices=COLLECTIVES, help="the pattern the ranks run"
+    )
     sim.add_argument(
         "--ratio",
         required=True,

@@ -174,7 +174,9 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     _run_arguments(met)
     met.set_defaults(func=_cmd_metrics)
     tr = sub.add_parser("train", help="train the SVR + random-forest model on run directories")
-    tr.add_argument("run_dirs", metavar="RUN_DIR", nargs="+")
+    tr.add_argument(
+        "run_dirs", metavar="RUN_DIR", nargs="+", help="campaign run folders to train on"
+    )
     tr.add_argument("--model", required=True, help="model file to write")
     tr.add_argument("--cv", type=int, default=10, help="cross-validation folds (default 10)")
     tr.add_argument(
@@ -189,6 +191,8 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
         default=0.9,
         help="share of new runs whose true z the bound is to hold (default 0.9)",
     )
-    tr.add_argument("--seed", type=int, default=0)
+    tr.add_argument(
+        "--seed", type=int, default=0, help="seed of the folds and forests (default: 0)"
+    )
     tr.set_defaults(func=_cmd_train)
     return parser
