@@ -256,7 +256,11 @@ def compare_claims(first: Run, second: Run) -> pd.DataFrame:
     b = second.claims.set_index(CLAIM_KEYS)[["verdict"]]
     joined = a.join(b, how="outer", suffixes=("_a", "_b")).reset_index()
     joined["changed"] = joined["verdict_a"].fillna("") != joined["verdict_b"].fillna("")
-    return joined
+    return joined.fillna({"verdict_a": NOT_JUDGED, "verdict_b": NOT_JUDGED})
+
+
+#: The verdict column of a claim the other run judged and this one did not.
+NOT_JUDGED = "not judged in this run"
 
 
 def compare_provenance(first: Run, second: Run) -> pd.DataFrame:

@@ -123,3 +123,16 @@ def test_figures_and_keys_follow_the_tables_conventions():
         "within10_pct": ("within10_low_pct", "within10_high_pct")
     }
     assert compare.key_columns(frame) == ["campaign", "nodes"]
+
+
+def test_a_claim_only_one_run_judged_is_named_so(tmp_path):
+    first = _run(tmp_path, "a", 220)
+    second = _run(tmp_path, "b", 220)
+    summary = second / "testbed" / "tables" / "claims_summary.csv"
+    trend = v.read_claims("network_noise")["rises_with_ratio"]
+    extra = trend.row(Estimate(90.0, 60.0, 120.0, 128), v.Judgement(v.REPRODUCED, "why"))
+    pd.concat([pd.read_csv(summary), v.table([extra])]).to_csv(summary, index=False)
+    changed = compare.compare(compare.load(first), compare.load(second)).changed_claims
+    assert changed[["claim_id", "verdict_a", "verdict_b"]].values.tolist() == [
+        ["rises_with_ratio", compare.NOT_JUDGED, v.REPRODUCED]
+    ]
