@@ -27,7 +27,7 @@ import json
 import math
 import os
 import subprocess
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
@@ -312,11 +312,14 @@ def about_page(
     *,
     source: str,
     facts: tuple[str, Sequence[tuple[str, str]]] | None = None,
+    missing: Collection[str] = frozenset(),
 ) -> str:
     """A study's front page: its paper's citation, what the testbed changes, the
     ``facts`` of the platform it ran on (netnoise.platform.Platform.facts) where
-    its config says any, and the titles of its results in this report, in the
-    paper's order."""
+    its config says any, and the titles of its results in the paper's order,
+    numbered as the report's ``#`` labels number them; those of ``missing``
+    (not made by this run's config) say so, which explains the gaps in the
+    numbers of the report's list."""
     citation = study.citation
     doi = (
         f'DOI <a href="https://doi.org/{html.escape(citation.doi)}">{html.escape(citation.doi)}</a>'
@@ -324,7 +327,13 @@ def about_page(
         else citation.NO_DOI
     )
     note = f'<p class="note">{html.escape(citation.note)}</p>' if citation.note else ""
-    listed = "".join(f"<li>{html.escape(title)}</li>" for title in titles)
+    listed = "".join(
+        f"<li>{html.escape(title)}</li>"
+        if title not in missing
+        else f'<li class="missing">{html.escape(title)}: not in this run (its part of the'
+        " study is off in this run's config)</li>"
+        for title in titles
+    )
     layout = ""
     if facts:
         heading, lines = facts

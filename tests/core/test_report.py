@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import re
 
 import pandas as pd
@@ -191,3 +192,13 @@ def test_a_claims_table_reads_as_claims_with_the_papers_value_beside_ours():
     assert heads == ["Claim", "Paper", "Ours (95 % interval)", "Band", "Verdict", "Evidence"]
     assert "9.5 % (7.4 to 11.6)" in html and 'class="verdict not-reproduced"' in html
     assert "22.5 to 90 %" in html and "In table I we depict" in html
+
+
+def test_a_studys_front_page_explains_the_gaps_in_its_numbers():
+    """Results this run's config does not make keep their place in the list, saying so."""
+    study = studies.get("network_noise")
+    titles = [result.title for result in study.results]
+    page = report.about_page(study, titles, source="s", missing={titles[-1]})
+    assert page.count("<li") == len(titles)
+    assert f"{html.escape(titles[-1])}: not in this run" in page
+    assert f"{html.escape(titles[2])}: not in this run" not in page

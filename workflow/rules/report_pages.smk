@@ -40,7 +40,12 @@ def _study_report_pages(key, made):
             "name": "about",
             "caption": "../report/study.rst",
             "study": key,
-            "results": [r.title for r in shown],
+            "results": [r.title for r in report_results(key)],
+            "missing": [
+                r.title
+                for r in report_results(key)
+                if r not in shown and r != netnoise_report.ABOUT
+            ],
         }
     ]
     for result in shown:

@@ -39,7 +39,11 @@ with logged(snakemake.log[0]) as log:
             study = studies.get(page["study"])
             platform = from_settings(settings.effective(settings.study(study.settings)))
             text = report.about_page(
-                study, page["results"], source=source.sentence_html, facts=platform.facts()
+                study,
+                page["results"],
+                source=source.sentence_html,
+                facts=platform.facts(),
+                missing=page["missing"],
             )
         elif kind == "text":
             text = report.text_page(
