@@ -86,7 +86,9 @@ def test_a_fit_whose_derived_log_normals_would_draw_negative_delays_keeps_its_lo
     # and spreads wider: a third of its delays below 0.
     sample = np.random.default_rng(5).normal(17, 4, 200)
     alone = latency.fit_lognormal(sample)
-    assert alone.loc < 0 and alone.candidate == "scipy"
+    # Which optimiser's start wins (scipy's or the profile's) differs between
+    # machines by rounding; either sits below 0.
+    assert alone.loc < 0 and alone.candidate in {"scipy", "profile"}
     (wide,) = latency.mean_preserving_lognormals(alone, [0.5], target_mean=sample.mean())
     with pytest.raises(ValueError, match="delays below 0"):
         tables.distribution_table(wide.dist())
