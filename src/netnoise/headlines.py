@@ -15,8 +15,17 @@ from pathlib import Path
 import pandas as pd
 
 from netnoise import project, studies, verdicts
+from netnoise.study import Claims
 
 REPO = project.ROOT
+
+
+def _claims(key: str) -> Claims:
+    """How study ``key``'s claims are judged; a study beyond the papers has none."""
+    claims = studies.get(key).claims
+    if claims is None:
+        raise KeyError(f"study {key!r} reproduces no paper: it has no headline claims")
+    return claims
 
 
 def headline_inputs(key: str, results: Path | Sequence[Path], root: Path = REPO) -> dict[str, Path]:
@@ -29,7 +38,7 @@ def headline_inputs(key: str, results: Path | Sequence[Path], root: Path = REPO)
     def under_results(path: str) -> Path:
         return next((r / path for r in roots if (r / path).is_file()), roots[0] / path)
 
-    inputs = studies.get(key).claims.inputs
+    inputs = _claims(key).inputs
     return {
         argument: root / path if path.startswith("resources/") else under_results(path)
         for argument, path in inputs.items()
@@ -39,13 +48,13 @@ def headline_inputs(key: str, results: Path | Sequence[Path], root: Path = REPO)
 def optional_headline_inputs(key: str) -> frozenset[str]:
     """The arguments of study ``key``'s headline claims whose tables a run may
     lack (a part of the study its config disabled)."""
-    return studies.get(key).claims.optional
+    return _claims(key).optional
 
 
 def judge_headline_claims(key: str, paths: Mapping[str, Path]) -> pd.DataFrame:
     """Study ``key``'s headline claims from the tables at ``paths`` (one per
     argument); an optional table that is absent is passed as None."""
-    judge = studies.get(key).claims.judge
+    judge = _claims(key).judge
     tables = {}
     for argument, path in paths.items():
         if Path(path).is_file():
@@ -63,7 +72,7 @@ def collect_headline_claims(results: Path | Sequence[Path], root: Path = REPO) -
     tables are absent (disabled or skipped) is left out."""
     roots = [results] if isinstance(results, Path) else list(results)
     frames = []
-    for key in studies.KEYS:
+    for key in studies.PAPER_KEYS:
         optional = optional_headline_inputs(key)
         paths = headline_inputs(key, roots, root)
         required = [p for argument, p in paths.items() if argument not in optional]

@@ -341,12 +341,16 @@ def about_page(
             f"<tr><th>{html.escape(k)}</th><td>{html.escape(v)}</td></tr>" for k, v in lines
         )
         layout = f"<h2>{heading}</h2>\n<table>{rows}</table>\n"
+    # A study beyond the papers cites the method it follows; its results have
+    # no paper's order.
+    follows = "" if study.reproduces else "It follows the method of "
+    order = "Results, in the paper's order" if study.reproduces else "Results"
     body = (
-        f"<p>{html.escape(citation.authors)}. <cite>{html.escape(citation.title)}</cite>. "
+        f"<p>{follows}{html.escape(citation.authors)}. <cite>{html.escape(citation.title)}</cite>. "
         f"{html.escape(citation.published)}. {doi}.</p>\n{note}"
         f"<h2>What the testbed changes</h2>\n<p>{html.escape(study.testbed_changes)}</p>\n"
         f"{layout}"
-        f"<h2>Results, in the paper's order</h2>\n<ol>{listed}</ol>\n"
+        f"<h2>{order}</h2>\n<ol>{listed}</ol>\n"
         f'<p class="note">{source}</p>'
     )
     return _page(f"Study {study.number}: {study.title}", body)

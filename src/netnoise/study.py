@@ -148,7 +148,9 @@ class Study:
     the schema cannot express. ``rules`` is its Snakemake rules file and
     ``plan(settings, paths)`` its final files in this run (none where it does
     not run on the platform). ``results`` are its figures and tables in the
-    report, in the paper's order; ``claims`` its headline claims. The optional
+    report, in the paper's order; ``claims`` its headline claims. A study that
+    goes beyond the papers (it reproduces no seed) has ``seed`` and ``claims``
+    None: it measures, and nothing of it is judged. The optional
     rest: CPU-control cases, the commands and benchmarks it adds to ``netnoise``
     (each a function given the sub-parsers), parsers of third-party tables by
     name, and the C sources only it runs."""
@@ -156,7 +158,8 @@ class Study:
     key: str
     number: str
     title: str
-    seed: str
+    seed: str | None
+    """The seed file of the paper it reproduces (None: it reproduces none)."""
     citation: Citation
     testbed_changes: str
     """What the emulated cluster changes against the paper's machines."""
@@ -166,7 +169,7 @@ class Study:
     rules: Path
     plan: Callable[[Settings, StudyPaths], list[str]]
     results: tuple[Result, ...]
-    claims: Claims
+    claims: Claims | None
     notebook: Path
     captions: Path
     cpu_cases: tuple[CpuCase, ...] = ()
@@ -189,6 +192,11 @@ class Study:
             captions=REPO / "workflow" / "report" / key,
             **parts,
         )
+
+    @property
+    def reproduces(self) -> bool:
+        """Whether it reproduces a paper of the seeds (and so has claims to judge)."""
+        return self.seed is not None
 
     @property
     def homes(self) -> tuple[str, ...]:

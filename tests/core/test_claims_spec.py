@@ -33,7 +33,7 @@ def _seed_text(study: studies.Study) -> str:
     return _normalised(path.read_text())
 
 
-SPECS = {study.key: v.read_claims(study.key) for study in studies.STUDIES}
+SPECS = {study.key: v.read_claims(study.key) for study in studies.PAPERS}
 
 
 def test_the_papers_headline_claims_are_all_there():
@@ -41,7 +41,7 @@ def test_the_papers_headline_claims_are_all_there():
     assert all(len(claims) >= 4 for claims in SPECS.values())
 
 
-@pytest.mark.parametrize("study", studies.STUDIES, ids=lambda s: s.key)
+@pytest.mark.parametrize("study", studies.PAPERS, ids=lambda s: s.key)
 def test_every_quote_stands_verbatim_in_its_seed(study):
     text = _seed_text(study)
     for claim in SPECS[study.key].values():
@@ -51,7 +51,7 @@ def test_every_quote_stands_verbatim_in_its_seed(study):
             assert quote in text, f"{claim.claim_id} {part}: not in {study.seed}"
 
 
-@pytest.mark.parametrize("study", studies.STUDIES, ids=lambda s: s.key)
+@pytest.mark.parametrize("study", studies.PAPERS, ids=lambda s: s.key)
 def test_the_default_band_is_half_to_twice_the_papers_effect(study):
     for claim in SPECS[study.key].values():
         for test in claim.tests.values():

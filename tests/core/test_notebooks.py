@@ -16,8 +16,8 @@ NOTEBOOKS = sorted((REPO / "notebooks").glob("*.ipynb"))
 def test_one_notebook_per_study():
     from netnoise.studies import STUDIES
 
-    seeds = {nb.name[:3] for nb in NOTEBOOKS}
-    assert seeds == {study.seed[:3] for study in STUDIES}
+    numbers = {nb.name[:3] for nb in NOTEBOOKS}
+    assert numbers == {study.number for study in STUDIES}
 
 
 @pytest.mark.slow
@@ -25,7 +25,7 @@ def test_one_notebook_per_study():
 def test_notebook_runs(path, tmp_path, monkeypatch):
     from netnoise.studies import STUDIES
 
-    study = next(s.key for s in STUDIES if s.seed[:3] == path.name[:3])
+    study = next(s.key for s in STUDIES if s.number == path.name[:3])
     if "NETNOISE_BUNDLE" not in os.environ and study not in shipped_studies():
         pytest.skip(f"the shipped bundle's run left {study} out (resources/cache/README.md)")
     monkeypatch.setenv("MPLBACKEND", "Agg")

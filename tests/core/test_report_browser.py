@@ -19,7 +19,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from netnoise.studies import STUDIES
+from netnoise.studies import PAPERS
 from tests.chromium import Chromium, executable
 from tests.conftest import shipped_studies
 
@@ -173,8 +173,8 @@ def test_every_claim_of_the_shipped_bundle_is_on_the_reports_first_screen(
         ]
         browser.screenshot(screenshots / "shipped_landing.png")
 
-        # Every study's category opens with its claims page.
-        for study in STUDIES:
+        # Every paper's category opens with its claims page.
+        for study in PAPERS:
             _show(browser, f"{study.number} {study.title}", CLAIMS_PAGE)
             page = browser.until_frame_shows("Ours (95 % interval)")
             assert "Paper\tOurs (95 % interval)\tBand\tVerdict" in page, study.key

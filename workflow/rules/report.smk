@@ -26,7 +26,7 @@ rule tabulate_headline_claims:
     log:
         f"{platform_paths().logs}/{{study}}/tabulate_headline_claims.log",
     wildcard_constraints:
-        study="|".join(netnoise_studies.KEYS),
+        study="|".join(netnoise_studies.PAPER_KEYS),
     conda:
         "../../envs/analysis.yaml"
     params:

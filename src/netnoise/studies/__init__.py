@@ -44,11 +44,16 @@ def registered() -> tuple[Any, ...]:
 
 
 def __getattr__(name: str) -> Any:
-    # The registered studies (STUDIES) and their keys (KEYS), found when first asked.
+    # The registered studies (STUDIES) and their keys (KEYS), found when first
+    # asked; PAPERS (and PAPER_KEYS) are those that reproduce a paper of the seeds.
     if name == "STUDIES":
         return registered()
     if name == "KEYS":
         return tuple(study.key for study in registered())
+    if name == "PAPERS":
+        return tuple(study for study in registered() if study.reproduces)
+    if name == "PAPER_KEYS":
+        return tuple(study.key for study in registered() if study.reproduces)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
@@ -77,13 +82,15 @@ def tracked_files(root: Path = REPO) -> list[str]:
 
 
 def status_lines() -> list[str]:
-    """One line per study: its key, seed number and title, the paper's first
-    author and year, and which rule file it lacks if it is not in the workflow."""
+    """One line per study: its key, seed number (or "new" and its number, for a
+    study beyond the papers) and title, the paper's first author and year, and
+    which rule file it lacks if it is not in the workflow."""
     lines = []
     for study in registered():
         first = study.citation.authors.split(",")[0].split(" and ")[0]
         paper = f"{first} et al." if first != study.citation.authors else first
         paper += f", {study.citation.year}" if study.citation.year else ""
         missing = "" if study.rules.is_file() else f" (not built yet: no {study.rules})"
-        lines.append(f"{study.key:<20} seed {study.number}  {study.title} ({paper}){missing}")
+        kind = "seed" if study.reproduces else "new "
+        lines.append(f"{study.key:<20} {kind} {study.number}  {study.title} ({paper}){missing}")
     return lines
