@@ -581,9 +581,18 @@ def run_benchmark(
     nodes: list[str] | None = None,
     cpu: CpuLimits | None = None,
     binds_by_role: bool = False,
+    env: Mapping[str, str] | None = None,
 ) -> Path:
     """Run one benchmark alone; its result and provenance appear only on success.
-    ``binds_by_role``: as :class:`Job`'s."""
-    job = Job(Path(program[0]).name, program, ranks, output, nodes, binds_by_role=binds_by_role)
+    ``binds_by_role`` and ``env`` (every rank's): as :class:`Job`'s."""
+    job = Job(
+        Path(program[0]).name,
+        program,
+        ranks,
+        output,
+        nodes,
+        env=dict(env or {}),
+        binds_by_role=binds_by_role,
+    )
     corun(platform, job, log=log, timeout_s=timeout_s, config=config, inputs=inputs, cpu=cpu)
     return Path(output)

@@ -247,6 +247,20 @@ class StudySimgrid(Section):
 
 
 @dataclass(frozen=True)
+class StudyTestbed(Section):
+    """A study's testbed layout over ``platform.testbed`` (None keeps it)."""
+
+    __test__ = False  # not a pytest test class despite the name
+    nodes: int | None
+    racks: int | None
+    nic_mbit: float | None
+    backbone_mbit: float | None
+    queue_bytes: int | None
+    mtu_bytes: int | None
+    tcp_rto_min_ms: float | None
+
+
+@dataclass(frozen=True)
 class StudyCpu(Section):
     """A study's CPU limits over ``platform.cpu`` (None keeps them)."""
 

@@ -15,4 +15,5 @@ with logged(snakemake.log[0]):
         inputs={"program": snakemake.input.program},
         nodes=snakemake.params.get("nodes"),
         binds_by_role=snakemake.params.get("binds_by_role", False),
+        env=snakemake.params.get("env"),
     )
