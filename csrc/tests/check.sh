@@ -322,4 +322,85 @@ else
   fail "a pattern with a byte-order mark and CRLF: $(cat "$tmp/links" "$tmp/err")"
 fi
 
+# ---------------------------------------------------------------- characterise
+# GPCNeT's canaries and congestors on 10 ranks of one host (split per rank): 2
+# canaries, 8 congestors. The congestors' windows need Open MPI's pt2pt one-sided
+# component: its rdma component fails to make a window over TCP, so the runs
+# exclude it (OMPI_MCA_osc=^rdma) as the workflow does.
+osc=(-x "OMPI_MCA_osc=^rdma")
+small=(--rings 1 --latency-iterations 20 --bandwidth-iterations 2 --allreduce-iterations 20
+       --bandwidth-size 16K --warmup 5)
+# characterise_rows FILE: the rows of each phase and test, "phase,test count ...", sorted.
+characterise_rows() {
+  awk -F, '!/^#/ && $1 != "phase" {n[$1 "," $2]++} END {for (k in n) print k, n[k]}' "$1" |
+    LC_ALL=C sort | tr '\n' ' '
+}
+canaries="isolated,allreduce 80 isolated,bandwidth 8 isolated,latency 80"
+congested="congested,allreduce 80 congested,bandwidth 8 congested,latency 80"
+for congestor in all none; do
+  file="$tmp/characterise_$congestor.csv"
+  run_ok "characterise_$congestor" 336 10 "${osc[@]}" "$BINDIR/characterise" --rounds 2 \
+    --congestor "$congestor" "${small[@]}"
+  [ -f "$file" ] || continue
+  # Every canary test in both phases; offered rows in the congested phase alone,
+  # two per group and round, and only when the congestors run.
+  if [ "$congestor" = all ]; then
+    offered="congested,offered_a2a 4 congested,offered_get_bcast 4 congested,offered_incast 4 "
+    offered+="congested,offered_put_incast 4 "
+  else
+    offered=
+  fi
+  expected="$congested $offered$canaries "
+  rows=$(characterise_rows "$file")
+  [ "$rows" = "$expected" ] && ok ||
+    fail "characterise --congestor $congestor: rows '$rows', expected '$expected'"
+  for key in split=rank nodes=1 canary_ranks= "congestor=$congestor" groups= \
+             "units=latency:us bandwidth:MiB/s allreduce:us offered:MiB/s" rounds_done=2; do
+    grep -q "^#@$key" "$file" || fail "characterise --congestor $congestor lacks #@$key"
+  done
+  # Each rank is a canary or in one group, once.
+  ranks=$(sed -n 's/^#@\(canary_ranks\|groups\)=//p' "$file" | tr ' ,' '\n\n' |
+    sed 's/^[a-z0-9_]*://' | grep . | sort -n | tr '\n' ' ')
+  [ "$ranks" = "0 1 2 3 4 5 6 7 8 9 " ] && ok ||
+    fail "characterise --congestor $congestor: canaries and groups hold ranks '$ranks'"
+done
+grep -Eq '^#@groups=a2a:[0-9]+,[0-9]+ incast:[0-9]+,[0-9]+ put_incast:[0-9]+,[0-9]+ get_bcast:[0-9]+,[0-9]+$' \
+  "$tmp/characterise_all.csv" 2>/dev/null && ok ||
+  fail "characterise --congestor all: groups $(grep '^#@groups' "$tmp/characterise_all.csv" 2>/dev/null)"
+# Each congestor alone, on all 8 congestor ranks: a row per rank, and traffic.
+for congestor in a2a incast put_incast get_bcast; do
+  file="$tmp/characterise_$congestor.csv"
+  run_ok "characterise_$congestor" 176 10 "${osc[@]}" "$BINDIR/characterise" --rounds 1 \
+    --congestor "$congestor" "${small[@]}"
+  [ -f "$file" ] || continue
+  awk -F, -v t="offered_$congestor" '$2 == t {n++; if ($1 == "congested" && $4 == 0) good++;
+      if ($7 > 0) moved++} END {exit !(n == 8 && good == 8 && moved >= 7)}' "$file" && ok ||
+    fail "characterise --congestor $congestor: offered rows $(grep -c offered "$file")"
+done
+# A time limit ends a long run at a round boundary, with as many rows as rounds.
+file="$tmp/characterise_limit.csv"
+run_ok characterise_limit 176 10 "${osc[@]}" "$BINDIR/characterise" --rounds 100000 \
+  --max-seconds 1 "${small[@]}"
+if [ -f "$file" ]; then
+  done_rounds=$(sed -n 's/^#@rounds_done=//p' "$file")
+  rows=$(grep -vc '^#' "$file")
+  [ "${done_rounds:-0}" -ge 1 ] && [ "$done_rounds" -lt 100000 ] &&
+    [ "$rows" -eq $((176 * done_rounds + 1)) ] && ok ||
+    fail "characterise --max-seconds 1: ${done_rounds:-no} rounds done, $rows lines"
+fi
+expect_reject 6 "--congestor all needs at least 10 ranks at --canary-fraction 0.2 (2 canary, 8 congestor: 2 per congestor group), got 6 (2 canary, 4 congestor)" \
+  "$BINDIR/characterise"
+expect_reject 3 "--congestor a2a needs at least 6 ranks at --canary-fraction 0.2 (2 canary, 2 congestor), got 3 (1 canary, 2 congestor)" \
+  "$BINDIR/characterise" --congestor a2a
+expect_reject 2 "--canary-fraction 0: expected a number strictly between 0 and 1" \
+  "$BINDIR/characterise" --canary-fraction 0
+expect_reject 2 "--canary-fraction: invalid value '1.5', expected a number in [0, 1]" \
+  "$BINDIR/characterise" --canary-fraction 1.5
+expect_reject 2 "--congestor: invalid value 'bogus', expected one of all|none|a2a|incast|put_incast|get_bcast" \
+  "$BINDIR/characterise" --congestor bogus
+expect_reject 2 "--rounds: invalid value '0', expected an integer in [1, 1000000]" \
+  "$BINDIR/characterise" --rounds 0
+expect_reject 2 "--allreduce-size 12 is not a multiple of 8" "$BINDIR/characterise" \
+  --allreduce-size 12
+
 finish
