@@ -17,11 +17,12 @@ def test_version(capsys):
     assert done.value.code == 0 and capsys.readouterr().out == printed
 
 
-def test_studies_lists_all_five(capsys):
+def test_studies_lists_every_study(capsys):
     assert main(["studies"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert [line.split()[:3] for line in lines] == [
-        [study.key, "seed", study.number] for study in studies.STUDIES
+        [study.key, "seed" if study.reproduces else "new", study.number]
+        for study in studies.STUDIES
     ]
     assert "Hoefler et al., 2009" in lines[1]
 

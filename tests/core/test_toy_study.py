@@ -44,7 +44,7 @@ def toy(tmp_path, monkeypatch):
 
 def test_the_toy_study_is_found_beside_the_five(toy):
     assert toy is toy_study.STUDY
-    assert studies.KEYS[-1] == "toy" and len(studies.KEYS) == 6
+    assert studies.KEYS[-1] == "toy" and len(studies.KEYS) == 7
 
 
 def test_its_config_section_is_checked_by_its_schema_and_its_own_checks(toy):

@@ -200,14 +200,18 @@ def test_off_the_testbed_a_run_sets_its_claims_beside_the_shipped_bundles(simula
 
 
 def test_every_enabled_studys_report_opens_with_its_claims_page():
-    """With every study enabled (the quick study's config), each study's
+    """With every study enabled (the quick study's config), each paper's
     category has a headline-claims page, the summary has its own, and seed
     001's benchmark claims (with its CPU-only control) have theirs."""
     out = snakemake("-n", "--forceall", "--configfile", str(REPO / "config" / "config.yaml"))
     assert out.returncode == 0, out.stderr[-3000:]
     pages = set(re.findall(r"results/testbed/report/[\w/]+\.html", out.stdout))
-    for key in studies.KEYS:
+    for key in studies.PAPER_KEYS:
         assert f"results/testbed/report/{key}/headline_claims.html" in pages, key
+    # A study beyond the papers judges no claim: its category opens with its front page.
+    assert "results/testbed/report/characterise/about.html" in pages
+    assert "results/testbed/report/characterise/cif.html" in pages
+    assert "results/testbed/report/characterise/headline_claims.html" not in pages
     assert "results/testbed/report/claims/claims_summary.html" in pages
     assert "results/testbed/report/network_noise/benchmark_claims.html" in pages
 

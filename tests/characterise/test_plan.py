@@ -1,0 +1,79 @@
+"""Study 100's plan and config checks (studies/characterise/plan.py, config.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from netnoise.config import ConfigError, validate
+from netnoise.platform import from_config
+from netnoise.settings import Settings
+from netnoise.studies.characterise import plan
+from netnoise.studies.characterise.settings import CharacteriseSettings
+from netnoise.study import StudyPaths
+
+PATHS = StudyPaths.under("results/testbed", "characterise", "captions")
+
+
+def study(overlay: dict | None = None) -> tuple[Settings, CharacteriseSettings]:
+    settings = Settings.of(validate({"characterise": overlay or {}}))
+    return settings, settings.study(CharacteriseSettings)
+
+
+def test_the_split_is_gpcnets():
+    assert plan.split(10, 0.2) == (2, 8)
+    assert plan.split(128, 0.2) == (26, 102)
+    assert plan.split(11, 0.2) == (3, 8)
+
+
+def test_each_congestor_setting_is_one_run_of_the_program():
+    _, ch = study({"rounds": 5, "seed": 7})
+    args = plan.program_args(ch, "none")
+    assert args[:2] == ["--congestor", "none"]
+    given = dict(zip(args[::2], args[1::2], strict=True))
+    assert given["--rounds"] == "5" and given["--seed"] == "7"
+    assert given["--bandwidth-size"] == "131072" and given["--congestor-size"] == "4096"
+    assert plan.raw_result("raw", "all") == "raw/all.csv"
+
+
+def test_the_study_runs_on_its_own_layout_and_not_on_localhost():
+    settings, _ = study()
+    files = plan.final_files(settings, PATHS)
+    assert "results/testbed/tables/characterise/cif.csv" in files
+    assert "results/testbed/figures/characterise/fig_cif.png" in files
+    effective = settings.effective(settings.study(CharacteriseSettings))
+    assert (effective.testbed.nodes, effective.testbed.racks) == (10, 2)
+    assert effective.testbed.backbone_mbit == 100
+    local = from_config({**settings.platform.as_config(), "kind": "localhost"})
+    assert "nodes of their own" in plan.skipped(local)
+    assert plan.targets(local, PATHS) == []
+
+
+def test_config_checks_name_the_key_and_what_is_allowed():
+    def fails(overlay, message):
+        with pytest.raises(ConfigError, match=message):
+            validate({"characterise": overlay})
+
+    fails({"nodes": 9}, r"characterise.nodes: 9 is out of range")
+    fails({"congestors": ["all"]}, r"characterise.congestors")
+    fails({"congestors": ["all", "bogus", "none"]}, r"characterise.congestors")
+    fails({"canary_fraction": 0.6}, r"characterise.canary_fraction")
+    fails({"nodes": 10, "canary_fraction": 0.1}, r"leaves 1 canary node\(s\)")
+    fails(
+        {"nodes": 12, "canary_fraction": 0.5, "testbed": {"nodes": 12}},
+        r"leave 6 congestor node\(s\).*four groups of at least 2",
+    )
+    fails({"nodes": 12}, r"characterise.nodes: 12 exceeds the platform's 10 nodes")
+    fails({"testbed": {"racks": 9}}, r"characterise.testbed.racks")
+    # One congestor alone needs no four groups.
+    ok = validate(
+        {
+            "characterise": {
+                "nodes": 12,
+                "canary_fraction": 0.5,
+                "congestors": ["a2a", "none"],
+                "testbed": {"nodes": 12},
+            }
+        }
+    )
+    assert ok["characterise"]["congestors"] == ["a2a", "none"]
+    assert validate({"characterise": {"enabled": False, "nodes": 64}})

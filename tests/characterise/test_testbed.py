@@ -1,0 +1,71 @@
+"""Study 100 on a 10-node, 2-rack testbed: the canaries' CIF is about 1 with
+the congestors off and above 1 with them on."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from netnoise.config import validate
+from netnoise.io import read_benchmark, read_tidy
+from netnoise.platform.testbed import TestbedPlatform
+from netnoise.run import run_benchmark
+from netnoise.settings import Settings
+from netnoise.studies.characterise import cif, plan
+from netnoise.studies.characterise.settings import CharacteriseSettings
+from tests.conftest import UNJUDGED_CPU
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(os.geteuid() != 0, reason="network namespaces need root")
+def test_the_congestors_slow_the_small_messages_and_idle_they_leave_every_cif_near_one(
+    built_programs, tmp_path
+):
+    config = validate(
+        {
+            "platform": {"testbed": {"prefix": "nch"}, "cpu": UNJUDGED_CPU},
+            "characterise": {"rounds": 4, "rings": 2, "max_seconds": 60, "seed": 82},
+        }
+    )
+    settings = Settings.of(config)
+    study = settings.study(CharacteriseSettings)
+    platform = TestbedPlatform(settings.effective(study))
+    nodes = platform.settings.testbed.rack_interleaved_nodes(study.nodes)
+    results = []
+    try:
+        platform.check()
+        for congestor in study.congestors:
+            output = tmp_path / f"{congestor}.csv"
+            run_benchmark(
+                platform,
+                [str(built_programs / "characterise"), *plan.program_args(study, congestor)],
+                ranks=study.nodes,
+                output=output,
+                log=tmp_path / f"{congestor}.log",
+                timeout_s=300,
+                nodes=nodes,
+                env={"OMPI_MCA_osc": "^rdma"},
+            )
+            results.append(output)
+    finally:
+        platform.testbed.down()
+    # The seed puts the two canaries in different racks: their exchanges cross
+    # the backbone the congestors load.
+    rack_of = {node.name: node.rack for node in platform.testbed.spec.node_list()}
+    canaries = read_benchmark(results[0]).meta["canary_ranks"].split()
+    assert len({rack_of[nodes[int(rank)]] for rank in canaries}) == 2, canaries
+    tidy = read_tidy([str(p) for p in results], congestor=list(study.congestors))
+    table = cif.impact_table(tidy).set_index(["congestor", "canary", "statistic"])
+    for canary in cif.CANARIES:
+        idle = table.loc[("none", canary, "average")]
+        assert 0.6 < idle["cif"] < 1.6, (canary, idle.to_dict())
+    # The small messages queue behind the congestors' at the backbone; a canary's
+    # bulk flow is held by its own link, so its bandwidth is no better beside them.
+    for canary in ("latency", "allreduce"):
+        loaded = table.loc[("all", canary, "average")]
+        assert loaded["cif_ci_low"] > 1.1, (canary, loaded.to_dict())
+    assert table.loc[("all", "bandwidth", "average"), "cif"] > 0.8
+    offered = cif.offered_load_table(tidy)
+    assert set(offered["pattern"]) == {"a2a", "incast", "put_incast", "get_bcast"}
+    assert (offered["congestor"] == "all").all() and (offered["mibps_per_rank"] > 0).all()
