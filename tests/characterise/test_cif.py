@@ -103,3 +103,15 @@ def test_the_rounds_table_and_the_offered_load():
     assert load.loc["a2a", "mibps_per_rank"] == pytest.approx(11.0)
     assert load.loc["incast", "ranks"] == 2 and (load["rounds"] == 3).all()
     assert cif.offered_load_table(samples({"none": 1.0}, rounds=3)).empty
+
+
+def test_the_cif_figure_draws_every_point_and_its_legend_covers_none():
+    from netnoise.figures import legend_problems
+    from netnoise.studies.characterise.figures import fig_cif
+
+    table = cif.impact_table(samples({"all": 3.0, "none": 1.0}, rounds=3))
+    fig = fig_cif(table)
+    lines = [line for ax in fig.axes for line in ax.lines if line.get_marker() == "o"]
+    assert len(lines) == 2 * 2  # a series per congestor setting in each panel
+    assert all(len(line.get_xdata()) == 3 for line in lines)
+    assert legend_problems(fig) == []

@@ -6,6 +6,7 @@ import matplotlib.figure
 import numpy as np
 import pandas as pd
 from matplotlib import pyplot as plt
+from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
 from netnoise.figures import place_legends
 from netnoise.studies.characterise.cif import CANARIES, STATISTICS
@@ -41,6 +42,9 @@ def fig_cif(cif: pd.DataFrame) -> matplotlib.figure.Figure:
         ax.set_xticks(np.arange(len(canaries)), canaries)
         ax.set_title(f"CIF, {LABELS[statistic]}")
         ax.set_yscale("log")
+        ax.yaxis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))
+        ax.yaxis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:g}"))
+        ax.yaxis.set_minor_formatter(NullFormatter())
     axes[0].set_ylabel("congested / isolated (above 1: worse)")
     axes[-1].legend()
     place_legends(fig)
