@@ -78,6 +78,8 @@ def test_bad_samples_are_refused_naming_what_is_wrong():
     lacking = good[~((good["round"] == 1) & (good["phase"] == cif.CONGESTED))]
     with pytest.raises(ValueError, match=r"round 1 of .* lacks a phase"):
         cif.impact_table(lacking)
+    with pytest.raises(ValueError, match=r"measured 2 round\(s\), fewer than the 3"):
+        cif.impact_table(good[good["round"] < 2])
     with pytest.raises(ValueError, match="no canary rows"):
         cif.impact_table(good.assign(test="offered_a2a"))
 

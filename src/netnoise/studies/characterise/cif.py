@@ -26,6 +26,9 @@ CANARIES = {"latency": ("µs", False), "bandwidth": ("MiB/s", True), "allreduce"
 STATISTICS = ("average", "p99")
 #: The congestors' offered-load rows: ``offered_<congestor>``.
 OFFERED = "offered_"
+#: The fewest rounds a CIF's interval is taken over (the schema's least
+#: characterise.rounds): a run cut shorter by --max-seconds is refused.
+MIN_ROUNDS = 3
 #: A sample's value, in the unit of its test (CANARIES; the file's ``#@units``).
 VALUE = "value_units"
 #: Columns of the tidy table the CIF needs (one row per timed canary sample).
@@ -99,6 +102,14 @@ def check_samples(tidy: pd.DataFrame) -> pd.DataFrame:
         raise ValueError(
             f"characterise samples: round {r} of {test} under congestor {congestor!r} "
             "lacks a phase (isolated and congested are both needed)"
+        )
+    rounds = samples.groupby("congestor")["round"].nunique()
+    short = rounds[rounds < MIN_ROUNDS]
+    if not short.empty:
+        raise ValueError(
+            f"characterise samples: the run under congestor {short.index[0]!r} measured "
+            f"{int(short.iloc[0])} round(s), fewer than the {MIN_ROUNDS} an interval needs; "
+            "raise characterise.max_seconds (or set it to 0) and run it again"
         )
     return samples.assign(**{VALUE: values})
 
