@@ -77,3 +77,15 @@ def test_config_checks_name_the_key_and_what_is_allowed():
     )
     assert ok["characterise"]["congestors"] == ["a2a", "none"]
     assert validate({"characterise": {"enabled": False, "nodes": 64}})
+
+
+def test_its_front_page_cites_the_method_it_follows_and_judges_nothing():
+    from netnoise import report, studies
+
+    study = studies.get("characterise")
+    assert not study.reproduces and study.claims is None
+    assert "characterise" not in studies.PAPER_KEYS
+    page = report.about_page(study, [r.title for r in study.results], source="s")
+    assert "It follows the method of Sudheer Chunduri" in page
+    assert "<h2>Results</h2>" in page and "paper&#x27;s order" not in page
+    assert "10.1145/3295500.3356215" in page
