@@ -39,11 +39,14 @@ def shipped_studies() -> set[str]:
     import yaml
 
     from netnoise.bundle import CONFIG, SHIPPED
+    from netnoise.config import validate
     from netnoise.studies import STUDIES
 
     with tarfile.open(SHIPPED) as bundle:
-        config = yaml.safe_load(bundle.extractfile(CONFIG))
-    return {s.key for s in STUDIES if config.get(s.key, {}).get("enabled", True)}
+        # With the schema's defaults: a study the bundle's config never names
+        # (newer than the run) is enabled only if its default is.
+        config = validate(yaml.safe_load(bundle.extractfile(CONFIG)))
+    return {s.key for s in STUDIES if config[s.key]["enabled"]}
 
 
 def shipped_table(study: str, name: str):

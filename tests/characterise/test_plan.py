@@ -15,7 +15,7 @@ PATHS = StudyPaths.under("results/testbed", "characterise", "captions")
 
 
 def study(overlay: dict | None = None) -> tuple[Settings, CharacteriseSettings]:
-    settings = Settings.of(validate({"characterise": overlay or {}}))
+    settings = Settings.of(validate({"characterise": {"enabled": True, **(overlay or {})}}))
     return settings, settings.study(CharacteriseSettings)
 
 
@@ -51,7 +51,7 @@ def test_the_study_runs_on_its_own_layout_and_not_on_localhost():
 def test_config_checks_name_the_key_and_what_is_allowed():
     def fails(overlay, message):
         with pytest.raises(ConfigError, match=message):
-            validate({"characterise": overlay})
+            validate({"characterise": {"enabled": True, **overlay}})
 
     fails({"nodes": 9}, r"characterise.nodes: 9 is out of range")
     fails({"congestors": ["all"]}, r"characterise.congestors")
@@ -68,6 +68,7 @@ def test_config_checks_name_the_key_and_what_is_allowed():
     ok = validate(
         {
             "characterise": {
+                "enabled": True,
                 "nodes": 12,
                 "canary_fraction": 0.5,
                 "congestors": ["a2a", "none"],

@@ -20,7 +20,8 @@ from netnoise.studies.characterise.settings import CharacteriseSettings
 from netnoise.study import StudyPaths
 from netnoise.testbed.commands import whole_number
 
-DEFAULT_CONFIG = "config/config.yaml"
+#: The quick study with this study's overlay, under the working directory.
+DEFAULT_CONFIGS = ("config/config.yaml", "config/characterise-testbed.yaml")
 
 
 def cif_lines(table: pd.DataFrame) -> list[str]:
@@ -43,7 +44,7 @@ def _cif_table(results: Path) -> Path:
 def _run(args: argparse.Namespace) -> Path | None:
     """Run the study's part of the workflow in ``args.workdir``: its results
     folder, or None when Snakemake failed (it said why)."""
-    configfiles = args.configfile or [str(Path(args.workdir) / DEFAULT_CONFIG)]
+    configfiles = args.configfile or [str(Path(args.workdir) / c) for c in DEFAULT_CONFIGS]
     resolved = config.load_files(configfiles)
     settings = Settings.of(resolved)
     study = settings.study(CharacteriseSettings)
@@ -97,7 +98,7 @@ def register(subparsers) -> None:
         "--configfile",
         nargs="+",
         metavar="FILE",
-        help=f"config files, merged in order (default: WORKDIR/{DEFAULT_CONFIG})",
+        help=f"config files, merged in order (default: {' '.join(DEFAULT_CONFIGS)} in WORKDIR)",
     )
     cmd.add_argument(
         "--workdir", default=".", help="where the workflow runs (default: %(default)s)"
