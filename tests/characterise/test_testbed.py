@@ -65,14 +65,17 @@ def test_the_congestors_slow_the_small_messages_and_idle_they_leave_every_cif_ne
     assert len({rack_of[nodes[int(rank)]] for rank in canaries}) == 2, canaries
     tidy = read_tidy([str(p) for p in results], congestor=list(study.congestors))
     table = cif.impact_table(tidy).set_index(["congestor", "canary", "statistic"])
+    # Three short rounds on a loaded machine: the idle control is 1 within a
+    # factor of 2, and the congestors' factor is beyond the control's.
     for canary in cif.CANARIES:
         idle = table.loc[("none", canary, "average")]
-        assert 0.6 < idle["cif"] < 1.6, (canary, idle.to_dict())
+        assert 0.5 < idle["cif"] < 2, (canary, idle.to_dict())
     # The small messages queue behind the congestors' at the backbone; a canary's
     # bulk flow is held by its own link, so its bandwidth is no better beside them.
     for canary in ("latency", "allreduce"):
         loaded = table.loc[("all", canary, "average")]
         assert loaded["cif_ci_low"] > 1.1, (canary, loaded.to_dict())
+        assert loaded["cif"] > table.loc[("none", canary, "average"), "cif_ci_high"]
     assert table.loc[("all", "bandwidth", "average"), "cif"] > 0.8
     offered = cif.offered_load_table(tidy)
     assert set(offered["pattern"]) == {"a2a", "incast", "put_incast", "get_bcast"}
