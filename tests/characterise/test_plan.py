@@ -90,3 +90,24 @@ def test_its_front_page_cites_the_method_it_follows_and_judges_nothing():
     assert "It follows the method of Sudheer Chunduri" in page
     assert "<h2>Results</h2>" in page and "paper&#x27;s order" not in page
     assert "10.1145/3295500.3356215" in page
+
+
+def test_the_command_prints_a_runs_factors_and_refuses_a_config_that_leaves_it_out(
+    tmp_path, capsys
+):
+    from netnoise.cli import main
+    from netnoise.studies.characterise import cif
+    from tests.characterise.test_cif import samples
+
+    tables = tmp_path / "tables" / "characterise"
+    tables.mkdir(parents=True)
+    cif.impact_table(samples({"all": 3.0}, rounds=3)).to_csv(tables / "cif.csv", index=False)
+    assert main(["characterise", "--results", str(tmp_path)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("latency    congestors all         average  CIF 3")
+    assert lines[0].endswith("over 3 rounds") and len(lines) == 7
+    off = tmp_path / "off.yaml"
+    off.write_text("characterise: {enabled: false}\n")
+    assert main(["characterise", "--configfile", str(off)]) == 2
+    assert "characterise.enabled is false" in capsys.readouterr().err
+    assert main(["characterise", "--results", str(tmp_path / "none")]) == 2

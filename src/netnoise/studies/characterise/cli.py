@@ -20,8 +20,9 @@ from netnoise.studies.characterise.settings import CharacteriseSettings
 from netnoise.study import StudyPaths
 from netnoise.testbed.commands import whole_number
 
-#: The quick study with this study's overlay, under the working directory.
-DEFAULT_CONFIGS = ("config/config.yaml", "config/characterise-testbed.yaml")
+#: The working directory's study config, with this study's overlay over it.
+STUDY_CONFIG = "config/config.yaml"
+OVERLAY = ("config", "characterise-testbed.yaml")
 
 
 def cif_lines(table: pd.DataFrame) -> list[str]:
@@ -44,7 +45,10 @@ def _cif_table(results: Path) -> Path:
 def _run(args: argparse.Namespace) -> Path | None:
     """Run the study's part of the workflow in ``args.workdir``: its results
     folder, or None when Snakemake failed (it said why)."""
-    configfiles = args.configfile or [str(Path(args.workdir) / c) for c in DEFAULT_CONFIGS]
+    configfiles = args.configfile or [
+        str(Path(args.workdir) / STUDY_CONFIG),
+        str(project.path(*OVERLAY)),
+    ]
     resolved = config.load_files(configfiles)
     settings = Settings.of(resolved)
     study = settings.study(CharacteriseSettings)
@@ -98,7 +102,8 @@ def register(subparsers) -> None:
         "--configfile",
         nargs="+",
         metavar="FILE",
-        help=f"config files, merged in order (default: {' '.join(DEFAULT_CONFIGS)} in WORKDIR)",
+        help=f"config files, merged in order (default: WORKDIR/{STUDY_CONFIG}, then the "
+        f"project's {'/'.join(OVERLAY)})",
     )
     cmd.add_argument(
         "--workdir", default=".", help="where the workflow runs (default: %(default)s)"
