@@ -141,11 +141,16 @@ def test_no_slowdown_at_the_top_ratio_cannot_rise_with_the_ratio():
     assert v.contradictions(claims) == []
 
 
-def test_a_falling_allocation_trend_is_not_reproduced():
+def test_a_falling_allocation_trend_is_not_reproduced_and_no_contradiction():
+    """The allocation sweep has no unperturbed level, so a slowdown that
+    shrinks with the allocation says nothing against the ratio trend's."""
     falling = {**GROWING, (0.5, 2): 260, (0.5, 4): 240}
-    claims = headline_claims(_points(falling, 105, 1e-6), SIMULATION).set_index("claim_id")
+    table = headline_claims(_points(falling, 105, 1e-6), SIMULATION)
+    claims = table.set_index("claim_id")
     assert claims.loc["rises_with_allocation", "verdict"] == v.NOT_REPRODUCED
     assert claims.loc["rises_with_allocation", "reason"].startswith("falls:")
+    assert claims.loc["rises_with_ratio", "verdict"] == v.REPRODUCED
+    assert v.contradictions(table) == []
 
 
 def test_a_three_dimensional_torus_hit_harder_than_a_two_dimensional_one_is_refuted():
