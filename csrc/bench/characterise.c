@@ -20,7 +20,10 @@ static const nn_tool_info info = {
     "every rank reports the same name, as in a local run, each rank counts as a node and "
     "#@split reads rank instead of node): after a seeded shuffle of the node list the first "
     "floor((1 - --canary-fraction) x nodes) nodes congest, the rest run the canaries, all "
-    "ranks of a node alike (GPCNeT: 80 % congestors). With --congestor all the congestor "
+    "ranks of a node alike (GPCNeT: 80 % congestors); --canaries-first gives the canaries "
+    "the first nodes instead and shuffles only the congestors (nodes that share a switch, "
+    "away from the congestors' links: a control of what the congestors do but through the "
+    "network). With --congestor all the congestor "
     "nodes are dealt in shuffled order to four groups, a2a, incast, put_incast and "
     "get_bcast in turn (sizes differ by one at most), each running its pattern on its own "
     "communicator; with one type every congestor node runs it; with none they stay idle "
@@ -481,6 +484,7 @@ int main(int argc, char **argv)
     nn_run_options run = NN_RUN_DEFAULTS(20, 0);
     const char *congestor_choice = "all";
     double canary_fraction = 0.2, max_seconds = 0;
+    int canaries_first = 0;
     long rounds = 8;
     settings s = {.latency_size = 8,
                   .bandwidth_size = 128 << 10,
@@ -499,6 +503,8 @@ int main(int argc, char **argv)
         {"canary-fraction", NN_OPT_DOUBLE, &canary_fraction, 0, 1, NULL,
          "share of the nodes that run the canaries, strictly between 0 and 1; the other "
          "floor((1 - share) x nodes) congest"},
+        {"canaries-first", NN_OPT_FLAG, &canaries_first, 0, 0, NULL,
+         "the canaries on the first nodes (in order of their first rank), not shuffled"},
         {"rounds", NN_OPT_LONG, &rounds, 1, 1e6, NULL,
          "rounds, each an isolated then a congested phase"},
         {"rings", NN_OPT_LONG, &s.rings, 1, 1e6, NULL,
@@ -595,12 +601,13 @@ int main(int argc, char **argv)
     }
 
     /* The seeded shuffle: the first n_cong units congest, dealt to the groups in
-     * turn; the rest are canaries. */
+     * turn; the rest are canaries. With --canaries-first the last n_cong units
+     * congest, shuffled among themselves, and the first units are canaries. */
     for (int u = 0; u < nunits; u++)
-        units[u] = u;
+        units[u] = canaries_first ? (int)((u + n_canary) % nunits) : u;
     nn_rng rng;
     nn_rng_seed(&rng, s.seed, 0);
-    nn_rng_shuffle(&rng, units, nunits);
+    nn_rng_shuffle(&rng, units, canaries_first ? (int)n_cong : nunits);
     int *group_of_unit = malloc((size_t)nunits * sizeof *group_of_unit);
     if (group_of_unit == NULL)
         nn_fail_all(MPI_COMM_WORLD, "characterise: out of memory for %d units", nunits);

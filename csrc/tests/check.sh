@@ -388,6 +388,12 @@ if [ -f "$file" ]; then
     [ "$rows" -eq $((176 * done_rounds + 1)) ] && ok ||
     fail "characterise --max-seconds 1: ${done_rounds:-no} rounds done, $rows lines"
 fi
+# --canaries-first: the canaries on the first ranks (nodes), the congestors shuffled.
+file="$tmp/characterise_first.csv"
+run_ok characterise_first 176 10 "${osc[@]}" "$BINDIR/characterise" --rounds 1 \
+  --canaries-first "${small[@]}"
+[ -f "$file" ] && grep -qx '#@canary_ranks=0 1' "$file" && ok ||
+  fail "characterise --canaries-first: $(grep '^#@canary_ranks' "$file" 2>/dev/null)"
 expect_reject 6 "--congestor all needs at least 10 ranks at --canary-fraction 0.2 (2 canary, 8 congestor: 2 per congestor group), got 6 (2 canary, 4 congestor)" \
   "$BINDIR/characterise"
 expect_reject 3 "--congestor a2a needs at least 6 ranks at --canary-fraction 0.2 (2 canary, 2 congestor), got 3 (1 canary, 2 congestor)" \

@@ -53,6 +53,16 @@ def test_the_factor_of_the_congestors_is_found_with_an_interval_over_rounds():
     assert set(table["unit"]) == {"µs", "MiB/s"}
 
 
+def test_a_factor_is_the_networks_only_beyond_the_cpu_only_control():
+    network = cif.impact_table(samples({"all": 3.0, "none": 1.0, cif.APART: 1.05}))
+    assert network.loc[network["congestor"] == "all", "beyond_cpu_control"].tolist() == [True] * 6
+    assert network.loc[network["congestor"] != "all", "beyond_cpu_control"].isna().all()
+    cores = cif.impact_table(samples({"all": 1.5, "none": 1.0, cif.APART: 1.5}))
+    assert not cores.loc[cores["congestor"] == "all", "beyond_cpu_control"].any()
+    uncontrolled = cif.impact_table(samples({"all": 3.0, "none": 1.0}))
+    assert uncontrolled["beyond_cpu_control"].isna().all()
+
+
 def test_a_bandwidth_that_falls_is_a_cif_above_one_and_its_tail_is_the_lowest_one_percent():
     values = np.arange(1.0, 101.0)
     assert cif.figure(values, "p99", higher_is_better=True) == pytest.approx(1.99)

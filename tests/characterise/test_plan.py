@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
-from netnoise.config import ConfigError, validate
+from netnoise.config import ConfigError, read_yaml, validate
 from netnoise.platform import from_config
 from netnoise.settings import Settings
 from netnoise.studies.characterise import plan
 from netnoise.studies.characterise.settings import CharacteriseSettings
 from netnoise.study import StudyPaths
 
+PROJECT = Path(__file__).resolve().parents[2]
 PATHS = StudyPaths.under("results/testbed", "characterise", "captions")
 
 
@@ -33,6 +36,21 @@ def test_each_congestor_setting_is_one_run_of_the_program():
     assert given["--rounds"] == "5" and given["--seed"] == "7"
     assert given["--bandwidth-size"] == "131072" and given["--congestor-size"] == "4096"
     assert plan.raw_result("raw", "all") == "raw/all.csv"
+
+
+def test_the_cpu_only_control_runs_all_four_groups_with_the_canaries_in_the_first_rack():
+    settings, ch = study({"congestors": ["all", "none", plan.APART]})
+    args = plan.program_args(ch, plan.APART)
+    assert args[:3] == ["--congestor", "all", "--canaries-first"]
+    assert "--canaries-first" not in plan.program_args(ch, "all")
+    effective = settings.effective(ch)
+    apart = plan.run_nodes(effective, plan.APART, ch.nodes)
+    spread = plan.run_nodes(effective, "all", ch.nodes)
+    assert sorted(apart) == sorted(spread) and apart[:2] == ["nn-n01", "nn-n02"]
+    assert spread[:2] == ["nn-n01", "nn-n06"]  # one node of each rack in turn
+    simgrid = Settings.of(validate(read_yaml(PROJECT / "config" / "simgrid.yaml")))
+    on_simgrid = simgrid.effective(simgrid.study(CharacteriseSettings))
+    assert plan.run_nodes(on_simgrid, plan.APART, 10) is None  # SimGrid places its ranks
 
 
 def test_the_study_runs_on_its_own_layout_and_not_on_localhost():
@@ -64,6 +82,20 @@ def test_config_checks_name_the_key_and_what_is_allowed():
     )
     fails({"nodes": 12}, r"characterise.nodes: 12 exceeds the platform's 10 nodes")
     fails({"testbed": {"racks": 9}}, r"characterise.testbed.racks")
+    fails(
+        {
+            "nodes": 12,
+            "canary_fraction": 0.25,
+            "congestors": ["none", plan.APART],
+            "testbed": {"nodes": 12, "racks": 6},
+        },
+        r"characterise.congestors: all_apart puts the 3 canary nodes in the first rack, "
+        r"which holds 2",
+    )
+    fails(
+        {"nodes": 10, "canary_fraction": 0.5, "congestors": ["none", plan.APART]},
+        r"congestors all_apart run four groups",
+    )
     # One congestor alone needs no four groups.
     ok = validate(
         {

@@ -1,5 +1,6 @@
 """Study 100 on a 10-node, 2-rack testbed: the canaries' CIF is about 1 with
-the congestors off and above 1 with them on."""
+the congestors off, above 1 with them on, and the effect is the network's:
+with the canaries apart from the congestors' links it is gone."""
 
 from __future__ import annotations
 
@@ -19,9 +20,7 @@ from tests.conftest import UNJUDGED_CPU
 
 @pytest.mark.slow
 @pytest.mark.skipif(os.geteuid() != 0, reason="network namespaces need root")
-def test_the_congestors_slow_the_small_messages_and_idle_they_leave_every_cif_near_one(
-    built_programs, tmp_path
-):
+def test_the_congestors_slow_the_small_messages_through_the_network_alone(built_programs, tmp_path):
     config = validate(
         {
             "platform": {"testbed": {"prefix": "nch"}, "cpu": UNJUDGED_CPU},
@@ -33,13 +32,15 @@ def test_the_congestors_slow_the_small_messages_and_idle_they_leave_every_cif_ne
                 "allreduce_iterations": 200,
                 "bandwidth_iterations": 2,
                 "bandwidth_bytes": 32768,
+                "congestors": ["all", "none", plan.APART],
             },
         }
     )
     settings = Settings.of(config)
     study = settings.study(CharacteriseSettings)
-    platform = TestbedPlatform(settings.effective(study))
-    nodes = platform.settings.testbed.rack_interleaved_nodes(study.nodes)
+    effective = settings.effective(study)
+    platform = TestbedPlatform(effective)
+    nodes = {c: plan.run_nodes(effective, c, study.nodes) for c in study.congestors}
     results = []
     try:
         platform.check()
@@ -52,17 +53,22 @@ def test_the_congestors_slow_the_small_messages_and_idle_they_leave_every_cif_ne
                 output=output,
                 log=tmp_path / f"{congestor}.log",
                 timeout_s=300,
-                nodes=nodes,
+                nodes=nodes[congestor],
                 env={"OMPI_MCA_osc": "^rdma"},
             )
             results.append(output)
     finally:
         platform.testbed.down()
     # The seed puts the two canaries in different racks: their exchanges cross
-    # the backbone the congestors load.
+    # the backbone the congestors load. Apart, both are in the first rack.
     rack_of = {node.name: node.rack for node in platform.testbed.spec.node_list()}
-    canaries = read_benchmark(results[0]).meta["canary_ranks"].split()
-    assert len({rack_of[nodes[int(rank)]] for rank in canaries}) == 2, canaries
+
+    def canary_racks(congestor: str, result) -> set[int]:
+        ranks = read_benchmark(result).meta["canary_ranks"].split()
+        return {rack_of[nodes[congestor][int(rank)]] for rank in ranks}
+
+    assert canary_racks("all", results[0]) == {1, 2}
+    assert canary_racks(plan.APART, results[2]) == {1}
     tidy = read_tidy([str(p) for p in results], congestor=list(study.congestors))
     table = cif.impact_table(tidy).set_index(["congestor", "canary", "statistic"])
     # Five short rounds on a loaded machine: the idle control is 1 within a
@@ -76,10 +82,15 @@ def test_the_congestors_slow_the_small_messages_and_idle_they_leave_every_cif_ne
         loaded = table.loc[("all", canary, "average")]
         assert loaded["cif_ci_low"] > 1.1, (canary, loaded.to_dict())
         assert loaded["cif"] > table.loc[("none", canary, "average"), "cif_ci_high"]
+        # The same congestors on the same cores, but off the canaries' links:
+        # what is left is the cores' share, below the network's effect.
+        apart = table.loc[(plan.APART, canary, "average")]
+        assert loaded["cif_ci_low"] > apart["cif_ci_high"], (canary, apart.to_dict())
     assert table.loc[("all", "bandwidth", "average"), "cif"] > 0.8
     offered = cif.offered_load_table(tidy)
     assert set(offered["pattern"]) == {"a2a", "incast", "put_incast", "get_bcast"}
     # What each pattern offers is measured, not assumed: the all-to-all loads the
     # backbone; the others may offer far less over TCP.
-    assert (offered["congestor"] == "all").all() and (offered["mibps_per_rank"] >= 0).all()
+    assert set(offered["congestor"]) == {"all", plan.APART}
+    assert (offered["mibps_per_rank"] >= 0).all()
     assert offered.set_index("pattern").loc["a2a", "mibps_per_rank"] > 1

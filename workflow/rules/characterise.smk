@@ -7,14 +7,8 @@ from netnoise.studies.characterise.settings import CharacteriseSettings
 
 CH = SETTINGS.study(CharacteriseSettings)
 CH_PATHS = study_paths("characterise")
-# The study's own layout (racks, backbone) over the platform's, its nodes taken
-# from the racks in turn so that canaries and congestors share the backbone.
+# The study's own layout (racks, backbone) over the platform's.
 CH_PLATFORM = SETTINGS.effective(CH)
-CH_NODES = (
-    CH_PLATFORM.testbed.rack_interleaved_nodes(CH.nodes)
-    if PLATFORM.names_nodes
-    else None
-)
 CH_TIDY = f"{CH_PATHS.tidy}/samples.csv"
 
 
@@ -45,7 +39,7 @@ rule measure_characterise:
         **measurement_resources(CH.nodes),
     params:
         ranks=CH.nodes,
-        nodes=CH_NODES,
+        nodes=lambda wc: ch_plan.run_nodes(CH_PLATFORM, wc.congestor, CH.nodes),
         args=lambda wc: ch_plan.program_args(CH, wc.congestor),
         platform=CH_PLATFORM.as_config(),
         config={"characterise": CH.as_config()},

@@ -20,6 +20,11 @@ import pandas as pd
 from netnoise.estimates import Estimate, bootstrap_estimate
 
 ISOLATED, CONGESTED = "isolated", "congested"
+#: The setting of the four congestors at once, in four groups (GPCNeT's load).
+FOUR_GROUPS = "all"
+#: The CPU-only control: FOUR_GROUPS with the canaries apart from the
+#: congestors' links (on the first nodes), sharing only the cores with them.
+APART = "all_apart"
 PHASES = (ISOLATED, CONGESTED)
 #: The canaries, with their unit and whether a larger value is better.
 CANARIES = {"latency": ("µs", False), "bandwidth": ("MiB/s", True), "allreduce": ("µs", False)}
@@ -114,10 +119,27 @@ def check_samples(tidy: pd.DataFrame) -> pd.DataFrame:
     return samples.assign(**{VALUE: values})
 
 
+def beyond_cpu_control(table: pd.DataFrame) -> pd.Series:
+    """Per row of a CIF table, whether the four congestors' CIF is the network's:
+    its interval above the CPU-only control's (APART, same canary and
+    statistic). True or False on FOUR_GROUPS rows where the control was
+    measured, None elsewhere."""
+    control = table[table["congestor"] == APART].set_index(["canary", "statistic"])
+
+    def judged(row: pd.Series) -> bool | None:
+        key = (row["canary"], row["statistic"])
+        if row["congestor"] != FOUR_GROUPS or key not in control.index:
+            return None
+        return bool(row["cif_ci_low"] > control.loc[key, "cif_ci_high"])
+
+    return table.apply(judged, axis=1).astype(object)
+
+
 def impact_table(tidy: pd.DataFrame) -> pd.DataFrame:
     """Every canary's CIF, as its average and its 99th percentile, per congestor
     setting: the figures alone and beside the congestors, the CIF with its 95 %
-    interval over rounds and the rounds behind it."""
+    interval over rounds, the rounds behind it and, where the CPU-only control
+    ran, whether the four congestors' CIF is beyond it."""
     samples = check_samples(tidy)
     rows = []
     for congestor, runs in samples.groupby("congestor", sort=False):
@@ -141,7 +163,8 @@ def impact_table(tidy: pd.DataFrame) -> pd.DataFrame:
                         "rounds": cif.samples,
                     }
                 )
-    return pd.DataFrame(rows)
+    table = pd.DataFrame(rows)
+    return table.assign(beyond_cpu_control=beyond_cpu_control(table))
 
 
 def offered_load_table(tidy: pd.DataFrame) -> pd.DataFrame:

@@ -23,17 +23,25 @@ from netnoise.testbed.commands import whole_number
 #: The working directory's study config, with this study's overlay over it.
 STUDY_CONFIG = "config/config.yaml"
 OVERLAY = ("config", "characterise-testbed.yaml")
+#: What a line adds where the CPU-only control ran (cif.beyond_cpu_control).
+CONTROL_WORDS = {
+    True: "; beyond the CPU-only control: the network's",
+    False: "; not beyond the CPU-only control",
+}
 
 
 def cif_lines(table: pd.DataFrame) -> list[str]:
     """One line per row of a CIF table: canary, congestor setting, statistic, the
-    CIF with its interval and the rounds behind it."""
+    CIF with its interval and the rounds behind it, and where the CPU-only
+    control ran, whether the CIF is beyond it."""
     lines = []
     for _, row in table.iterrows():
         estimate = Estimate.from_row(row, "cif", "rounds")
+        beyond = row.get("beyond_cpu_control")
+        control = "" if pd.isna(beyond) else CONTROL_WORDS[str(beyond) == "True"]
         lines.append(
             f"{row['canary']:<10} congestors {row['congestor']:<11} {row['statistic']:<8} "
-            f"CIF {estimate.text('×')} over {estimate.samples} rounds"
+            f"CIF {estimate.text('×')} over {estimate.samples} rounds{control}"
         )
     return lines
 

@@ -12,7 +12,8 @@ import math
 
 from netnoise.platform import Platform, from_settings
 from netnoise.report import ABOUT, Result
-from netnoise.settings import Settings
+from netnoise.settings import PlatformSettings, Settings
+from netnoise.studies.characterise.cif import APART, FOUR_GROUPS
 from netnoise.studies.characterise.settings import CharacteriseSettings
 from netnoise.study import StudyPaths
 
@@ -31,6 +32,19 @@ REPORT_RESULTS = (
     Result("canaries", "Each canary alone and beside the congestors, per round"),
     Result("offered_load", "What each congestor put on the network, per rank"),
 )
+
+
+def run_nodes(platform: PlatformSettings, congestor: str, count: int) -> list[str] | None:
+    """The nodes of one congestor setting's run, in rank order, on a platform
+    whose jobs name their nodes (None elsewhere). The canaries take the nodes
+    the shuffle gives them, from every rack in turn, so that their traffic and
+    the congestors' cross the backbone; apart, they take the first nodes, which
+    share the first rack."""
+    if not from_settings(platform).names_nodes:
+        return None
+    if congestor == APART:
+        return from_settings(platform).node_names(count)
+    return platform.testbed.rack_interleaved_nodes(count)
 
 
 def split(nodes: int, canary_fraction: float) -> tuple[int, int]:
@@ -52,9 +66,11 @@ def skipped(platform: Platform) -> str | None:
 
 def program_args(study: CharacteriseSettings, congestor: str) -> list[str]:
     """The arguments of ``characterise`` for one congestor setting."""
+    placement = ["--canaries-first"] if congestor == APART else []
     return [
         "--congestor",
-        congestor,
+        FOUR_GROUPS if congestor == APART else congestor,
+        *placement,
         "--canary-fraction",
         f"{study.canary_fraction:g}",
         "--rounds",
