@@ -48,7 +48,10 @@ def test_the_congestors_slow_the_small_messages_beside_a_cpu_only_control(built_
             output = tmp_path / f"{congestor}.csv"
             run_benchmark(
                 platform,
-                [str(built_programs / "characterise"), *plan.program_args(study, congestor)],
+                [
+                    str(built_programs / "characterise"),
+                    *plan.program_args(study, congestor, platform),
+                ],
                 ranks=study.nodes,
                 output=output,
                 log=tmp_path / f"{congestor}.log",
