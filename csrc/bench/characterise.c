@@ -53,8 +53,9 @@ static const nn_tool_info info = {
     "each step one --congestor-size byte message of the rank: a2a, GPCNeT's pairwise "
     "all-to-all over the group (size - 1 steps, each an exchange with one partner: "
     "exclusive-or partners for a power-of-two group, shifts otherwise); incast, every group "
-    "rank but 0 sends to group rank 0 (a synchronous send, so no sender runs ahead of rank "
-    "0's receives), which receives from all; put_incast, a put into group rank 0's window "
+    "rank but 0 sends to group rank 0, which receives from all and answers each sender an "
+    "empty message once the step's receives are posted (a sender's step waits for it, so "
+    "no sender runs ahead of rank 0's receives by more than a step); put_incast, a put into group rank 0's window "
     "at the sender's offset then MPI_Win_flush, with a get of 8 bytes nobody writes "
     "beside it (in SMPI a put's request completes at once: the get makes each step wait a "
     "round trip, and see the end of the phase); get_bcast, a get of a message from group "
@@ -100,7 +101,7 @@ enum { ISOLATED, CONGESTED };
 enum { COLS = 7 };
 #define COLUMNS "phase,test,round,ring,rank,iteration,value_units"
 
-enum { TAG_FROM_LEFT = 1, TAG_FROM_RIGHT = 2, TAG_DONE = 3 };
+enum { TAG_FROM_LEFT = 1, TAG_FROM_RIGHT = 2, TAG_DONE = 3, TAG_ANSWER = 4 };
 
 typedef struct {
     size_t latency_size, bandwidth_size, allreduce_size, congestor_size;
@@ -284,8 +285,9 @@ static void canary_phase(const settings *s, canary *c, int *perm, int phase, lon
  * returns their count. A step is one message of the rank: a2a, the exchange
  * with the step's partner of GPCNeT's pairwise all-to-all (steps 1 to size - 1
  * of it in turn, so size - 1 steps make one all-to-all; exclusive-or partners
- * for a power-of-two group, shifts otherwise); incast, a synchronous message to
- * rank 0, which receives one from every rank; put_incast, a put into rank 0's
+ * for a power-of-two group, shifts otherwise); incast, a message to rank 0,
+ * which receives one from every rank and answers each with an empty message
+ * once its receives are posted; put_incast, a put into rank 0's
  * window at the rank's offset, with a get of the 8 bytes at offset 0, which no
  * rank writes: a request that completes only once a round trip has passed (in
  * SMPI a put's request completes at once, so a step of puts alone would never
@@ -307,16 +309,22 @@ static int post_step(const settings *s, congestor *g, long long step, MPI_Reques
         return 2;
     }
     case INCAST:
-        /* Synchronous: an eager send completes before rank 0 has its receive,
-         * so the senders would run ahead of it without bound. */
+        /* An eager send completes before rank 0 has its receive, so without
+         * rank 0's answer the senders would run ahead of it without bound.
+         * The answer is what a synchronous send's completion means, made
+         * explicit: Open MPI's TCP transport with more than one connection per
+         * peer (btl_tcp_links > 1) never completes an MPI_Issend. */
         if (g->rank != 0) {
-            MPI_CHECK(MPI_Issend(g->send, n, MPI_BYTE, 0, 0, g->comm, &req[0]));
-            return 1;
+            MPI_CHECK(MPI_Irecv(NULL, 0, MPI_BYTE, 0, TAG_ANSWER, g->comm, &req[0]));
+            MPI_CHECK(MPI_Isend(g->send, n, MPI_BYTE, 0, 0, g->comm, &req[1]));
+            return 2;
         }
         for (int r = 1; r < g->size; r++)
             MPI_CHECK(MPI_Irecv(g->recv + (size_t)r * (size_t)n, n, MPI_BYTE, r, 0, g->comm,
                                 &req[r - 1]));
-        return g->size - 1;
+        for (int r = 1; r < g->size; r++)
+            MPI_CHECK(MPI_Isend(NULL, 0, MPI_BYTE, r, TAG_ANSWER, g->comm, &req[g->size + r - 2]));
+        return 2 * (g->size - 1);
     case PUT_INCAST:
         if (g->rank == 0)
             return 0;
@@ -678,7 +686,8 @@ int main(int argc, char **argv)
                         .pattern = none ? -1 : all ? my_role : single, .win = MPI_WIN_NULL};
         g.send = calloc(cs, 1);
         g.recv = malloc(g.pattern == INCAST && g.rank == 0 ? (size_t)g.size * cs : cs);
-        g.req = malloc(((size_t)g.size + 1) * sizeof *g.req); /* a step's and the release */
+        /* a step's (incast's rank 0: a receive and an answer per rank) and the release */
+        g.req = malloc((2 * (size_t)g.size + 1) * sizeof *g.req);
         if (g.pattern == PUT_INCAST || g.pattern == GET_BCAST) {
             const size_t bytes = g.rank != 0                ? 0
                                  : g.pattern == PUT_INCAST ? (size_t)g.size * cs

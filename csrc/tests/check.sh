@@ -377,6 +377,13 @@ for congestor in a2a incast put_incast get_bcast; do
       if ($7 > 0) moved++} END {exit !(n == 8 && good == 8 && moved >= 7)}' "$file" && ok ||
     fail "characterise --congestor $congestor: offered rows $(grep -c offered "$file")"
 done
+# Incast over TCP with two connections per peer, as on the testbed: Open MPI never
+# completes a synchronous send there, so the step's answer must not be one.
+file="$tmp/characterise_incast_tcp.csv"
+run_ok characterise_incast_tcp 176 10 "${osc[@]}" -x OMPI_MCA_btl=self,tcp \
+  -x OMPI_MCA_btl_tcp_links=2 "$BINDIR/characterise" --rounds 1 --congestor incast "${small[@]}"
+[ -f "$file" ] && awk -F, '$2 == "offered_incast" && $7 > 0 {moved++} END {exit moved < 7}' \
+  "$file" && ok || fail "characterise incast over TCP: $(grep -c offered_incast "$file" 2>/dev/null)"
 # A time limit ends a long run at a round boundary, with as many rows as rounds.
 file="$tmp/characterise_limit.csv"
 run_ok characterise_limit 176 10 "${osc[@]}" "$BINDIR/characterise" --rounds 100000 \
