@@ -3,12 +3,7 @@
  * Global Performance and Congestion Network Tests (GPCNeT; Chunduri et al.,
  * SC'19).
  */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE /* SCHED_IDLE */
-#endif
-#include <errno.h>
 #include <math.h>
-#include <sched.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,10 +23,7 @@ static const nn_tool_info info = {
     "ranks of a node alike (GPCNeT: 80 % congestors); --canaries-first gives the canaries "
     "the first nodes instead and shuffles only the congestors (nodes that share a switch, "
     "away from the congestors' links: a control of what the congestors do but through the "
-    "network). --congestors-idle puts every congestor rank in the idle scheduling class "
-    "(SCHED_IDLE): where nodes share a host's cores, as on an emulated cluster, the "
-    "congestors then take only the cycles the canaries leave, as if each canary had its "
-    "own cores, as on GPCNeT's machines (#@congestors_idle). With --congestor all the congestor "
+    "network). With --congestor all the congestor "
     "nodes are dealt in shuffled order to four groups, a2a, incast, put_incast and "
     "get_bcast in turn (sizes differ by one at most), each running its pattern on its own "
     "communicator; with one type every congestor node runs it; with none they stay idle "
@@ -500,7 +492,7 @@ int main(int argc, char **argv)
     nn_run_options run = NN_RUN_DEFAULTS(20, 0);
     const char *congestor_choice = "all";
     double canary_fraction = 0.2, max_seconds = 0;
-    int canaries_first = 0, congestors_idle = 0;
+    int canaries_first = 0;
     long rounds = 8;
     settings s = {.latency_size = 8,
                   .bandwidth_size = 128 << 10,
@@ -521,8 +513,6 @@ int main(int argc, char **argv)
          "floor((1 - share) x nodes) congest"},
         {"canaries-first", NN_OPT_FLAG, &canaries_first, 0, 0, NULL,
          "the canaries on the first nodes (in order of their first rank), not shuffled"},
-        {"congestors-idle", NN_OPT_FLAG, &congestors_idle, 0, 0, NULL,
-         "congestor ranks in the idle scheduling class (SCHED_IDLE), behind every canary"},
         {"rounds", NN_OPT_LONG, &rounds, 1, 1e6, NULL,
          "rounds, each an isolated then a congested phase"},
         {"rings", NN_OPT_LONG, &s.rings, 1, 1e6, NULL,
@@ -636,18 +626,6 @@ int main(int argc, char **argv)
     const int ngroups = all ? PATTERNS : 1;
     const int my_role = role[rank];
 
-    int idle_errno = 0;
-    if (congestors_idle && my_role >= 0) {
-        const struct sched_param idle = {.sched_priority = 0};
-        if (sched_setscheduler(0, SCHED_IDLE, &idle) != 0)
-            idle_errno = errno;
-    }
-    int any_idle_errno = 0;
-    MPI_CHECK(MPI_Allreduce(&idle_errno, &any_idle_errno, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD));
-    if (any_idle_errno)
-        nn_fail_all(MPI_COMM_WORLD, "characterise: --congestors-idle: SCHED_IDLE refused: %s",
-                    strerror(any_idle_errno));
-
     MPI_Comm sub;
     MPI_CHECK(MPI_Comm_split(MPI_COMM_WORLD, my_role + 1, rank, &sub));
     int sub_rank, sub_size;
@@ -737,7 +715,6 @@ int main(int argc, char **argv)
                     "allreduce-iterations congestor-size warmup max-seconds");
     nn_meta(&out, "split", "%s", per_rank ? "rank" : "node");
     nn_meta(&out, "nodes", "%d", nodes);
-    nn_meta(&out, "congestors_idle", "%d", congestors_idle);
     if (rank == 0) {
         char *text = NULL, item[32];
         size_t len = 0, cap = 0;

@@ -401,12 +401,6 @@ run_ok characterise_first 176 10 "${osc[@]}" "$BINDIR/characterise" --rounds 1 \
   --canaries-first "${small[@]}"
 [ -f "$file" ] && grep -qx '#@canary_ranks=0 1' "$file" && ok ||
   fail "characterise --canaries-first: $(grep '^#@canary_ranks' "$file" 2>/dev/null)"
-# --congestors-idle: every congestor rank behind the canaries, recorded.
-file="$tmp/characterise_idle.csv"
-run_ok characterise_idle 176 10 "${osc[@]}" "$BINDIR/characterise" --rounds 1 \
-  --congestors-idle "${small[@]}"
-[ -f "$file" ] && grep -qx '#@congestors_idle=1' "$file" && ok ||
-  fail "characterise --congestors-idle: $(grep '^#@congestors_idle' "$file" 2>/dev/null)"
 expect_reject 6 "--congestor all needs at least 10 ranks at --canary-fraction 0.2 (2 canary, 8 congestor: 2 per congestor group), got 6 (2 canary, 4 congestor)" \
   "$BINDIR/characterise"
 expect_reject 3 "--congestor a2a needs at least 6 ranks at --canary-fraction 0.2 (2 canary, 2 congestor), got 3 (1 canary, 2 congestor)" \

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from netnoise.config import ConfigError, read_yaml, validate
-from netnoise.platform import from_config, from_settings
+from netnoise.platform import from_config
 from netnoise.settings import Settings
 from netnoise.studies.characterise import plan
 from netnoise.studies.characterise.settings import CharacteriseSettings
@@ -29,11 +29,10 @@ def test_the_split_is_gpcnets():
 
 
 def test_each_congestor_setting_is_one_run_of_the_program():
-    settings, ch = study({"rounds": 5, "seed": 7})
-    args = plan.program_args(ch, "none", from_settings(settings.effective(ch)))
+    _, ch = study({"rounds": 5, "seed": 7})
+    args = plan.program_args(ch, "none")
     assert args[:2] == ["--congestor", "none"]
-    assert args[2] == "--congestors-idle"  # the testbed's nodes share the host's cores
-    given = dict(zip(args[3::2], args[4::2], strict=True))
+    given = dict(zip(args[::2], args[1::2], strict=True))
     assert given["--rounds"] == "5" and given["--seed"] == "7"
     assert given["--bandwidth-size"] == "131072" and given["--congestor-size"] == "4096"
     assert plan.raw_result("raw", "all") == "raw/all.csv"
@@ -41,11 +40,10 @@ def test_each_congestor_setting_is_one_run_of_the_program():
 
 def test_the_cpu_only_control_runs_all_four_groups_with_the_canaries_in_the_first_rack():
     settings, ch = study({"congestors": ["all", "none", plan.APART]})
+    args = plan.program_args(ch, plan.APART)
+    assert args[:3] == ["--congestor", "all", "--canaries-first"]
+    assert "--canaries-first" not in plan.program_args(ch, "all")
     effective = settings.effective(ch)
-    testbed = from_settings(effective)
-    args = plan.program_args(ch, plan.APART, testbed)
-    assert args[:4] == ["--congestor", "all", "--canaries-first", "--congestors-idle"]
-    assert "--canaries-first" not in plan.program_args(ch, "all", testbed)
     apart = plan.run_nodes(effective, plan.APART, ch.nodes)
     spread = plan.run_nodes(effective, "all", ch.nodes)
     assert sorted(apart) == sorted(spread) and apart[:2] == ["nn-n01", "nn-n02"]
@@ -53,9 +51,6 @@ def test_the_cpu_only_control_runs_all_four_groups_with_the_canaries_in_the_firs
     simgrid = Settings.of(validate(read_yaml(PROJECT / "config" / "simgrid.yaml")))
     on_simgrid = simgrid.effective(simgrid.study(CharacteriseSettings))
     assert plan.run_nodes(on_simgrid, plan.APART, 10) is None  # SimGrid places its ranks
-    # No host core times a simulated run: the congestors keep their class there.
-    simulated = from_settings(on_simgrid)
-    assert "--congestors-idle" not in plan.program_args(ch, plan.APART, simulated)
 
 
 def test_the_study_runs_on_its_own_layout_and_not_on_localhost():

@@ -49,10 +49,7 @@ def test_the_congestors_slow_the_small_messages_beside_a_cpu_only_control(built_
             output = tmp_path / f"{congestor}.csv"
             run_benchmark(
                 platform,
-                [
-                    str(built_programs / "characterise"),
-                    *plan.program_args(study, congestor, platform),
-                ],
+                [str(built_programs / "characterise"), *plan.program_args(study, congestor)],
                 ranks=study.nodes,
                 output=output,
                 log=tmp_path / f"{congestor}.log",

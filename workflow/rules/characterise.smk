@@ -40,7 +40,7 @@ rule measure_characterise:
     params:
         ranks=CH.nodes,
         nodes=lambda wc: ch_plan.run_nodes(CH_PLATFORM, wc.congestor, CH.nodes),
-        args=lambda wc: ch_plan.program_args(CH, wc.congestor, PLATFORM),
+        args=lambda wc: ch_plan.program_args(CH, wc.congestor),
         platform=CH_PLATFORM.as_config(),
         config={"characterise": CH.as_config()},
         # Open MPI's one-sided rdma component needs an RDMA network; the put and

@@ -11,7 +11,6 @@ from __future__ import annotations
 import math
 
 from netnoise.platform import Platform, from_settings
-from netnoise.platform.base import WALL
 from netnoise.report import ABOUT, Result
 from netnoise.settings import PlatformSettings, Settings
 from netnoise.studies.characterise.cif import APART, FOUR_GROUPS
@@ -65,16 +64,13 @@ def skipped(platform: Platform) -> str | None:
     )
 
 
-def program_args(study: CharacteriseSettings, congestor: str, platform: Platform) -> list[str]:
-    """The arguments of ``characterise`` for one congestor setting on ``platform``
-    (the congestors behind the canaries only where the host's cores time the run)."""
+def program_args(study: CharacteriseSettings, congestor: str) -> list[str]:
+    """The arguments of ``characterise`` for one congestor setting."""
     placement = ["--canaries-first"] if congestor == APART else []
-    idle = ["--congestors-idle"] if study.congestors_idle and platform.clock == WALL else []
     return [
         "--congestor",
         FOUR_GROUPS if congestor == APART else congestor,
         *placement,
-        *idle,
         "--canary-fraction",
         f"{study.canary_fraction:g}",
         "--rounds",

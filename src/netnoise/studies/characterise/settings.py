@@ -24,6 +24,5 @@ class CharacteriseSettings(StudySection):
     congestor_bytes: int
     warmup: int
     max_seconds: float
-    congestors_idle: bool
     cpu: StudyCpu
     testbed: StudyTestbed
