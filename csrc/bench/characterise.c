@@ -60,10 +60,12 @@ static const nn_tool_info info = {
     "message, the release. In the congested phase every congestor posts the receive of its "
     "release and runs step after step, each step's requests waited for together with it, "
     "the release first (MPI_Waitany: no rank polls with MPI_Test, which SMPI charges "
-    "simulated time that grows with every failed test). Released, a two-sided group agrees "
-    "on the most steps any of its ranks posted and every rank completes that many, so every "
-    "message meets its receive. The canaries run their warm-ups (so the congestion is on) "
-    "and timed blocks meanwhile; no congestor waits on a canary but for its release. "
+    "simulated time that grows with every failed test), and tells the first canary once "
+    "its first step is done (rank 0 of a one-sided group: at once); the canaries begin "
+    "only when every congestor has, so that no timed block precedes the congestion. "
+    "Released, a two-sided group agrees on the most steps any of its ranks posted and every "
+    "rank completes that many, so every message meets its receive. The canaries run their "
+    "warm-ups and timed blocks meanwhile; no congestor waits on a canary but for its release. "
     "(GPCNeT ends the phase by an MPI_Ibarrier of all ranks, which SMPI 3.32 completes at "
     "once on every rank but 0.) --max-seconds bounds the run: checked by all ranks together "
     "before every round after the first, so a run outlasts it by one round at most; "
@@ -93,7 +95,7 @@ enum { ISOLATED, CONGESTED };
 enum { COLS = 7 };
 #define COLUMNS "phase,test,round,ring,rank,iteration,value_units"
 
-enum { TAG_FROM_LEFT = 1, TAG_FROM_RIGHT = 2, TAG_DONE = 3, TAG_ANSWER = 4 };
+enum { TAG_FROM_LEFT = 1, TAG_FROM_RIGHT = 2, TAG_DONE = 3, TAG_ANSWER = 4, TAG_STARTED = 5 };
 
 typedef struct {
     size_t latency_size, bandwidth_size, allreduce_size, congestor_size;
@@ -113,7 +115,8 @@ typedef struct {
     double *ar_in, *ar_out;
     int ncongestors;           /* the ranks the first canary releases */
     int *congestors;           /* their world ranks */
-    MPI_Request *release;
+    MPI_Request *release;      /* their releases, or their first steps' signals */
+    int congestors_run;        /* whether they run in the congested phase (not none) */
 } canary;
 
 /* A congestor rank: its group, pattern (-1: idle) and buffers. */
@@ -126,6 +129,7 @@ typedef struct {
     char *window_base;  /* group rank 0's window (put_incast, get_bcast) */
     MPI_Win win;
     MPI_Request *req;   /* the release, then a step's (incast's rank 0: one per rank) */
+    MPI_Request started; /* the signal to the first canary that the steps are under way */
     double bytes_per_step; /* what one step of this rank moves */
 } congestor;
 
@@ -363,6 +367,29 @@ static int wait_step_or_done(congestor *g, int nreq)
     }
 }
 
+/* The start of a congested phase: the canaries begin once every congestor has
+ * completed its first step (rank 0 of a one-sided group, which has none, once it
+ * is there), so that no timed block runs before the congestion is on. Without
+ * it the first block, the latency rings of a few milliseconds, can be over
+ * before congestors that wait their turn for a core, or a TCP connection that
+ * restarts its slow start after a phase idle, have loaded the network. */
+static void await_congestion(canary *c)
+{
+    if (c->rank == 0) {
+        for (int i = 0; i < c->ncongestors; i++)
+            MPI_CHECK(MPI_Irecv(NULL, 0, MPI_BYTE, c->congestors[i], TAG_STARTED, MPI_COMM_WORLD,
+                                &c->release[i]));
+        MPI_CHECK(MPI_Waitall(c->ncongestors, c->release, MPI_STATUSES_IGNORE));
+    }
+    MPI_CHECK(MPI_Barrier(c->comm));
+}
+
+static void signal_started(congestor *g)
+{
+    MPI_CHECK(MPI_Isend(NULL, 0, MPI_BYTE, g->first_canary, TAG_STARTED, MPI_COMM_WORLD,
+                        &g->started));
+}
+
 /* The end of a phase is the first canary's empty message to every congestor,
  * sent once every canary is done. (GPCNeT's MPI_Ibarrier of all ranks would do
  * as well in Open MPI, but SMPI 3.32 completes it at once on all ranks but 0.) */
@@ -386,21 +413,28 @@ static double congest(const settings *s, congestor *g)
 {
     MPI_CHECK(MPI_Irecv(NULL, 0, MPI_BYTE, g->first_canary, TAG_DONE, MPI_COMM_WORLD, &g->req[0]));
     const int rma = g->pattern == PUT_INCAST || g->pattern == GET_BCAST;
+    g->started = MPI_REQUEST_NULL;
     if (rma && g->rank != 0)
         MPI_CHECK(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, g->win));
     const double t0 = nn_now();
     long long posted = 0;
     int nreq = 0;
     if (rma && g->rank == 0) {
+        signal_started(g);
         MPI_CHECK(MPI_Wait(&g->req[0], MPI_STATUS_IGNORE));
     } else {
+        /* The release comes only after the signal of the first step: the
+         * canaries wait for it before they begin. */
         for (;;) {
             nreq = post_step(s, g, posted++, g->req + 1);
             if (wait_step_or_done(g, nreq))
                 break;
             end_step(g);
+            if (posted == 1)
+                signal_started(g);
         }
     }
+    MPI_CHECK(MPI_Wait(&g->started, MPI_STATUS_IGNORE));
     long long steps = posted;
     if (!rma)
         MPI_CHECK(MPI_Allreduce(&posted, &steps, 1, MPI_LONG_LONG, MPI_MAX, g->comm));
@@ -642,7 +676,8 @@ int main(int argc, char **argv)
     while (role[first_canary] >= 0)
         first_canary++;
     if (my_role < 0) {
-        c = (canary){.comm = sub, .rank = sub_rank, .size = sub_size, .world_rank = rank};
+        c = (canary){.comm = sub, .rank = sub_rank, .size = sub_size, .world_rank = rank,
+                     .congestors_run = !none};
         const size_t k = (size_t)s.bandwidth_outstanding;
         c.lat_send = calloc(s.latency_size, 1);
         c.lat_recv = malloc(2 * s.latency_size);
@@ -760,6 +795,8 @@ int main(int argc, char **argv)
         for (int phase = ISOLATED; phase <= CONGESTED; phase++) {
             MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
             if (my_role < 0) {
+                if (phase == CONGESTED && c.congestors_run)
+                    await_congestion(&c);
                 canary_phase(&s, &c, perm, phase, round, &rows);
                 release_congestors(&c);
             } else if (phase == CONGESTED && g.pattern >= 0) {
