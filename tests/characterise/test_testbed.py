@@ -1,7 +1,7 @@
-"""Study 100 on a 10-node, 2-rack testbed: the canaries where the seed and the
-control put them, their CIF about 1 with the congestors off, the congestors'
-CIF and the CPU-only control's (the canaries apart from the congestors' links)
-measured with their intervals, and the verdict between them drawn from those."""
+"""Study 100 on its 10-node, 2-rack testbed: the canaries' CIF is about 1 with
+the congestors off and above 1 with them on, the CPU-only control (the
+canaries apart from the congestors' links) measured beside them, and the
+verdict between the two drawn from their intervals."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ def test_the_congestors_slow_the_small_messages_beside_a_cpu_only_control(built_
         {
             "platform": {"testbed": {"prefix": "nch"}, "cpu": UNJUDGED_CPU},
             "characterise": {
-                "seed": 82,
+                "seed": 100,
                 "rounds": 5,
                 "rings": 2,
                 "latency_iterations": 200,
@@ -70,34 +70,42 @@ def test_the_congestors_slow_the_small_messages_beside_a_cpu_only_control(built_
 
     assert canary_racks("all", results[0]) == {1, 2}
     assert canary_racks(plan.APART, results[2]) == {1}
+    # The seed also sends the all-to-all pair across the backbone, below a node
+    # link: the one pattern whose two ranks both send.
+    groups = dict(g.split(":") for g in read_benchmark(results[0]).meta["groups"].split())
+    a2a_pair = [nodes["all"][int(rank)] for rank in groups["a2a"].split(",")]
+    assert {rack_of[node] for node in a2a_pair} == {1, 2}
     tidy = read_tidy([str(p) for p in results], congestor=list(study.congestors))
     table = cif.impact_table(tidy).set_index(["congestor", "canary", "statistic"])
     # Five short rounds: the idle control is 1 within a factor of 2.
     for canary in cif.CANARIES:
         idle = table.loc[("none", canary, "average")]
         assert 0.5 < idle["cif"] < 2, (canary, idle.to_dict())
-    # How far the congestors slow the canaries here depends on which of their
-    # two-node groups the seed sends across the backbone and on what the host's
-    # cores leave them, so the factors are measured, not assumed: each with its
-    # interval over the five rounds, and the verdict beside the CPU-only control
-    # the one those intervals give.
+    # Beside the congestors the small messages take longer: through the shared
+    # cores and the backbone alike.
+    for canary in ("latency", "allreduce"):
+        loaded = table.loc[("all", canary, "average")]
+        assert loaded["cif_ci_low"] > 1.1, (canary, loaded.to_dict())
+        assert loaded["cif"] > table.loc[("none", canary, "average"), "cif_ci_high"]
+    # The control: the same congestors on the same cores, off the canaries'
+    # links. Its share of the small messages' factor depends on the host's load,
+    # so the run measures it and the verdict is what the intervals give; the
+    # canaries' bulk flows, which wait on the link and not on a core, lose
+    # bandwidth beside the congestors alone.
     control = table.xs(plan.APART, level="congestor")
     assert len(control) == 2 * len(cif.CANARIES)
     assert (control["rounds"] == 5).all()
-    for congestor in ("all", plan.APART):
-        measured = table.xs(congestor, level="congestor")
-        assert (measured["cif_ci_low"] > 0).all()
-        assert (measured["cif_ci_low"] < measured["cif_ci_high"]).all()
-    judged = table.xs("all", level="congestor")["beyond_cpu_control"]
-    assert judged.map(type).eq(bool).all(), judged
-    assert judged.eq(
-        table.xs("all", level="congestor")["cif_ci_low"] > control["cif_ci_high"]
-    ).all()
-    assert table.loc[("all", "bandwidth", "average"), "cif"] > 0.8
+    assert (control["cif_ci_low"] < control["cif_ci_high"]).all()
+    judged = table.xs("all", level="congestor")
+    assert judged["beyond_cpu_control"].map(type).eq(bool).all(), judged
+    assert judged["beyond_cpu_control"].eq(judged["cif_ci_low"] > control["cif_ci_high"]).all()
+    bandwidth = ("bandwidth", "average")
+    assert judged.loc[bandwidth, "cif"] > control.loc[bandwidth, "cif_ci_high"], (
+        judged.loc[bandwidth].to_dict(),
+        control.loc[bandwidth].to_dict(),
+    )
     offered = cif.offered_load_table(tidy)
     assert set(offered["pattern"]) == {"a2a", "incast", "put_incast", "get_bcast"}
-    # What each pattern offers is measured, not assumed: the all-to-all loads the
-    # backbone; the others may offer far less over TCP.
+    # What each pattern offers is measured, not assumed; every one moves data.
     assert set(offered["congestor"]) == {"all", plan.APART}
-    assert (offered["mibps_per_rank"] >= 0).all()
-    assert (offered.set_index("pattern").loc["a2a", "mibps_per_rank"] > 1).all()
+    assert (offered["mibps_per_rank"] > 0.1).all(), offered
