@@ -3,6 +3,7 @@ from __future__ import annotations
 import logging
 import math
 import platform as pyplatform
+import uuid
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -206,6 +207,14 @@ class TestbedPlatform(Platform):
             "--mca",
             "btl_tcp_links",
             str(spec.btl_tcp_links),
+            # Every node shares the host's /tmp, where Open MPI keeps one session
+            # directory per host name: two launches on one node at once (a measured
+            # job beside its backgrounds) would create and remove it under each
+            # other ("orte_session_dir failed"). Each launch has a tree of its own,
+            # which Open MPI creates and the testbed's removal takes away.
+            "--mca",
+            "orte_tmpdir_base",
+            str(self.testbed.state_dir / "ompi" / uuid.uuid4().hex),
             *socket_buffer_mca(spec.socket_buffer_bytes),
             # Every namespace shares the host's cores: binding would stack ranks on the
             # first core of the job's cpuset. The cpuset alone confines the job.
